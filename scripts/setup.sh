@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs every tool slackline builds and runs with, and only what is missing.
+# Idempotent and quiet when everything is already there (about a second), so `make dev` and
+# `make test` call it every time. On a fresh machine it takes about 6 minutes (two `cargo install`s).
+#
+#   - the wasm32-unknown-unknown Rust target            (rustup)
+#   - worker-build, pinned                              (cargo install, into ~/.cargo/bin)
+#   - wasm-bindgen CLI at exactly Cargo.lock's version  (cargo install; worker-build would otherwise
+#                                                        download it from GitHub, unreachable here)
+#   - Node 22 and wrangler (with workerd), pinned       (npm ci, into ./node_modules)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WORKER_BUILD_VERSION=0.8.7
+CARGO_BIN="${CARGO_HOME:-$HOME/.cargo}/bin"
+export PATH="$CARGO_BIN:$PATH"
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+installed_version() { "$1" --version 2>/dev/null | awk '{print $2}'; }
+
+if [ "$(installed_version worker-build)" != "$WORKER_BUILD_VERSION" ]; then
+  say "installing worker-build $WORKER_BUILD_VERSION (about 3 minutes)"
+  cargo install worker-build --version "$WORKER_BUILD_VERSION" --locked
+fi
+
+# The CLI must equal the wasm-bindgen library version that Cargo.lock resolved.
+WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/[^0-9.]/, ""); print; exit}' Cargo.lock)
+if [ -z "$WASM_BINDGEN_VERSION" ]; then
+  say "no wasm-bindgen in Cargo.lock"; exit 1
+fi
+if [ "$(installed_version wasm-bindgen)" != "$WASM_BINDGEN_VERSION" ] \
+   || [ "$(installed_version wasm-bindgen-test-runner)" != "$WASM_BINDGEN_VERSION" ]; then
+  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 2 minutes)"
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --locked --force
+fi
+
+# npm ci only when the lockfile changed since the last install (npm records it in node_modules).
+if [ ! -x node_modules/.bin/wrangler ] || [ ! -x node_modules/.bin/node ] \
+   || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing Node 22 and wrangler into ./node_modules"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+node_modules/.bin/node -e 'const [a,b]=process.versions.node.split(".").map(Number); if (a<22||(a===22&&b<12)) {console.error("setup: node_modules/.bin/node is "+process.version+", need >= 22.12"); process.exit(1)}'

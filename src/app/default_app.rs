@@ -1,0 +1,165 @@
+//! The app slackline ships: a threaded reply to every mention and DM, an answer to every slash
+//! command through its `response_url`, and a "Mark resolved" button that updates the reply.
+//!
+//! With an LLM configured, replies and command answers come from a chat completion (a chained
+//! effect: the completion first, then the post). Without one, the reply quotes the mention.
+
+use super::{App, CommandReply, Context, Decision};
+use crate::effect::{truncate_chars, Action, Effect, Followup};
+use crate::slack::envelope::{Event, EventEnvelope, Interaction, Message, SlashCommand};
+use serde_json::{json, Value};
+
+/// A reply to a mention later than this is worse than none: it is parked as `expired` instead.
+pub const REPLY_DEADLINE_MS: i64 = 30 * 60 * 1000;
+/// Slack accepts `response_url` posts for 30 minutes.
+pub const RESPONSE_URL_DEADLINE_MS: i64 = 30 * 60 * 1000;
+/// Updating a message after a button press stays useful for a day.
+pub const UPDATE_DEADLINE_MS: i64 = 24 * 60 * 60 * 1000;
+/// The button on our replies.
+pub const RESOLVE_ACTION_ID: &str = "slackline_resolve";
+/// How much of the mention the acknowledgement quotes.
+const QUOTE_CHARS: usize = 200;
+
+/// The shipped app. Stateless.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DefaultApp;
+
+impl App for DefaultApp {
+    fn on_event(&self, envelope: &EventEnvelope, ctx: &Context) -> Decision {
+        let bot = envelope.bot_user_id.as_deref();
+        match &envelope.event {
+            Event::AppMention(m) => reply_unless_ignored(m, bot, ctx, true),
+            Event::Message(m) => {
+                let addressed = m.channel_type.as_deref() == Some("im")
+                    || bot.is_some_and(|b| m.text.contains(&format!("<@{b}>")));
+                reply_unless_ignored(m, bot, ctx, addressed)
+            }
+            Event::AppUninstalled | Event::TokensRevoked { .. } => Decision::Ignore("uninstall_not_handled"),
+            Event::Other { .. } => Decision::Ignore("unhandled_event_type"),
+        }
+    }
+
+    fn on_command(&self, command: &SlashCommand, ctx: &Context) -> CommandReply {
+        let key = format!("cmd:{}:answer", command.trigger_id);
+        let then = Followup::ResponseUrl { url: command.response_url.clone() };
+        let effect = if ctx.llm_enabled {
+            Effect {
+                key,
+                action: Action::LlmReply { prompt: command.text.clone(), then },
+                deadline_after_ms: Some(RESPONSE_URL_DEADLINE_MS),
+            }
+        } else {
+            let answer = format!("You ran `{} {}`.", command.command, command.text);
+            Effect { deadline_after_ms: Some(RESPONSE_URL_DEADLINE_MS), ..then.effect(&key, answer.trim_end(), None) }
+        };
+        CommandReply {
+            ack: json!({ "response_type": "ephemeral", "text": "Working on it…" }),
+            decision: Decision::Enqueue(vec![effect]),
+        }
+    }
+
+    fn on_interaction(&self, interaction: &Interaction, _ctx: &Context) -> Decision {
+        if interaction.payload_type != "block_actions" {
+            return Decision::Ignore("unhandled_interaction");
+        }
+        if !interaction.actions.iter().any(|a| a.action_id == RESOLVE_ACTION_ID) {
+            return Decision::Ignore("unhandled_action");
+        }
+        let (Some(channel), Some(ts)) = (&interaction.channel_id, &interaction.message_ts) else {
+            return Decision::Ignore("action_without_message");
+        };
+        let who = interaction.user_id.as_deref().map(|u| format!("<@{u}>")).unwrap_or_else(|| "someone".into());
+        let text = format!(":white_check_mark: Resolved by {who}.");
+        Decision::Enqueue(vec![Effect {
+            key: format!("ix:{}:resolve", interaction.op_key),
+            action: Action::SlackApi {
+                method: "chat.update".into(),
+                args: json!({ "channel": channel, "ts": ts, "text": text, "blocks": [] }),
+            },
+            deadline_after_ms: Some(UPDATE_DEADLINE_MS),
+        }])
+    }
+}
+
+/// Why a message is not ours to answer, if it is not.
+fn ignore_reason(m: &Message, bot_user_id: Option<&str>) -> Option<&'static str> {
+    if m.bot_id.is_some() || m.subtype.as_deref() == Some("bot_message") {
+        return Some("bot_message");
+    }
+    if m.user.is_some() && m.user.as_deref() == bot_user_id {
+        return Some("own_message");
+    }
+    if m.subtype.is_some() {
+        return Some("unhandled_subtype");
+    }
+    if m.user.is_none() {
+        return Some("no_author");
+    }
+    None
+}
+
+fn reply_unless_ignored(m: &Message, bot: Option<&str>, ctx: &Context, addressed: bool) -> Decision {
+    if let Some(reason) = ignore_reason(m, bot) {
+        return Decision::Ignore(reason);
+    }
+    if !addressed {
+        return Decision::Ignore("not_addressed");
+    }
+    Decision::Enqueue(vec![reply(m, ctx)])
+}
+
+/// The one reply a message gets, keyed by the message itself so every copy maps to one row.
+fn reply(m: &Message, ctx: &Context) -> Effect {
+    let key = format!("msg:{}:{}:reply", m.channel, m.ts);
+    let thread_ts = m.thread_ts.clone().unwrap_or_else(|| m.ts.clone());
+    let then = Followup::Thread { channel: m.channel.clone(), thread_ts: thread_ts.clone() };
+    if ctx.llm_enabled {
+        return Effect {
+            key,
+            action: Action::LlmReply { prompt: strip_mentions(&m.text), then },
+            deadline_after_ms: Some(REPLY_DEADLINE_MS),
+        };
+    }
+    let quoted = truncate_chars(&strip_mentions(&m.text), QUOTE_CHARS);
+    let who = m.user.as_deref().unwrap_or("there");
+    let text = format!("Got it, <@{who}>: “{quoted}”");
+    Effect {
+        key,
+        action: Action::SlackApi {
+            method: "chat.postMessage".into(),
+            args: json!({ "channel": m.channel, "thread_ts": thread_ts, "text": text, "blocks": reply_blocks(&text) }),
+        },
+        deadline_after_ms: Some(REPLY_DEADLINE_MS),
+    }
+}
+
+fn reply_blocks(text: &str) -> Value {
+    json!([
+        { "type": "section", "text": { "type": "mrkdwn", "text": text } },
+        { "type": "actions", "elements": [{
+            "type": "button", "action_id": RESOLVE_ACTION_ID, "value": "resolve",
+            "text": { "type": "plain_text", "text": "Mark resolved" }
+        }]}
+    ])
+}
+
+/// Removes `<@U…>` mentions and trims, so the quote and the prompt are the human's words.
+fn strip_mentions(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("<@") {
+        out.push_str(&rest[..start]);
+        match rest[start..].find('>') {
+            Some(end) => rest = &rest[start + end + 1..],
+            None => {
+                rest = &rest[start..];
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,138 @@
+use super::*;
+use crate::slack::envelope::BlockAction;
+
+fn message(text: &str) -> Message {
+    Message { channel: "C1".into(), user: Some("U1".into()), text: text.into(), ts: "10.1".into(), ..Default::default() }
+}
+
+fn envelope(event: Event) -> EventEnvelope {
+    EventEnvelope { event_id: "Ev1".into(), team_key: "T1".into(), event_time: 0, bot_user_id: Some("UBOT".into()), event }
+}
+
+fn plain() -> Context {
+    Context { llm_enabled: false }
+}
+
+fn effects(d: Decision) -> Vec<Effect> {
+    match d {
+        Decision::Enqueue(e) => e,
+        Decision::Ignore(r) => panic!("ignored: {r}"),
+    }
+}
+
+#[test]
+fn a_mention_gets_one_threaded_reply_that_quotes_it() {
+    let e = effects(DefaultApp.on_event(&envelope(Event::AppMention(message("<@UBOT> is the build green?"))), &plain()));
+    assert_eq!(e.len(), 1);
+    assert_eq!(e[0].key, "msg:C1:10.1:reply");
+    assert_eq!(e[0].deadline_after_ms, Some(REPLY_DEADLINE_MS));
+    let Action::SlackApi { method, args } = &e[0].action else { panic!() };
+    assert_eq!(method, "chat.postMessage");
+    assert_eq!(args["channel"], "C1");
+    assert_eq!(args["thread_ts"], "10.1");
+    assert_eq!(args["text"], "Got it, <@U1>: “is the build green?”");
+}
+
+#[test]
+fn a_mention_inside_a_thread_replies_in_that_thread() {
+    let m = Message { thread_ts: Some("9.0".into()), ..message("<@UBOT> again") };
+    let e = effects(DefaultApp.on_event(&envelope(Event::AppMention(m)), &plain()));
+    let Action::SlackApi { args, .. } = &e[0].action else { panic!() };
+    assert_eq!(args["thread_ts"], "9.0");
+}
+
+#[test]
+fn the_message_and_app_mention_copies_of_one_post_share_a_key() {
+    let a = effects(DefaultApp.on_event(&envelope(Event::AppMention(message("<@UBOT> hi"))), &plain()));
+    let b = effects(DefaultApp.on_event(&envelope(Event::Message(message("<@UBOT> hi"))), &plain()));
+    assert_eq!(a[0].key, b[0].key);
+}
+
+#[test]
+fn a_direct_message_from_a_human_gets_the_same_reply() {
+    let m = Message { channel_type: Some("im".into()), ..message("hello") };
+    let e = effects(DefaultApp.on_event(&envelope(Event::Message(m)), &plain()));
+    assert_eq!(e[0].key, "msg:C1:10.1:reply");
+}
+
+#[test]
+fn a_channel_message_not_addressed_to_the_bot_is_ignored() {
+    let d = DefaultApp.on_event(&envelope(Event::Message(message("just chatting"))), &plain());
+    assert_eq!(d, Decision::Ignore("not_addressed"));
+}
+
+#[test]
+fn bot_messages_our_own_messages_and_subtypes_are_ignored() {
+    let im = |m: Message| Event::Message(Message { channel_type: Some("im".into()), ..m });
+    let cases = [
+        (im(Message { bot_id: Some("B1".into()), ..message("x") }), "bot_message"),
+        (im(Message { user: Some("UBOT".into()), ..message("x") }), "own_message"),
+        (im(Message { subtype: Some("message_changed".into()), ..message("x") }), "unhandled_subtype"),
+        (Event::AppMention(Message { bot_id: Some("B1".into()), ..message("<@UBOT>") }), "bot_message"),
+    ];
+    for (event, reason) in cases {
+        assert_eq!(DefaultApp.on_event(&envelope(event), &plain()), Decision::Ignore(reason));
+    }
+}
+
+#[test]
+fn with_an_llm_a_mention_becomes_a_completion_chained_to_a_threaded_post() {
+    let e = effects(DefaultApp.on_event(&envelope(Event::AppMention(message("<@UBOT> summarise"))), &Context { llm_enabled: true }));
+    assert_eq!(
+        e[0].action,
+        Action::LlmReply {
+            prompt: "summarise".into(),
+            then: Followup::Thread { channel: "C1".into(), thread_ts: "10.1".into() }
+        }
+    );
+}
+
+fn command() -> SlashCommand {
+    SlashCommand {
+        team_key: "T1".into(), trigger_id: "trig".into(), command: "/ask".into(), text: "status".into(),
+        response_url: "https://hooks.example/r".into(), user_id: "U1".into(), channel_id: "C1".into(),
+    }
+}
+
+#[test]
+fn a_command_is_acked_ephemerally_and_answered_through_its_response_url() {
+    let reply = DefaultApp.on_command(&command(), &plain());
+    assert_eq!(reply.ack["response_type"], "ephemeral");
+    let e = effects(reply.decision);
+    assert_eq!(e[0].key, "cmd:trig:answer:post");
+    assert_eq!(e[0].deadline_after_ms, Some(RESPONSE_URL_DEADLINE_MS));
+    let Action::RespondUrl { url, body } = &e[0].action else { panic!() };
+    assert_eq!(url, "https://hooks.example/r");
+    assert_eq!(body["text"], "You ran `/ask status`.");
+}
+
+fn click(action_id: &str) -> Interaction {
+    Interaction {
+        team_key: "T1".into(), op_key: "trig.9".into(), payload_type: "block_actions".into(), user_id: Some("U2".into()),
+        actions: vec![BlockAction { action_id: action_id.into(), value: None }],
+        channel_id: Some("C1".into()), message_ts: Some("10.2".into()), response_url: None,
+    }
+}
+
+#[test]
+fn the_resolve_button_updates_its_message() {
+    let e = effects(DefaultApp.on_interaction(&click(RESOLVE_ACTION_ID), &plain()));
+    assert_eq!(e[0].key, "ix:trig.9:resolve");
+    let Action::SlackApi { method, args } = &e[0].action else { panic!() };
+    assert_eq!(method, "chat.update");
+    assert_eq!((args["channel"].as_str(), args["ts"].as_str()), (Some("C1"), Some("10.2")));
+    assert!(args["text"].as_str().unwrap().contains("<@U2>"));
+}
+
+#[test]
+fn other_interactions_are_recorded_but_ignored() {
+    assert_eq!(DefaultApp.on_interaction(&click("other"), &plain()), Decision::Ignore("unhandled_action"));
+    let shortcut = Interaction { payload_type: "shortcut".into(), ..click(RESOLVE_ACTION_ID) };
+    assert_eq!(DefaultApp.on_interaction(&shortcut, &plain()), Decision::Ignore("unhandled_interaction"));
+}
+
+#[test]
+fn mentions_are_stripped_from_quotes_and_prompts() {
+    assert_eq!(strip_mentions("<@U1>  hello <@U2> there "), "hello there");
+    assert_eq!(strip_mentions("broken <@U1"), "broken <@U1");
+}

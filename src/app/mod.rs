@@ -1,0 +1,75 @@
+//! The app's handlers: pure functions from what Slack sent to the effects we owe.
+//!
+//! An app implements [`App`]. The team actor calls it inside the atomic unit that records the
+//! receipt, so a handler must be pure and fast: no I/O, no clock, no randomness. Everything slow
+//! (Slack calls, token lookups, LLM calls) is an [`Effect`](crate::effect::Effect) that the outbox
+//! performs after the ack. [`DefaultApp`] is the app slackline ships.
+//!
+//! ```
+//! use slackline::app::{App, Context, Decision, CommandReply};
+//! use slackline::slack::envelope::{EventEnvelope, Interaction, SlashCommand};
+//!
+//! struct Quiet;
+//! impl App for Quiet {
+//!     fn on_event(&self, _: &EventEnvelope, _: &Context) -> Decision { Decision::Ignore("quiet") }
+//!     fn on_command(&self, _: &SlashCommand, _: &Context) -> CommandReply {
+//!         CommandReply { ack: serde_json::json!({"text": "shh"}), decision: Decision::Ignore("quiet") }
+//!     }
+//!     fn on_interaction(&self, _: &Interaction, _: &Context) -> Decision { Decision::Ignore("quiet") }
+//! }
+//! ```
+
+mod default_app;
+
+pub use default_app::DefaultApp;
+
+use crate::effect::Effect;
+use crate::slack::envelope::{Dispatch, EventEnvelope, Interaction, SlashCommand};
+use serde_json::Value;
+
+/// What the handler knows besides the request itself.
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    /// True when an LLM endpoint is configured (`LLM_API_URL`).
+    pub llm_enabled: bool,
+}
+
+/// A handler's answer for one request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// Queue these effects (an empty list is allowed: recorded, nothing to do).
+    Enqueue(Vec<Effect>),
+    /// Nothing to do; the reason is logged (`bot_message`, `own_message`, ...).
+    Ignore(&'static str),
+}
+
+/// A slash command's immediate answer (the HTTP 200 body) and its later work.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandReply {
+    /// The JSON body Slack shows at once (e.g. an ephemeral "working on it").
+    pub ack: Value,
+    /// The work to do after the ack.
+    pub decision: Decision,
+}
+
+/// The app: one function per kind of request. All pure.
+pub trait App {
+    /// An Events API event.
+    fn on_event(&self, event: &EventEnvelope, ctx: &Context) -> Decision;
+    /// A slash command.
+    fn on_command(&self, command: &SlashCommand, ctx: &Context) -> CommandReply;
+    /// An interactivity payload.
+    fn on_interaction(&self, interaction: &Interaction, ctx: &Context) -> Decision;
+}
+
+/// Runs the app on one dispatch: its decision, and the immediate body for a command.
+pub fn decide(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> (Decision, Option<Value>) {
+    match dispatch {
+        Dispatch::Event(e) => (app.on_event(e, ctx), None),
+        Dispatch::Command(c) => {
+            let reply = app.on_command(c, ctx);
+            (reply.decision, Some(reply.ack))
+        }
+        Dispatch::Interaction(i) => (app.on_interaction(i, ctx), None),
+    }
+}

@@ -1,0 +1,286 @@
+//! One typed [`Config`], built once per request from the Worker's environment. The runtime
+//! adapter (`runtime::env`) is the only code that reads `Env`; it hands a lookup function to
+//! [`Config::from_lookup`], which is pure and tested here.
+//!
+//! A malformed value (a number that is not one, a URL without a scheme) is an error naming the
+//! variable: the Worker then refuses every route with 500 and logs that line, rather than run
+//! with a half-understood configuration. A missing `SLACK_SIGNING_SECRET` is not an error here:
+//! the Slack routes refuse (500, one clear log line) while `/healthz` reports it.
+
+use crate::outbox::retry::{RetryPolicy, DEFAULT_MAX_ATTEMPTS, DEFAULT_SCHEDULE_MS};
+use crate::slack::signature::SigningSecret;
+
+/// Default Slack Web API base URL (`SLACK_API_URL`).
+pub const DEFAULT_SLACK_API_URL: &str = "https://slack.com/api";
+/// How long the front door waits for the team actor before answering 500 (`ACK_BUDGET_MS`): 2 s,
+/// inside Slack's 3 s.
+pub const DEFAULT_ACK_BUDGET_MS: i64 = 2_000;
+/// A claim's lease (`LEASE_MS`): 60 s. After it, another sweep may claim the row again.
+pub const DEFAULT_LEASE_MS: i64 = 60_000;
+/// One delivery attempt's timeout (`ATTEMPT_TIMEOUT_MS`): 15 s, well under the lease.
+pub const DEFAULT_ATTEMPT_TIMEOUT_MS: i64 = 15_000;
+/// Rows claimed per batch (`BATCH_SIZE`): 10.
+pub const DEFAULT_BATCH_SIZE: i64 = 10;
+/// Rows performed at once within a batch (`DELIVERY_CONCURRENCY`): 5 (Workers allow 6 open
+/// connections per invocation).
+pub const DEFAULT_DELIVERY_CONCURRENCY: i64 = 5;
+/// Wall time after which a sweep stops claiming and re-arms (`SWEEP_BUDGET_MS`): 20 s.
+pub const DEFAULT_SWEEP_BUDGET_MS: i64 = 20_000;
+/// Receipts are kept this long (`RECEIPT_RETENTION_HOURS`): 24 h, far beyond Slack's retries.
+pub const DEFAULT_RECEIPT_RETENTION_HOURS: i64 = 24;
+/// Delivered rows are kept this long (`DONE_RETENTION_HOURS`): 24 h. Parked rows are never pruned.
+pub const DEFAULT_DONE_RETENTION_HOURS: i64 = 24;
+/// Rows deleted per table per sweep by housekeeping: 500.
+pub const PRUNE_BATCH: i64 = 500;
+/// The largest body the front door reads: 1 MiB (larger → 413, before any hashing).
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+/// Default model name for the LLM endpoint (`LLM_MODEL`).
+pub const DEFAULT_LLM_MODEL: &str = "gpt-4o-mini";
+
+/// A secret value: never shown by `Debug`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// A secret from configuration; `None` when missing or blank.
+    pub fn parse(raw: Option<String>) -> Option<Secret> {
+        raw.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).map(Secret)
+    }
+
+    /// The value, for the one place that sends it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(<redacted>)")
+    }
+}
+
+/// An OpenAI-compatible chat-completions endpoint.
+#[derive(Debug, Clone)]
+pub struct LlmConfig {
+    /// The full URL of `.../chat/completions` (`LLM_API_URL`).
+    pub url: String,
+    /// Sent as `Authorization: Bearer` when set (`LLM_API_KEY`).
+    pub api_key: Option<Secret>,
+    /// `LLM_MODEL`.
+    pub model: String,
+}
+
+/// Every setting, typed.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `SLACK_SIGNING_SECRET`; `None` makes every Slack route refuse with 500.
+    pub signing_secret: Option<SigningSecret>,
+    /// `SLACK_API_URL`, without a trailing slash.
+    pub slack_api_url: String,
+    /// `SLACK_BOT_TOKEN`: the token for teams with no stored installation.
+    pub bot_token: Option<Secret>,
+    /// `ADMIN_TOKEN`: the admin API is off (404) without it.
+    pub admin_token: Option<Secret>,
+    /// `ACK_BUDGET_MS`.
+    pub ack_budget_ms: i64,
+    /// `LEASE_MS`.
+    pub lease_ms: i64,
+    /// `ATTEMPT_TIMEOUT_MS`.
+    pub attempt_timeout_ms: i64,
+    /// `BATCH_SIZE`.
+    pub batch_size: i64,
+    /// `DELIVERY_CONCURRENCY`.
+    pub delivery_concurrency: usize,
+    /// `SWEEP_BUDGET_MS`.
+    pub sweep_budget_ms: i64,
+    /// `MAX_ATTEMPTS` and `RETRY_SCHEDULE_MS` (comma-separated milliseconds).
+    pub retry: RetryPolicy,
+    /// `RECEIPT_RETENTION_HOURS`, in ms.
+    pub receipt_retention_ms: i64,
+    /// `DONE_RETENTION_HOURS`, in ms.
+    pub done_retention_ms: i64,
+    /// Set when `LLM_API_URL` is.
+    pub llm: Option<LlmConfig>,
+    /// `ALLOW_TEST_CLOCK=1`: the front door accepts `x-slackline-test-now` (epoch ms) as its clock.
+    /// For end-to-end tests only; never set it in production.
+    pub allow_test_clock: bool,
+    /// Settings that are legal but risky, logged at start of each request that builds a config.
+    pub warnings: Vec<String>,
+}
+
+/// A setting that could not be understood.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The variable's name.
+    pub var: &'static str,
+    /// What is wrong with it (never its value: it may be a secret).
+    pub problem: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.var, self.problem)
+    }
+}
+
+struct Vars<F: Fn(&str) -> Option<String>>(F);
+
+impl<F: Fn(&str) -> Option<String>> Vars<F> {
+    fn text(&self, var: &str) -> Option<String> {
+        (self.0)(var).map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
+    }
+
+    fn int(&self, var: &'static str, default: i64, min: i64, max: i64) -> Result<i64, ConfigError> {
+        let Some(raw) = self.text(var) else { return Ok(default) };
+        let value: i64 = raw.parse().map_err(|_| ConfigError { var, problem: "is not a whole number".into() })?;
+        if !(min..=max).contains(&value) {
+            return Err(ConfigError { var, problem: format!("must be between {min} and {max}") });
+        }
+        Ok(value)
+    }
+
+    fn url(&self, var: &'static str) -> Result<Option<String>, ConfigError> {
+        let Some(raw) = self.text(var) else { return Ok(None) };
+        if !(raw.starts_with("https://") || raw.starts_with("http://")) {
+            return Err(ConfigError { var, problem: "must start with https:// or http://".into() });
+        }
+        Ok(Some(raw.trim_end_matches('/').to_string()))
+    }
+
+    fn schedule(&self) -> Result<Vec<i64>, ConfigError> {
+        let var = "RETRY_SCHEDULE_MS";
+        let Some(raw) = self.text(var) else { return Ok(DEFAULT_SCHEDULE_MS.to_vec()) };
+        let steps: Result<Vec<i64>, _> = raw.split(',').map(|s| s.trim().parse::<i64>()).collect();
+        match steps {
+            Ok(steps) if !steps.is_empty() && steps.iter().all(|s| (1..=86_400_000).contains(s)) => Ok(steps),
+            _ => Err(ConfigError { var, problem: "must be a comma-separated list of delays in ms (1..86400000)".into() }),
+        }
+    }
+}
+
+impl Config {
+    /// Builds the configuration from a variable lookup (the Worker's `Env`, or a map in tests).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        let v = Vars(lookup);
+        let hour_ms = 3_600_000;
+        let config = Config {
+            signing_secret: SigningSecret::parse(v.text("SLACK_SIGNING_SECRET")),
+            slack_api_url: v.url("SLACK_API_URL")?.unwrap_or_else(|| DEFAULT_SLACK_API_URL.into()),
+            bot_token: Secret::parse(v.text("SLACK_BOT_TOKEN")),
+            admin_token: Secret::parse(v.text("ADMIN_TOKEN")),
+            ack_budget_ms: v.int("ACK_BUDGET_MS", DEFAULT_ACK_BUDGET_MS, 100, 10_000)?,
+            lease_ms: v.int("LEASE_MS", DEFAULT_LEASE_MS, 100, 3_600_000)?,
+            attempt_timeout_ms: v.int("ATTEMPT_TIMEOUT_MS", DEFAULT_ATTEMPT_TIMEOUT_MS, 100, 600_000)?,
+            batch_size: v.int("BATCH_SIZE", DEFAULT_BATCH_SIZE, 1, 90)?,
+            delivery_concurrency: v.int("DELIVERY_CONCURRENCY", DEFAULT_DELIVERY_CONCURRENCY, 1, 6)? as usize,
+            sweep_budget_ms: v.int("SWEEP_BUDGET_MS", DEFAULT_SWEEP_BUDGET_MS, 100, 600_000)?,
+            retry: RetryPolicy {
+                schedule_ms: v.schedule()?,
+                max_attempts: v.int("MAX_ATTEMPTS", DEFAULT_MAX_ATTEMPTS as i64, 1, 100)? as u32,
+            },
+            receipt_retention_ms: v.int("RECEIPT_RETENTION_HOURS", DEFAULT_RECEIPT_RETENTION_HOURS, 1, 24 * 90)? * hour_ms,
+            done_retention_ms: v.int("DONE_RETENTION_HOURS", DEFAULT_DONE_RETENTION_HOURS, 1, 24 * 90)? * hour_ms,
+            llm: v.url("LLM_API_URL")?.map(|url| LlmConfig {
+                url,
+                api_key: Secret::parse(v.text("LLM_API_KEY")),
+                model: v.text("LLM_MODEL").unwrap_or_else(|| DEFAULT_LLM_MODEL.into()),
+            }),
+            allow_test_clock: v.text("ALLOW_TEST_CLOCK").as_deref() == Some("1"),
+            warnings: Vec::new(),
+        };
+        Ok(config.with_warnings())
+    }
+
+    fn with_warnings(mut self) -> Config {
+        let waves = (self.batch_size as usize).div_ceil(self.delivery_concurrency) as i64;
+        if self.lease_ms <= waves * self.attempt_timeout_ms {
+            self.warnings.push(format!(
+                "LEASE_MS ({}) is not above ATTEMPT_TIMEOUT_MS x batch waves ({}): a slow delivery can be claimed again and performed twice",
+                self.lease_ms,
+                waves * self.attempt_timeout_ms
+            ));
+        }
+        if self.allow_test_clock {
+            self.warnings.push("ALLOW_TEST_CLOCK is on: requests may choose the clock; never use it in production".into());
+        }
+        self
+    }
+
+    /// The URL of one Slack Web API method.
+    pub fn slack_method_url(&self, method: &str) -> String {
+        format!("{}/{}", self.slack_api_url, method)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn config(pairs: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let map: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Config::from_lookup(|k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn defaults_apply_when_nothing_is_set() {
+        let c = config(&[]).unwrap();
+        assert!(c.signing_secret.is_none());
+        assert_eq!(c.slack_api_url, DEFAULT_SLACK_API_URL);
+        assert_eq!(c.ack_budget_ms, 2_000);
+        assert_eq!(c.lease_ms, 60_000);
+        assert_eq!(c.attempt_timeout_ms, 15_000);
+        assert_eq!(c.retry, RetryPolicy::default());
+        assert_eq!(c.receipt_retention_ms, 24 * 3_600_000);
+        assert!(c.llm.is_none());
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    }
+
+    #[test]
+    fn a_number_that_is_not_one_names_its_variable() {
+        let err = config(&[("ACK_BUDGET_MS", "fast")]).unwrap_err();
+        assert_eq!(err.var, "ACK_BUDGET_MS");
+    }
+
+    #[test]
+    fn out_of_range_numbers_are_refused() {
+        assert_eq!(config(&[("BATCH_SIZE", "0")]).unwrap_err().var, "BATCH_SIZE");
+        assert_eq!(config(&[("DELIVERY_CONCURRENCY", "7")]).unwrap_err().var, "DELIVERY_CONCURRENCY");
+    }
+
+    #[test]
+    fn urls_need_a_scheme_and_lose_their_trailing_slash() {
+        assert_eq!(config(&[("SLACK_API_URL", "slack.com/api")]).unwrap_err().var, "SLACK_API_URL");
+        let c = config(&[("SLACK_API_URL", "http://127.0.0.1:9/api/")]).unwrap();
+        assert_eq!(c.slack_method_url("chat.postMessage"), "http://127.0.0.1:9/api/chat.postMessage");
+    }
+
+    #[test]
+    fn the_retry_schedule_and_attempts_can_be_changed() {
+        let c = config(&[("RETRY_SCHEDULE_MS", "100, 200"), ("MAX_ATTEMPTS", "4")]).unwrap();
+        assert_eq!(c.retry, RetryPolicy { schedule_ms: vec![100, 200], max_attempts: 4 });
+        assert_eq!(config(&[("RETRY_SCHEDULE_MS", "1,x")]).unwrap_err().var, "RETRY_SCHEDULE_MS");
+    }
+
+    #[test]
+    fn an_llm_is_configured_by_its_url() {
+        let c = config(&[("LLM_API_URL", "http://127.0.0.1:9/v1/chat/completions"), ("LLM_API_KEY", "k")]).unwrap();
+        let llm = c.llm.unwrap();
+        assert_eq!(llm.model, DEFAULT_LLM_MODEL);
+        assert_eq!(llm.api_key.unwrap().expose(), "k");
+    }
+
+    #[test]
+    fn a_lease_shorter_than_a_slow_batch_is_warned_about() {
+        let c = config(&[("LEASE_MS", "1000"), ("ATTEMPT_TIMEOUT_MS", "5000")]).unwrap();
+        assert_eq!(c.warnings.len(), 1);
+        assert!(c.warnings[0].contains("LEASE_MS"));
+    }
+
+    #[test]
+    fn secrets_are_redacted_in_debug_output() {
+        let c = config(&[("SLACK_BOT_TOKEN", "xoxb-secret"), ("SLACK_SIGNING_SECRET", "sssh")]).unwrap();
+        let shown = format!("{c:?}");
+        assert!(!shown.contains("xoxb-secret") && !shown.contains("sssh"), "{shown}");
+    }
+}

@@ -1,0 +1,159 @@
+//! Effects: what the app asks the outbox to do after the ack.
+//!
+//! Each [`Effect`] carries an idempotency key built from the *fact* it reacts to (for example
+//! `msg:{channel}:{ts}:reply`), never from the envelope: the same Slack message arriving as both
+//! `message` and `app_mention`, or again with a fresh `event_id`, yields the same key, and the
+//! outbox's UNIQUE constraint keeps one row.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// One unit of work for the outbox.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Effect {
+    /// Unique per fact; a second effect with the same key adds nothing.
+    pub key: String,
+    /// What to do.
+    pub action: Action,
+    /// Give up (park as `expired`) if not delivered within this many ms of being queued.
+    pub deadline_after_ms: Option<i64>,
+}
+
+/// What an effect does when the sweep performs it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Action {
+    /// A Slack Web API call with a JSON body and the team's bot token.
+    SlackApi {
+        /// e.g. `chat.postMessage`.
+        method: String,
+        /// The JSON arguments.
+        args: Value,
+    },
+    /// A POST of a JSON message to a `response_url` (slash commands, interactions).
+    RespondUrl {
+        /// The `response_url` Slack gave us.
+        url: String,
+        /// The message.
+        body: Value,
+    },
+    /// An OpenAI-compatible chat completion whose answer becomes a follow-up effect.
+    LlmReply {
+        /// The user's words.
+        prompt: String,
+        /// Where the answer goes.
+        then: Followup,
+    },
+}
+
+/// Where an LLM answer is delivered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "to", rename_all = "snake_case")]
+pub enum Followup {
+    /// A threaded reply with `chat.postMessage`.
+    Thread {
+        /// Channel id.
+        channel: String,
+        /// The thread's parent `ts`.
+        thread_ts: String,
+    },
+    /// A message to a `response_url`.
+    ResponseUrl {
+        /// The `response_url`.
+        url: String,
+    },
+}
+
+impl Action {
+    /// What a rate limit applies to: the Slack method, or the kind of endpoint. A 429 holds every
+    /// pending row with the same target for the whole team.
+    pub fn target(&self) -> String {
+        match self {
+            Action::SlackApi { method, .. } => method.clone(),
+            Action::RespondUrl { .. } => "response_url".into(),
+            Action::LlmReply { .. } => "llm".into(),
+        }
+    }
+
+    /// A short label for logs and the admin API.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Action::SlackApi { .. } => "slack_api",
+            Action::RespondUrl { .. } => "response_url",
+            Action::LlmReply { .. } => "llm",
+        }
+    }
+}
+
+/// Slack's limit on a message's `text` is 40,000 characters; stay well inside it.
+pub const MAX_REPLY_CHARS: usize = 3_000;
+
+/// Cuts `text` to at most `max` characters, marking the cut.
+pub fn truncate_chars(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+impl Followup {
+    /// The effect that delivers `answer`, keyed under the parent's key.
+    pub fn effect(&self, parent_key: &str, answer: &str, deadline_after_ms: Option<i64>) -> Effect {
+        let text = truncate_chars(answer, MAX_REPLY_CHARS);
+        let action = match self {
+            Followup::Thread { channel, thread_ts } => Action::SlackApi {
+                method: "chat.postMessage".into(),
+                args: json!({ "channel": channel, "thread_ts": thread_ts, "text": text }),
+            },
+            Followup::ResponseUrl { url } => Action::RespondUrl {
+                url: url.clone(),
+                body: json!({ "response_type": "ephemeral", "text": text }),
+            },
+        };
+        Effect { key: format!("{parent_key}:post"), action, deadline_after_ms }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_followup_in_a_thread_posts_to_that_thread_under_the_parent_key() {
+        let f = Followup::Thread { channel: "C1".into(), thread_ts: "1.2".into() };
+        let e = f.effect("msg:C1:1.2:reply", "hello", Some(5));
+        assert_eq!(e.key, "msg:C1:1.2:reply:post");
+        assert_eq!(e.deadline_after_ms, Some(5));
+        assert_eq!(
+            e.action,
+            Action::SlackApi {
+                method: "chat.postMessage".into(),
+                args: json!({"channel": "C1", "thread_ts": "1.2", "text": "hello"})
+            }
+        );
+    }
+
+    #[test]
+    fn a_long_answer_is_truncated_to_the_reply_limit() {
+        let long = "x".repeat(MAX_REPLY_CHARS + 10);
+        let e = Followup::ResponseUrl { url: "u".into() }.effect("k", &long, None);
+        let Action::RespondUrl { body, .. } = e.action else { panic!("wrong action") };
+        assert_eq!(body["text"].as_str().unwrap().chars().count(), MAX_REPLY_CHARS);
+    }
+
+    #[test]
+    fn targets_name_the_method_or_the_endpoint_kind() {
+        let a = Action::SlackApi { method: "chat.update".into(), args: json!({}) };
+        assert_eq!(a.target(), "chat.update");
+        assert_eq!(Action::RespondUrl { url: "u".into(), body: json!({}) }.target(), "response_url");
+    }
+
+    #[test]
+    fn actions_round_trip_through_json() {
+        let a = Action::LlmReply { prompt: "p".into(), then: Followup::ResponseUrl { url: "u".into() } };
+        let back: Action = serde_json::from_str(&serde_json::to_string(&a).unwrap()).unwrap();
+        assert_eq!(back, a);
+    }
+}

@@ -1,0 +1,35 @@
+//! # slackline
+//!
+//! A Slack app backend for Cloudflare Workers that never loses an event Slack was told we received:
+//! each request is verified, recorded durably with the work it calls for (one atomic unit in the
+//! team's Durable Object) *before* the 200, and the work is delivered at least once from a
+//! transactional outbox by the actor's alarm.
+//!
+//! # Layout
+//!
+//! Pure core (no `worker::` imports; tested natively with `cargo test`):
+//! - [`slack::signature`]: Slack's request signature check;
+//! - [`slack::envelope`]: every request body parsed into one enum, [`slack::envelope::Inbound`];
+//! - [`slack::classify`]: what Slack's answers mean (success / transient / permanent);
+//! - [`app`]: the app's handlers (pure) and the shipped [`app::DefaultApp`];
+//! - [`effect`]: the effects an app asks for, keyed by the fact they react to;
+//! - [`outbox`]: the outbox state machine and [`outbox::retry`] policy (clock and jitter passed in);
+//! - [`store::sql`]: every SQL statement, run by the actor and by the native property tests;
+//! - [`config`]: one typed configuration.
+//!
+//! Thin adapters (`runtime`, wasm32 only; tested end to end in workerd):
+//! - `runtime::front_door`: the Worker's `fetch`: verify, parse, route, wait for the actor;
+//! - `runtime::team`: the `TeamActor` Durable Object: the atomic ingest unit and the alarm sweep;
+//! - `runtime::store`: the only module that runs SQL;
+//! - `runtime::http`: the only module that calls `Fetch`.
+#![warn(missing_docs)]
+
+pub mod app;
+pub mod config;
+pub mod effect;
+pub mod outbox;
+pub mod slack;
+pub mod store;
+
+#[cfg(target_arch = "wasm32")]
+mod runtime;

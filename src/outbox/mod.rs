@@ -1,0 +1,203 @@
+//! The outbox state machine, pure. The SQL that stores it lives in [`crate::store::sql`]; this
+//! module decides every transition.
+//!
+//! ```text
+//!            insert (in the receipt's atomic unit, UNIQUE idempotency key)
+//!                 │
+//!                 ▼
+//!   ┌────────► pending ──claim (token, lease)──► pending+claimed ──perform──┐
+//!   │             ▲                                   │                      │
+//!   │             └──────── lease expires ────────────┘                      │
+//!   │                                                                        ▼
+//!   │   retry (transient; next_attempt_at = backoff or Retry-After)  ◄── after_attempt
+//!   └──────────────────────────────────────────────────────────────────┘     │
+//!                                                                            ├─► done
+//!   redrive (admin) ◄── parked (reason: the Slack error, expired,  ◄─────────┘
+//!                        attempts_exhausted, not_installed, ...)
+//! ```
+//!
+//! Invariants:
+//! - a row leaves `pending` only through a *fenced* completion (`WHERE id = ? AND claim_token = ?`):
+//!   a claimer whose lease was taken over cannot overwrite the new claimer's outcome;
+//! - a claim always carries a lease expiry, so a crash between perform and complete only delays a
+//!   row (the lease runs out and the next sweep claims it again): nothing is claimed forever;
+//! - attempts are counted at claim time, so a row that crashes the runtime still runs out of attempts;
+//! - a parked row keeps its payload, attempts, reason, last error and times: nothing is deleted
+//!   silently; only `done` rows are pruned, after their retention.
+//!
+//! Delivery is at-least-once: if the process dies after Slack accepted a post and before the
+//! completion is stored, the post is made again. Fencing protects our record, not Slack's channel.
+
+pub mod retry;
+
+use crate::slack::classify::Verdict;
+use retry::RetryPolicy;
+
+/// A row's state, as stored in `outbox.status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Waiting for its next attempt (maybe claimed by a sweep right now).
+    Pending,
+    /// Delivered; pruned after its retention.
+    Done,
+    /// Given up on; kept with its reason until redriven or discarded.
+    Parked,
+}
+
+impl Status {
+    /// The stored text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Done => "done",
+            Status::Parked => "parked",
+        }
+    }
+
+    /// Parses the stored text (also the admin API's `status` filter).
+    pub fn parse(s: &str) -> Option<Status> {
+        match s {
+            "pending" => Some(Status::Pending),
+            "done" => Some(Status::Done),
+            "parked" => Some(Status::Parked),
+            _ => None,
+        }
+    }
+}
+
+/// Reasons for parking a row that are not a Slack error code.
+pub mod reasons {
+    /// The deadline passed before delivery.
+    pub const EXPIRED: &str = "expired";
+    /// Transient failures used up every attempt.
+    pub const ATTEMPTS_EXHAUSTED: &str = "attempts_exhausted";
+    /// No token for the team: no stored installation and no `SLACK_BOT_TOKEN`.
+    pub const NOT_INSTALLED: &str = "not_installed";
+    /// The stored payload could not be read (a bug or a schema change).
+    pub const BAD_PAYLOAD: &str = "bad_payload";
+    /// The effect needs a setting that is missing (e.g. `LLM_API_URL`).
+    pub const NOT_CONFIGURED: &str = "not_configured";
+}
+
+/// What a claimed row looks like to the state machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attempted {
+    /// Attempts so far, including the one just made.
+    pub attempts: u32,
+    /// The row's maximum.
+    pub max_attempts: u32,
+    /// When the row expires, if it does.
+    pub deadline_at: Option<i64>,
+}
+
+/// The next state of a row after an attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transition {
+    /// Delivered.
+    Done,
+    /// Try again at `at`; hold the row's target for the whole team until then when `hold` is true.
+    Retry {
+        /// The next attempt's due time (epoch ms).
+        at: i64,
+        /// HTTP 429: every row with the same target waits until `at`.
+        hold: bool,
+    },
+    /// Give up, with a reason.
+    Park {
+        /// Why: a Slack error code or one of [`reasons`].
+        reason: String,
+    },
+}
+
+/// Before performing a claimed row: park it if its deadline has passed.
+pub fn before_attempt(row: &Attempted, now_ms: i64) -> Option<Transition> {
+    row.deadline_at
+        .filter(|deadline| now_ms > *deadline)
+        .map(|_| Transition::Park { reason: reasons::EXPIRED.into() })
+}
+
+/// After performing a claimed row: the transition its verdict calls for.
+pub fn after_attempt(policy: &RetryPolicy, row: &Attempted, verdict: &Verdict, now_ms: i64, jitter: f64) -> Transition {
+    match verdict {
+        Verdict::Success => Transition::Done,
+        Verdict::Permanent { code } => Transition::Park { reason: code.clone() },
+        Verdict::Transient { retry_after_ms, hold_target, .. } => {
+            if row.attempts >= row.max_attempts {
+                return Transition::Park { reason: reasons::ATTEMPTS_EXHAUSTED.into() };
+            }
+            let at = policy.next_attempt_at(row.attempts, now_ms, jitter, *retry_after_ms);
+            if row.deadline_at.is_some_and(|deadline| at > deadline) {
+                return Transition::Park { reason: reasons::EXPIRED.into() };
+            }
+            Transition::Retry { at, hold: *hold_target }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(attempts: u32) -> Attempted {
+        Attempted { attempts, max_attempts: 3, deadline_at: None }
+    }
+
+    fn transient(retry_after_ms: Option<i64>, hold_target: bool) -> Verdict {
+        Verdict::Transient { code: "x".into(), retry_after_ms, hold_target }
+    }
+
+    #[test]
+    fn success_is_done() {
+        assert_eq!(after_attempt(&RetryPolicy::default(), &row(1), &Verdict::Success, 0, 0.5), Transition::Done);
+    }
+
+    #[test]
+    fn a_permanent_error_parks_at_once_with_that_reason() {
+        let v = Verdict::Permanent { code: "channel_not_found".into() };
+        assert_eq!(
+            after_attempt(&RetryPolicy::default(), &row(1), &v, 0, 0.5),
+            Transition::Park { reason: "channel_not_found".into() }
+        );
+    }
+
+    #[test]
+    fn a_transient_error_retries_by_the_schedule() {
+        let t = after_attempt(&RetryPolicy::default(), &row(1), &transient(None, false), 10_000, 0.5);
+        assert_eq!(t, Transition::Retry { at: 11_000, hold: false });
+    }
+
+    #[test]
+    fn a_429_retries_exactly_after_retry_after_and_holds_the_target() {
+        let t = after_attempt(&RetryPolicy::default(), &row(1), &transient(Some(2_000), true), 10_000, 0.9);
+        assert_eq!(t, Transition::Retry { at: 12_000, hold: true });
+    }
+
+    #[test]
+    fn the_last_attempt_parks_as_attempts_exhausted() {
+        let t = after_attempt(&RetryPolicy::default(), &row(3), &transient(None, false), 0, 0.5);
+        assert_eq!(t, Transition::Park { reason: reasons::ATTEMPTS_EXHAUSTED.into() });
+    }
+
+    #[test]
+    fn a_retry_that_would_land_after_the_deadline_parks_as_expired() {
+        let r = Attempted { deadline_at: Some(10_500), ..row(1) };
+        let t = after_attempt(&RetryPolicy::default(), &r, &transient(None, false), 10_000, 0.5);
+        assert_eq!(t, Transition::Park { reason: reasons::EXPIRED.into() });
+    }
+
+    #[test]
+    fn a_row_past_its_deadline_is_parked_before_it_is_performed() {
+        let r = Attempted { deadline_at: Some(100), ..row(1) };
+        assert_eq!(before_attempt(&r, 101), Some(Transition::Park { reason: reasons::EXPIRED.into() }));
+        assert_eq!(before_attempt(&r, 100), None);
+        assert_eq!(before_attempt(&row(1), i64::MAX), None);
+    }
+
+    #[test]
+    fn statuses_round_trip() {
+        for s in [Status::Pending, Status::Done, Status::Parked] {
+            assert_eq!(Status::parse(s.as_str()), Some(s));
+        }
+        assert_eq!(Status::parse("leased"), None);
+    }
+}

@@ -1,0 +1,161 @@
+//! Every SQL statement the team actor runs. Parameters are documented on each statement.
+
+/// The schema; idempotent, run when the actor starts.
+pub const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS receipts (
+  op_key TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  received_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS receipts_by_age ON receipts(received_at);
+CREATE TABLE IF NOT EXISTS outbox (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  idem_key TEXT NOT NULL UNIQUE,
+  op_key TEXT NOT NULL,
+  effect TEXT NOT NULL,
+  target TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'pending',
+  attempts INTEGER NOT NULL DEFAULT 0,
+  max_attempts INTEGER NOT NULL,
+  next_attempt_at INTEGER NOT NULL,
+  deadline_at INTEGER,
+  claim_token TEXT,
+  claim_expires_at INTEGER,
+  reason TEXT,
+  last_error TEXT,
+  last_status INTEGER,
+  created_at INTEGER NOT NULL,
+  first_attempt_at INTEGER,
+  last_attempt_at INTEGER,
+  finished_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS outbox_due ON outbox(status, next_attempt_at);
+CREATE INDEX IF NOT EXISTS outbox_finished ON outbox(status, finished_at);
+CREATE TABLE IF NOT EXISTS holds (
+  target TEXT PRIMARY KEY,
+  until_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS attempts (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  row_id INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  at INTEGER NOT NULL,
+  outcome TEXT NOT NULL,
+  detail TEXT,
+  http_status INTEGER,
+  latency_ms INTEGER
+);
+CREATE INDEX IF NOT EXISTS attempts_by_row ON attempts(row_id);
+CREATE TABLE IF NOT EXISTS counters (
+  name TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+) WITHOUT ROWID;
+";
+
+/// Remembers the actor's own team key: ?1 the key.
+pub const REMEMBER_TEAM_KEY: &str =
+    "INSERT INTO meta(key, value) VALUES ('team_key', ?1) ON CONFLICT(key) DO NOTHING";
+
+/// The actor's team key, if recorded.
+pub const TEAM_KEY: &str = "SELECT value FROM meta WHERE key = 'team_key'";
+
+/// Records a receipt if it is new: ?1 op key, ?2 kind, ?3 now. One returned row = new.
+pub const INSERT_RECEIPT: &str = "INSERT INTO receipts(op_key, kind, received_at) VALUES (?1, ?2, ?3)
+ ON CONFLICT(op_key) DO NOTHING RETURNING op_key";
+
+/// Queues an effect unless its idempotency key is already queued: ?1 key, ?2 op key, ?3 effect
+/// label, ?4 target, ?5 payload JSON, ?6 max attempts, ?7 due (now), ?8 deadline or NULL, ?9 now.
+/// One returned row = queued.
+pub const INSERT_OUTBOX: &str = "INSERT INTO outbox(idem_key, op_key, effect, target, payload, status,
+   attempts, max_attempts, next_attempt_at, deadline_at, created_at)
+ VALUES (?1, ?2, ?3, ?4, ?5, 'pending', 0, ?6, ?7, ?8, ?9)
+ ON CONFLICT(idem_key) DO NOTHING RETURNING id";
+
+/// Columns of a claimed row, in [`CLAIM`]'s RETURNING order.
+pub const CLAIM_COLUMNS: &str = "id, idem_key, op_key, effect, target, payload, attempts, max_attempts, deadline_at, created_at";
+
+/// Claims a bounded batch in one statement: ?1 claim token, ?2 lease expiry, ?3 now, ?4 limit.
+/// Eligible: pending, due, not held, and unclaimed, lease expired, or already this token's.
+/// Counts the attempt at claim time.
+pub const CLAIM: &str = "UPDATE outbox
+ SET claim_token = ?1, claim_expires_at = ?2, attempts = attempts + 1,
+     first_attempt_at = COALESCE(first_attempt_at, ?3), last_attempt_at = ?3
+ WHERE id IN (
+   SELECT id FROM outbox
+   WHERE status = 'pending' AND next_attempt_at <= ?3
+     AND (claim_token IS NULL OR claim_expires_at <= ?3 OR claim_token = ?1)
+     AND target NOT IN (SELECT target FROM holds WHERE until_ms > ?3)
+   ORDER BY next_attempt_at, id
+   LIMIT ?4)
+ RETURNING id, idem_key, op_key, effect, target, payload, attempts, max_attempts, deadline_at, created_at";
+
+/// Fenced completion as delivered: ?1 id, ?2 claim token, ?3 now, ?4 HTTP status or NULL.
+/// Zero returned rows = fenced.
+pub const COMPLETE_DONE: &str = "UPDATE outbox
+ SET status = 'done', claim_token = NULL, claim_expires_at = NULL, finished_at = ?3, last_status = ?4
+ WHERE id = ?1 AND claim_token = ?2 AND status = 'pending' RETURNING id";
+
+/// Fenced completion as "try again": ?1 id, ?2 claim token, ?3 next attempt at, ?4 last error,
+/// ?5 HTTP status or NULL. Zero returned rows = fenced.
+pub const COMPLETE_RETRY: &str = "UPDATE outbox
+ SET claim_token = NULL, claim_expires_at = NULL, next_attempt_at = ?3, last_error = ?4, last_status = ?5
+ WHERE id = ?1 AND claim_token = ?2 AND status = 'pending' RETURNING id";
+
+/// Fenced completion as parked: ?1 id, ?2 claim token, ?3 reason, ?4 last error, ?5 HTTP status or
+/// NULL, ?6 now. Zero returned rows = fenced.
+pub const COMPLETE_PARK: &str = "UPDATE outbox
+ SET status = 'parked', claim_token = NULL, claim_expires_at = NULL, reason = ?3, last_error = ?4,
+     last_status = ?5, finished_at = ?6
+ WHERE id = ?1 AND claim_token = ?2 AND status = 'pending' RETURNING id";
+
+/// Holds a target (a Slack method) for the whole team: ?1 target, ?2 until.
+pub const HOLD_TARGET: &str = "INSERT INTO holds(target, until_ms) VALUES (?1, ?2)
+ ON CONFLICT(target) DO UPDATE SET until_ms = MAX(until_ms, excluded.until_ms)";
+
+/// Appends to a row's attempt history: ?1 row id, ?2 attempt, ?3 at, ?4 outcome, ?5 detail,
+/// ?6 HTTP status, ?7 latency ms.
+pub const LOG_ATTEMPT: &str = "INSERT INTO attempts(row_id, attempt, at, outcome, detail, http_status, latency_ms)
+ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+
+/// Adds to a named counter: ?1 name, ?2 amount.
+pub const BUMP_COUNTER: &str = "INSERT INTO counters(name, value) VALUES (?1, ?2)
+ ON CONFLICT(name) DO UPDATE SET value = value + excluded.value";
+
+/// The earliest time the sweep has work: due pending rows (not before their target's hold), or
+/// the expiry of a live lease. ?1 now. NULL when nothing is pending.
+pub const NEXT_DUE: &str = "SELECT MIN(CASE
+   WHEN o.claim_token IS NOT NULL AND o.claim_expires_at > ?1 THEN o.claim_expires_at
+   ELSE MAX(o.next_attempt_at, COALESCE(h.until_ms, 0)) END) AS next_at
+ FROM outbox o LEFT JOIN holds h ON h.target = o.target
+ WHERE o.status = 'pending'";
+
+/// The earliest time housekeeping has work: ?1 receipt retention ms, ?2 done retention ms.
+pub const NEXT_PRUNE: &str = "SELECT MIN(
+   COALESCE((SELECT MIN(received_at) FROM receipts) + ?1, 9007199254740991),
+   COALESCE((SELECT MIN(finished_at) FROM outbox WHERE status = 'done') + ?2, 9007199254740991)) AS next_at";
+
+/// Deletes old receipts: ?1 cutoff, ?2 limit.
+pub const PRUNE_RECEIPTS: &str = "DELETE FROM receipts WHERE op_key IN (
+   SELECT op_key FROM receipts WHERE received_at < ?1 ORDER BY received_at LIMIT ?2)";
+
+/// Deletes the attempt history of old delivered rows: ?1 cutoff, ?2 limit. Run before
+/// [`PRUNE_DONE`] with the same parameters (the same rows, by the same order).
+pub const PRUNE_DONE_ATTEMPTS: &str = "DELETE FROM attempts WHERE row_id IN (
+   SELECT id FROM outbox WHERE status = 'done' AND finished_at < ?1 ORDER BY finished_at, id LIMIT ?2)";
+
+/// Deletes old delivered rows: ?1 cutoff, ?2 limit. Parked rows are never pruned.
+pub const PRUNE_DONE: &str = "DELETE FROM outbox WHERE id IN (
+   SELECT id FROM outbox WHERE status = 'done' AND finished_at < ?1 ORDER BY finished_at, id LIMIT ?2)";
+
+/// Deletes expired holds: ?1 now.
+pub const PRUNE_HOLDS: &str = "DELETE FROM holds WHERE until_ms <= ?1";
+
+/// Columns of a row as the admin API shows it.
+pub const ROW_COLUMNS: &str = "id, idem_key, op_key, effect, target, payload, status, attempts, max_attempts,
+ next_attempt_at, deadline_at, claim_token IS NOT NULL AS claimed, claim_expires_at, reason, last_error,
+ last_status, created_at, first_attempt_at, last_attempt_at, finished_at";
