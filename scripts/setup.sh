@@ -22,7 +22,8 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
 fi
 
-installed_version() { "$1" --version 2>/dev/null | awk '{print $2}'; }
+# `worker-build --version` prints "0.8.7", `wasm-bindgen --version` "wasm-bindgen 0.2.130".
+installed_version() { "$1" --version 2>/dev/null | awk '{print $NF}'; }
 
 if [ "$(installed_version worker-build)" != "$WORKER_BUILD_VERSION" ]; then
   say "installing worker-build $WORKER_BUILD_VERSION (about 3 minutes)"
@@ -37,7 +38,10 @@ fi
 if [ "$(installed_version wasm-bindgen)" != "$WASM_BINDGEN_VERSION" ] \
    || [ "$(installed_version wasm-bindgen-test-runner)" != "$WASM_BINDGEN_VERSION" ]; then
   say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 2 minutes)"
-  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --locked --force
+  # Its own lockfile can pin a crate the registry has since yanked (0.2.130 pins webpki-roots
+  # 1.0.11): then resolve afresh.
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --locked --force \
+    || cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
 fi
 
 # npm ci only when the lockfile changed since the last install (npm records it in node_modules).

@@ -51,6 +51,14 @@ impl Secret {
     pub fn expose(&self) -> &str {
         &self.0
     }
+
+    /// Whether `given` equals the secret, in time that does not depend on where they differ (both
+    /// are hashed first, so the length is not revealed either).
+    pub fn matches(&self, given: &str) -> bool {
+        use sha2::{Digest, Sha256};
+        let (a, b) = (Sha256::digest(self.0.as_bytes()), Sha256::digest(given.as_bytes()));
+        a.iter().zip(b.iter()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    }
 }
 
 impl std::fmt::Debug for Secret {
@@ -275,6 +283,15 @@ mod tests {
         let c = config(&[("LEASE_MS", "1000"), ("ATTEMPT_TIMEOUT_MS", "5000")]).unwrap();
         assert_eq!(c.warnings.len(), 1);
         assert!(c.warnings[0].contains("LEASE_MS"));
+    }
+
+    #[test]
+    fn a_secret_matches_only_itself() {
+        let s = Secret::parse(Some("admin-token".into())).unwrap();
+        assert!(s.matches("admin-token"));
+        assert!(!s.matches("admin-tokeN"));
+        assert!(!s.matches("admin-token "));
+        assert!(!s.matches(""));
     }
 
     #[test]

@@ -32,11 +32,11 @@ pub enum Verdict {
 }
 
 /// Slack `error` values that mean the goal is already met.
-const SUCCESS_ERRORS: &[&str] = &["already_reacted", "already_pinned", "no_reaction", "not_pinned"];
+pub const SUCCESS_ERRORS: &[&str] = &["already_reacted", "already_pinned", "no_reaction", "not_pinned"];
 
-/// Slack `error` values worth retrying. (Unknown errors are retried too; these are listed so the
-/// table documents them and the tests pin them.)
-const TRANSIENT_ERRORS: &[&str] = &[
+/// Slack `error` values worth retrying. Unknown errors are retried too; these are listed so the
+/// table documents them and the tests pin them.
+pub const TRANSIENT_ERRORS: &[&str] = &[
     "ratelimited",
     "rate_limited",
     "internal_error",
@@ -48,7 +48,7 @@ const TRANSIENT_ERRORS: &[&str] = &[
 ];
 
 /// Slack `error` values that the same request will hit again.
-const PERMANENT_ERRORS: &[&str] = &[
+pub const PERMANENT_ERRORS: &[&str] = &[
     "channel_not_found",
     "not_in_channel",
     "is_archived",
@@ -96,7 +96,7 @@ pub fn classify_slack_error(code: &str) -> Verdict {
     } else if PERMANENT_ERRORS.contains(&code) {
         Verdict::Permanent { code: code.to_string() }
     } else {
-        // TRANSIENT_ERRORS and anything we have never seen.
+        // TRANSIENT_ERRORS, and anything we have never seen (retried until attempts run out).
         Verdict::Transient { code: code.to_string(), retry_after_ms: None, hold_target: false }
     }
 }

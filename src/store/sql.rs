@@ -51,6 +51,13 @@ CREATE TABLE IF NOT EXISTS attempts (
   latency_ms INTEGER
 );
 CREATE INDEX IF NOT EXISTS attempts_by_row ON attempts(row_id);
+CREATE TABLE IF NOT EXISTS audit (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  at INTEGER NOT NULL,
+  action TEXT NOT NULL,
+  row_id INTEGER,
+  detail TEXT
+);
 CREATE TABLE IF NOT EXISTS counters (
   name TEXT PRIMARY KEY,
   value INTEGER NOT NULL
@@ -101,16 +108,17 @@ pub const COMPLETE_DONE: &str = "UPDATE outbox
  WHERE id = ?1 AND claim_token = ?2 AND status = 'pending' RETURNING id";
 
 /// Fenced completion as "try again": ?1 id, ?2 claim token, ?3 next attempt at, ?4 last error,
-/// ?5 HTTP status or NULL. Zero returned rows = fenced.
+/// ?5 HTTP status (NULLs keep the previous values). Zero returned rows = fenced.
 pub const COMPLETE_RETRY: &str = "UPDATE outbox
- SET claim_token = NULL, claim_expires_at = NULL, next_attempt_at = ?3, last_error = ?4, last_status = ?5
+ SET claim_token = NULL, claim_expires_at = NULL, next_attempt_at = ?3, last_error = COALESCE(?4, last_error),
+     last_status = COALESCE(?5, last_status)
  WHERE id = ?1 AND claim_token = ?2 AND status = 'pending' RETURNING id";
 
-/// Fenced completion as parked: ?1 id, ?2 claim token, ?3 reason, ?4 last error, ?5 HTTP status or
-/// NULL, ?6 now. Zero returned rows = fenced.
+/// Fenced completion as parked: ?1 id, ?2 claim token, ?3 reason, ?4 last error, ?5 HTTP status
+/// (NULLs keep the previous values), ?6 now. Zero returned rows = fenced.
 pub const COMPLETE_PARK: &str = "UPDATE outbox
- SET status = 'parked', claim_token = NULL, claim_expires_at = NULL, reason = ?3, last_error = ?4,
-     last_status = ?5, finished_at = ?6
+ SET status = 'parked', claim_token = NULL, claim_expires_at = NULL, reason = ?3,
+     last_error = COALESCE(?4, last_error), last_status = COALESCE(?5, last_status), finished_at = ?6
  WHERE id = ?1 AND claim_token = ?2 AND status = 'pending' RETURNING id";
 
 /// Holds a target (a Slack method) for the whole team: ?1 target, ?2 until.
@@ -155,7 +163,45 @@ pub const PRUNE_DONE: &str = "DELETE FROM outbox WHERE id IN (
 /// Deletes expired holds: ?1 now.
 pub const PRUNE_HOLDS: &str = "DELETE FROM holds WHERE until_ms <= ?1";
 
-/// Columns of a row as the admin API shows it.
-pub const ROW_COLUMNS: &str = "id, idem_key, op_key, effect, target, payload, status, attempts, max_attempts,
+/// Outbox counts by status and reason, with each group's oldest row.
+pub const STATS_BY_STATUS: &str = "SELECT status, COALESCE(reason, '') AS reason, COUNT(*) AS n, MIN(created_at) AS oldest
+ FROM outbox GROUP BY status, reason";
+
+/// How many receipts are stored.
+pub const RECEIPT_COUNT: &str = "SELECT COUNT(*) AS n FROM receipts";
+
+/// Every counter (delivered, retried, parked, fenced, ...).
+pub const COUNTERS: &str = "SELECT name, value FROM counters";
+
+/// Targets held by a 429: ?1 now.
+pub const ACTIVE_HOLDS: &str = "SELECT target, until_ms FROM holds WHERE until_ms > ?1";
+
+/// A page of rows in one status, newest first: ?1 status, ?2 ids below this, ?3 limit.
+pub const LIST_ROWS: &str = "SELECT id, idem_key, op_key, effect, target, payload, status, attempts, max_attempts,
  next_attempt_at, deadline_at, claim_token IS NOT NULL AS claimed, claim_expires_at, reason, last_error,
- last_status, created_at, first_attempt_at, last_attempt_at, finished_at";
+ last_status, created_at, first_attempt_at, last_attempt_at, finished_at
+ FROM outbox WHERE status = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3";
+
+/// One row: ?1 id.
+pub const ONE_ROW: &str = "SELECT id, idem_key, op_key, effect, target, payload, status, attempts, max_attempts,
+ next_attempt_at, deadline_at, claim_token IS NOT NULL AS claimed, claim_expires_at, reason, last_error,
+ last_status, created_at, first_attempt_at, last_attempt_at, finished_at
+ FROM outbox WHERE id = ?1";
+
+/// A row's attempt history: ?1 id.
+pub const ROW_ATTEMPTS: &str = "SELECT attempt, at, outcome, detail, http_status, latency_ms
+ FROM attempts WHERE row_id = ?1 ORDER BY id";
+
+/// Sends a parked row back to pending, due now, with a fresh attempt budget and no deadline
+/// (a person asked for it): ?1 id, ?2 now, ?3 max attempts. One returned row = redriven.
+pub const REDRIVE: &str = "UPDATE outbox
+ SET status = 'pending', attempts = 0, max_attempts = ?3, next_attempt_at = ?2, deadline_at = NULL,
+     reason = NULL, claim_token = NULL, claim_expires_at = NULL, finished_at = NULL
+ WHERE id = ?1 AND status = 'parked' RETURNING id";
+
+/// Deletes a parked row: ?1 id. Returns what the audit record keeps.
+pub const DISCARD: &str = "DELETE FROM outbox WHERE id = ?1 AND status = 'parked'
+ RETURNING id, idem_key, effect, target, payload, attempts, reason, last_error, created_at";
+
+/// Records an operator's action: ?1 at, ?2 action, ?3 row id, ?4 detail JSON.
+pub const AUDIT: &str = "INSERT INTO audit(at, action, row_id, detail) VALUES (?1, ?2, ?3, ?4)";

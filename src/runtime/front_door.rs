@@ -1,0 +1,309 @@
+//! The Worker's `fetch`: stateless. It verifies each Slack request, parses it, forwards it to the
+//! team actor of its installation, and waits for the actor at most `ACK_BUDGET_MS`. It never calls
+//! Slack, looks up a token or calls an LLM: all of that happens after the ack, in the actor.
+//!
+//! Order of checks for a Slack route: signing secret configured (else 500) → body size (413,
+//! before any hashing) → signature and timestamp (401) → content type (415) → parse (400). Every
+//! error is mapped to HTTP in one place, [`FrontDoorError::into_response`].
+
+use super::{admin, clock, env, log};
+use crate::config::{Config, MAX_BODY_BYTES};
+use crate::slack::envelope::{self, Dispatch, Event, Inbound, ParseError};
+use crate::slack::signature::{self, SignatureError};
+use futures::future::{select, Either};
+use futures::StreamExt;
+use serde_json::{json, Value};
+use std::time::Duration;
+use worker::{event, Delay, Env, Method, Request, RequestInit, Response};
+
+/// Everything that can go wrong at the front door.
+#[derive(Debug)]
+pub enum FrontDoorError {
+    /// No such route.
+    NotFound,
+    /// A required setting is missing (its name).
+    NotConfigured(&'static str),
+    /// The body is over [`MAX_BODY_BYTES`].
+    TooLarge,
+    /// The signature check failed.
+    BadSignature(SignatureError),
+    /// Signed, but not the content type this route takes.
+    WrongContentType,
+    /// Signed, but not a body we understand.
+    Malformed(ParseError),
+    /// The admin API is off (no `ADMIN_TOKEN`).
+    AdminOff,
+    /// Missing or wrong admin token.
+    Unauthorized,
+    /// A bad admin request (the reason).
+    BadRequest(String),
+    /// The team actor did not confirm within the budget.
+    ActorTimeout,
+    /// The team actor failed (logged, never echoed).
+    Internal(String),
+}
+
+impl From<worker::Error> for FrontDoorError {
+    fn from(e: worker::Error) -> Self {
+        FrontDoorError::Internal(e.to_string())
+    }
+}
+
+impl FrontDoorError {
+    /// A short label for the log line.
+    pub fn label(&self) -> String {
+        match self {
+            FrontDoorError::NotFound => "not_found".into(),
+            FrontDoorError::NotConfigured(var) => format!("not_configured:{var}"),
+            FrontDoorError::TooLarge => "too_large".into(),
+            FrontDoorError::BadSignature(e) => e.label().into(),
+            FrontDoorError::WrongContentType => "wrong_content_type".into(),
+            FrontDoorError::Malformed(e) => format!("malformed: {}", e.reason()),
+            FrontDoorError::AdminOff => "admin_off".into(),
+            FrontDoorError::Unauthorized => "unauthorized".into(),
+            FrontDoorError::BadRequest(r) => format!("bad_request: {r}"),
+            FrontDoorError::ActorTimeout => "actor_timeout".into(),
+            FrontDoorError::Internal(e) => format!("internal: {e}"),
+        }
+    }
+
+    /// The one place that maps errors to HTTP. Internal details are logged, never returned.
+    pub fn into_response(self) -> Response {
+        let (status, message) = match &self {
+            FrontDoorError::NotFound | FrontDoorError::AdminOff => (404, "not found".to_string()),
+            FrontDoorError::NotConfigured(var) => (500, format!("server not configured: {var} is missing")),
+            FrontDoorError::TooLarge => (413, "body too large".into()),
+            FrontDoorError::BadSignature(_) => (401, "invalid request signature".into()),
+            FrontDoorError::WrongContentType => (415, "unsupported content type".into()),
+            FrontDoorError::Malformed(e) => (400, e.reason()),
+            FrontDoorError::Unauthorized => (401, "unauthorized".into()),
+            FrontDoorError::BadRequest(r) => (400, r.clone()),
+            FrontDoorError::ActorTimeout => (500, "not recorded in time; retry".into()),
+            FrontDoorError::Internal(_) => (500, "internal error; retry".into()),
+        };
+        Response::from_json(&json!({ "ok": false, "error": message }))
+            .map(|r| r.with_status(status))
+            .unwrap_or_else(|_| Response::empty().expect("an empty response").with_status(status))
+    }
+}
+
+/// The three Slack routes, each with its body format.
+#[derive(Debug, Clone, Copy)]
+enum SlackRoute {
+    Events,
+    Commands,
+    Interactivity,
+}
+
+impl SlackRoute {
+    fn path(self) -> &'static str {
+        match self {
+            SlackRoute::Events => "/slack/events",
+            SlackRoute::Commands => "/slack/commands",
+            SlackRoute::Interactivity => "/slack/interactivity",
+        }
+    }
+
+    fn content_type(self) -> &'static str {
+        match self {
+            SlackRoute::Events => "application/json",
+            _ => "application/x-www-form-urlencoded",
+        }
+    }
+
+    fn parse(self, body: &[u8]) -> Result<Inbound, ParseError> {
+        match self {
+            SlackRoute::Events => envelope::parse_events_body(body),
+            SlackRoute::Commands => envelope::parse_command_form(body),
+            SlackRoute::Interactivity => envelope::parse_interaction_form(body),
+        }
+    }
+}
+
+#[event(fetch)]
+async fn fetch(req: Request, env: Env, _ctx: worker::Context) -> worker::Result<Response> {
+    let started = clock::now_ms();
+    let path = req.path();
+    let config = match env::config(&env) {
+        Ok(config) => config,
+        Err(e) => {
+            log::error(json!({"kind": "config_error", "error": e.to_string()}));
+            return Ok(FrontDoorError::Internal(e.to_string()).into_response());
+        }
+    };
+    match route(req, &env, &config, started).await {
+        Ok(response) => Ok(response),
+        Err(e) => {
+            let line = json!({"kind": "request", "route": path, "verdict": "refused", "reason": e.label(), "ack_ms": clock::now_ms() - started});
+            if matches!(e, FrontDoorError::NotConfigured(_) | FrontDoorError::Internal(_) | FrontDoorError::ActorTimeout) {
+                log::error(line);
+            } else {
+                log::emit(line);
+            }
+            Ok(e.into_response())
+        }
+    }
+}
+
+async fn route(req: Request, env: &Env, config: &Config, started: i64) -> Result<Response, FrontDoorError> {
+    let path = req.path();
+    match (req.method(), path.as_str()) {
+        (Method::Get, "/healthz") => health(config),
+        (Method::Post, "/slack/events") => slack(req, env, config, SlackRoute::Events, started).await,
+        (Method::Post, "/slack/commands") => slack(req, env, config, SlackRoute::Commands, started).await,
+        (Method::Post, "/slack/interactivity") => slack(req, env, config, SlackRoute::Interactivity, started).await,
+        (_, p) if p == "/admin" || p.starts_with("/admin/") => admin::route(req, env, config).await,
+        _ => Err(FrontDoorError::NotFound),
+    }
+}
+
+fn health(config: &Config) -> Result<Response, FrontDoorError> {
+    let ready = config.signing_secret.is_some();
+    let body = json!({
+        "ok": ready,
+        "service": "slackline",
+        "version": env!("CARGO_PKG_VERSION"),
+        "signing_secret": if ready { "set" } else { "missing" },
+        "warnings": config.warnings,
+    });
+    Ok(Response::from_json(&body)?.with_status(if ready { 200 } else { 503 }))
+}
+
+/// The clock for the timestamp check: the Workers clock, or the test clock when allowed.
+fn request_now_ms(config: &Config, req: &Request, started: i64) -> i64 {
+    if !config.allow_test_clock {
+        return started;
+    }
+    header(req, "x-slackline-test-now").and_then(|v| v.parse().ok()).unwrap_or(started)
+}
+
+fn header(req: &Request, name: &str) -> Option<String> {
+    req.headers().get(name).ok().flatten()
+}
+
+async fn slack(mut req: Request, env: &Env, config: &Config, route: SlackRoute, started: i64) -> Result<Response, FrontDoorError> {
+    let secret = config.signing_secret.as_ref().ok_or(FrontDoorError::NotConfigured("SLACK_SIGNING_SECRET"))?;
+    let body = read_capped(&mut req, MAX_BODY_BYTES).await?;
+    let now_secs = request_now_ms(config, &req, started).div_euclid(1000);
+    let (ts, sig) = (header(&req, "x-slack-request-timestamp"), header(&req, "x-slack-signature"));
+    signature::verify(secret, ts.as_deref(), sig.as_deref(), &body, now_secs).map_err(FrontDoorError::BadSignature)?;
+    let content_type = header(&req, "content-type").unwrap_or_default();
+    if !content_type.to_ascii_lowercase().starts_with(route.content_type()) {
+        return Err(FrontDoorError::WrongContentType);
+    }
+    let inbound = route.parse(&body).map_err(FrontDoorError::Malformed)?;
+    let mut line = json!({
+        "kind": "request", "route": route.path(),
+        "retry_num": header(&req, "x-slack-retry-num"), "retry_reason": header(&req, "x-slack-retry-reason"),
+    });
+    let response = answer(inbound, env, config, &mut line).await?;
+    line["ack_ms"] = json!(clock::now_ms() - started);
+    log::emit(line);
+    Ok(response)
+}
+
+/// Reads the body, refusing (413) as soon as it is known to exceed `limit`: from Content-Length,
+/// or while streaming when there is none.
+async fn read_capped(req: &mut Request, limit: usize) -> Result<Vec<u8>, FrontDoorError> {
+    if header(req, "content-length").and_then(|v| v.parse::<usize>().ok()).is_some_and(|len| len > limit) {
+        return Err(FrontDoorError::TooLarge);
+    }
+    let mut body = Vec::new();
+    let Ok(mut stream) = req.stream() else { return Ok(body) };
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk?;
+        if body.len() + chunk.len() > limit {
+            return Err(FrontDoorError::TooLarge);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+/// Answers a verified, parsed request; fills the log line's verdict.
+async fn answer(inbound: Inbound, env: &Env, config: &Config, line: &mut Value) -> Result<Response, FrontDoorError> {
+    match inbound {
+        Inbound::UrlVerification { challenge } => {
+            line["verdict"] = json!("url_verification");
+            Ok(Response::from_json(&json!({ "challenge": challenge }))?)
+        }
+        Inbound::SslCheck => {
+            line["verdict"] = json!("ssl_check");
+            Ok(Response::empty()?)
+        }
+        Inbound::AppRateLimited { team_id, minute_rate_limited } => {
+            line["verdict"] = json!("ignored");
+            line["reason"] = json!("app_rate_limited");
+            line["team"] = json!(team_id);
+            line["alert"] = json!("app_rate_limited");
+            line["minute_rate_limited"] = json!(minute_rate_limited);
+            Ok(Response::empty()?)
+        }
+        Inbound::Unknown { kind } => {
+            line["verdict"] = json!("ignored");
+            line["reason"] = json!("unknown_envelope_type");
+            line["type"] = json!(kind);
+            Ok(Response::empty()?)
+        }
+        Inbound::Dispatch(dispatch) => dispatch_to_actor(dispatch, env, config, line).await,
+    }
+}
+
+fn dispatch_type(d: &Dispatch) -> String {
+    match d {
+        Dispatch::Event(e) => match &e.event {
+            Event::AppMention(_) => "app_mention".into(),
+            Event::Message(_) => "message".into(),
+            Event::AppUninstalled => "app_uninstalled".into(),
+            Event::TokensRevoked { .. } => "tokens_revoked".into(),
+            Event::Other { event_type } => event_type.clone(),
+        },
+        Dispatch::Command(c) => c.command.clone(),
+        Dispatch::Interaction(i) => i.payload_type.clone(),
+    }
+}
+
+async fn dispatch_to_actor(d: Dispatch, env: &Env, config: &Config, line: &mut Value) -> Result<Response, FrontDoorError> {
+    line["team"] = json!(d.team_key());
+    line["op_key"] = json!(d.op_key());
+    line["type"] = json!(dispatch_type(&d));
+    let outcome = call_actor(env, &d, config.ack_budget_ms).await?;
+    let receipt = outcome.pointer("/receipt/receipt").and_then(Value::as_str).unwrap_or("unknown");
+    let ignored = outcome.get("ignored").and_then(Value::as_str);
+    line["verdict"] = json!(match (receipt, ignored) {
+        ("duplicate", _) => "duplicate",
+        (_, Some(_)) => "ignored",
+        _ => "new",
+    });
+    line["reason"] = json!(ignored);
+    line["queued"] = outcome.pointer("/receipt/queued").cloned().unwrap_or(Value::Null);
+    // A command's immediate answer (the same for a retried copy: the app is pure).
+    match outcome.get("ack") {
+        Some(ack) if !ack.is_null() => Ok(Response::from_json(ack)?),
+        _ => Ok(Response::empty()?),
+    }
+}
+
+/// Sends the dispatch to its team actor and waits at most `budget_ms` for the recorded outcome.
+async fn call_actor(env: &Env, d: &Dispatch, budget_ms: i64) -> Result<Value, FrontDoorError> {
+    let namespace = env.durable_object("TEAM")?;
+    let stub = namespace.id_from_name(d.team_key())?.get_stub()?;
+    let mut init = RequestInit::new();
+    let body = serde_json::to_string(d).map_err(|e| FrontDoorError::Internal(e.to_string()))?;
+    init.with_method(Method::Post).with_body(Some(body.into()));
+    let request = Request::new_with_init("https://team/ingest", &init)?;
+    let call = async move {
+        let mut response = stub.fetch_with_request(request).await?;
+        if response.status_code() != 200 {
+            let text = response.text().await.unwrap_or_default();
+            return Err(FrontDoorError::Internal(format!("actor answered {}: {text}", response.status_code())));
+        }
+        Ok(response.json::<Value>().await?)
+    };
+    let timer = Delay::from(Duration::from_millis(budget_ms as u64));
+    futures::pin_mut!(call);
+    match select(call, timer).await {
+        Either::Left((outcome, _)) => outcome,
+        Either::Right(_) => Err(FrontDoorError::ActorTimeout),
+    }
+}

@@ -1,0 +1,62 @@
+//! The only module that calls `Fetch`: a JSON POST with a timeout that really cancels the request.
+
+use futures::future::{select, Either};
+use serde_json::Value;
+use std::time::Duration;
+use worker::{AbortController, Delay, Fetch, Headers, Method, Request, RequestInit};
+
+/// What came back.
+#[derive(Debug)]
+pub struct Answer {
+    /// HTTP status.
+    pub status: u16,
+    /// The `Retry-After` header, if any.
+    pub retry_after: Option<String>,
+    /// The body, parsed as JSON when it is JSON (else `Value::Null`).
+    pub json: Value,
+}
+
+/// Why nothing (usable) came back.
+#[derive(Debug)]
+pub enum Failure {
+    /// Connection refused, reset, DNS, a body that could not be read...
+    Network(String),
+    /// The per-attempt timeout fired first; the request was aborted.
+    Timeout,
+}
+
+/// POSTs `body` as JSON (with a bearer token when given) and waits at most `timeout_ms`.
+pub async fn post_json(url: &str, bearer: Option<&str>, body: &Value, timeout_ms: i64) -> Result<Answer, Failure> {
+    let request = build(url, bearer, body).map_err(|e| Failure::Network(e.to_string()))?;
+    let controller = AbortController::default();
+    let signal = controller.signal();
+    let call = async {
+        let fetch = Fetch::Request(request);
+        let mut response = fetch.send_with_signal(&signal).await?;
+        let status = response.status_code();
+        let retry_after = response.headers().get("retry-after")?;
+        let text = response.text().await?;
+        Ok::<_, worker::Error>(Answer { status, retry_after, json: serde_json::from_str(&text).unwrap_or(Value::Null) })
+    };
+    let timer = Delay::from(Duration::from_millis(timeout_ms.max(1) as u64));
+    futures::pin_mut!(call);
+    match select(call, timer).await {
+        Either::Left((Ok(answer), _)) => Ok(answer),
+        Either::Left((Err(e), _)) => Err(Failure::Network(e.to_string())),
+        Either::Right(_) => {
+            controller.abort();
+            Err(Failure::Timeout)
+        }
+    }
+}
+
+fn build(url: &str, bearer: Option<&str>, body: &Value) -> worker::Result<Request> {
+    let headers = Headers::new();
+    headers.set("content-type", "application/json; charset=utf-8")?;
+    if let Some(token) = bearer {
+        headers.set("authorization", &format!("Bearer {token}"))?;
+    }
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post).with_headers(headers).with_body(Some(body.to_string().into()));
+    Request::new_with_init(url, &init)
+}

@@ -1,0 +1,20 @@
+//! The adapters between the pure core and the Workers runtime (wasm32 only). Each is thin: it
+//! reads or writes the outside world and hands everything else to the core.
+//!
+//! - [`front_door`]: the Worker's `fetch` (stateless): verify, parse, route, wait for the actor;
+//! - [`admin`]: the admin API's authentication and forwarding to a team actor;
+//! - [`team`]: the `TeamActor` Durable Object: the atomic ingest unit, the admin reads, the alarm;
+//! - [`sweep`]: the alarm's delivery loop;
+//! - [`store`]: the only module that runs SQL;
+//! - [`http`]: the only module that calls `Fetch`;
+//! - [`env`], [`log`], [`clock`]: configuration, JSON log lines, time and randomness.
+
+pub mod admin;
+pub mod clock;
+pub mod env;
+pub mod front_door;
+pub mod http;
+pub mod log;
+pub mod store;
+pub mod sweep;
+pub mod team;

@@ -1,0 +1,330 @@
+//! The only module that runs SQL. It binds values to the statements in [`crate::store::sql`] and
+//! turns result rows into outcome enums.
+//!
+//! All-or-nothing units (the ingest unit, a completion with its follow-ups) run inside
+//! `transactionSync` (reached through `Storage::as_raw()`, which workers-rs does not bind): if any
+//! statement fails, every write of the unit is rolled back, so a receipt never exists without its
+//! outbox rows. No `.await` happens inside a unit.
+
+use crate::effect::Effect;
+use crate::outbox::Transition;
+use crate::store::sql;
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use serde_json::Value;
+use std::cell::RefCell;
+use std::rc::Rc;
+use worker::wasm_bindgen::{closure::Closure, JsCast, JsValue};
+use worker::{SqlStorage, SqlStorageValue as V, Storage};
+
+/// Runs `f` inside `storage.transactionSync`: its writes commit together or not at all.
+pub fn tx_sync<T: 'static>(storage: &Storage, f: impl FnOnce() -> worker::Result<T> + 'static) -> worker::Result<T> {
+    use worker::js_sys::{Function, Reflect};
+    let raw = storage.as_raw();
+    let func: Function = Reflect::get(raw, &JsValue::from_str("transactionSync"))?.dyn_into()?;
+    let out: Rc<RefCell<Option<T>>> = Rc::new(RefCell::new(None));
+    let slot = out.clone();
+    let callback = Closure::once(move || -> Result<JsValue, JsValue> {
+        let value = f().map_err(|e| JsValue::from_str(&e.to_string()))?;
+        *slot.borrow_mut() = Some(value);
+        Ok(JsValue::UNDEFINED)
+    });
+    func.call1(raw, callback.as_ref().unchecked_ref()).map_err(worker::Error::from)?;
+    let value = out.borrow_mut().take();
+    value.ok_or_else(|| worker::Error::RustError("transactionSync did not run its callback".into()))
+}
+
+fn rows<T: DeserializeOwned>(sql: &SqlStorage, query: &str, bindings: Vec<V>) -> worker::Result<Vec<T>> {
+    sql.exec(query, bindings)?.to_array()
+}
+
+fn run(sql: &SqlStorage, query: &str, bindings: Vec<V>) -> worker::Result<()> {
+    sql.exec(query, bindings).map(|_| ())
+}
+
+fn int(v: i64) -> V {
+    V::Integer(v)
+}
+
+fn opt_int(v: Option<i64>) -> V {
+    v.map(V::Integer).unwrap_or(V::Null)
+}
+
+fn text(v: &str) -> V {
+    V::String(v.to_string())
+}
+
+/// Creates the tables (idempotent).
+pub fn migrate(sql: &SqlStorage) -> worker::Result<()> {
+    run(sql, sql::SCHEMA, vec![])
+}
+
+/// What the ingest unit did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "receipt", rename_all = "snake_case")]
+pub enum Receipt {
+    /// First time this operation key was seen: its effects were offered to the outbox.
+    New {
+        /// Rows inserted.
+        queued: u32,
+        /// Effects whose idempotency key was already queued (the same fact seen before).
+        already_queued: u32,
+    },
+    /// The operation key was already recorded: nothing was written.
+    Duplicate,
+}
+
+/// An effect ready to insert, with its absolute deadline.
+#[derive(Debug, Clone)]
+pub struct NewRow {
+    /// The effect.
+    pub effect: Effect,
+    /// Absolute deadline (epoch ms), if any.
+    pub deadline_at: Option<i64>,
+}
+
+impl NewRow {
+    /// A row for `effect` queued at `now`.
+    pub fn queued_at(effect: Effect, now: i64) -> NewRow {
+        let deadline_at = effect.deadline_after_ms.map(|after| now + after);
+        NewRow { effect, deadline_at }
+    }
+}
+
+fn insert_rows(sql: &SqlStorage, op_key: &str, rows_to_insert: &[NewRow], max_attempts: u32, now: i64) -> worker::Result<(u32, u32)> {
+    let (mut queued, mut already) = (0, 0);
+    for row in rows_to_insert {
+        let payload = serde_json::to_string(&row.effect.action).map_err(|e| worker::Error::RustError(e.to_string()))?;
+        let inserted: Vec<Value> = rows(sql, sql::INSERT_OUTBOX, vec![
+            text(&row.effect.key), text(op_key), text(row.effect.action.label()), text(&row.effect.action.target()),
+            V::String(payload), int(max_attempts as i64), int(now), opt_int(row.deadline_at), int(now),
+        ])?;
+        if inserted.is_empty() { already += 1 } else { queued += 1 }
+    }
+    Ok((queued, already))
+}
+
+/// The ingest unit: the receipt and its outbox rows, all or nothing.
+pub fn record(
+    storage: &Storage,
+    sql: &SqlStorage,
+    team_key: &str,
+    op_key: &str,
+    kind: &str,
+    new_rows: Vec<NewRow>,
+    max_attempts: u32,
+    now: i64,
+) -> worker::Result<Receipt> {
+    let (sql, team_key, op_key, kind) = (sql.clone(), team_key.to_string(), op_key.to_string(), kind.to_string());
+    tx_sync(storage, move || {
+        run(&sql, sql::REMEMBER_TEAM_KEY, vec![text(&team_key)])?;
+        let fresh: Vec<Value> = rows(&sql, sql::INSERT_RECEIPT, vec![text(&op_key), text(&kind), int(now)])?;
+        if fresh.is_empty() {
+            return Ok(Receipt::Duplicate);
+        }
+        let (queued, already_queued) = insert_rows(&sql, &op_key, &new_rows, max_attempts, now)?;
+        Ok(Receipt::New { queued, already_queued })
+    })
+}
+
+/// A row as claimed by a sweep.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ClaimedRow {
+    /// Row id.
+    pub id: i64,
+    /// Idempotency key.
+    pub idem_key: String,
+    /// The receipt that produced it.
+    pub op_key: String,
+    /// Effect label.
+    pub effect: String,
+    /// Rate-limit target.
+    pub target: String,
+    /// The effect's action, as JSON.
+    pub payload: String,
+    /// Attempts including this one.
+    pub attempts: i64,
+    /// The row's maximum.
+    pub max_attempts: i64,
+    /// Absolute deadline.
+    pub deadline_at: Option<i64>,
+}
+
+/// Claims up to `limit` due rows for `token` until `lease_until`.
+pub fn claim(sql: &SqlStorage, token: &str, lease_until: i64, now: i64, limit: i64) -> worker::Result<Vec<ClaimedRow>> {
+    let mut claimed: Vec<ClaimedRow> = rows(sql, sql::CLAIM, vec![text(token), int(lease_until), int(now), int(limit)])?;
+    claimed.sort_by_key(|r| r.id);
+    Ok(claimed)
+}
+
+/// The outcome of a fenced completion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completion {
+    /// Our claim still held: the transition was stored.
+    Stored,
+    /// Another claimer owns the row now: nothing of ours was written but the attempt log.
+    Fenced,
+}
+
+/// One attempt, for the row's history.
+#[derive(Debug, Clone)]
+pub struct AttemptLog {
+    /// Which attempt.
+    pub attempt: i64,
+    /// `success`, `retry`, `parked` or `fenced`.
+    pub outcome: &'static str,
+    /// The Slack error or failure code.
+    pub detail: Option<String>,
+    /// The HTTP status, when there was an answer.
+    pub http_status: Option<i64>,
+    /// How long the attempt took.
+    pub latency_ms: i64,
+}
+
+/// Everything a completion writes, in one unit.
+pub struct Completing {
+    /// The row.
+    pub row_id: i64,
+    /// Our claim token (the fence).
+    pub token: String,
+    /// The state machine's decision.
+    pub transition: Transition,
+    /// For a retry that was a 429: hold this target until the retry time.
+    pub hold_target: Option<String>,
+    /// The error to keep as `last_error`.
+    pub last_error: Option<String>,
+    /// The attempt's history entry.
+    pub log: AttemptLog,
+    /// Follow-up rows (an LLM answer's post), inserted only if the completion is stored.
+    pub followups: Vec<NewRow>,
+    /// The row's receipt key, given to follow-ups.
+    pub op_key: String,
+    /// Attempt budget for follow-ups.
+    pub max_attempts: u32,
+    /// Now.
+    pub now: i64,
+}
+
+/// Stores a completion if our claim still holds (fenced by `claim_token`), with its follow-ups,
+/// hold, attempt history and counters, all or nothing.
+pub fn complete(storage: &Storage, sql: &SqlStorage, c: Completing) -> worker::Result<Completion> {
+    let sql = sql.clone();
+    tx_sync(storage, move || {
+        let stored: Vec<Value> = match &c.transition {
+            Transition::Done => rows(&sql, sql::COMPLETE_DONE, vec![int(c.row_id), text(&c.token), int(c.now), opt_int(c.log.http_status)])?,
+            Transition::Retry { at, .. } => rows(&sql, sql::COMPLETE_RETRY, vec![
+                int(c.row_id), text(&c.token), int(*at), c.last_error.as_deref().map(text).unwrap_or(V::Null), opt_int(c.log.http_status),
+            ])?,
+            Transition::Park { reason } => rows(&sql, sql::COMPLETE_PARK, vec![
+                int(c.row_id), text(&c.token), text(reason), c.last_error.as_deref().map(text).unwrap_or(V::Null),
+                opt_int(c.log.http_status), int(c.now),
+            ])?,
+        };
+        let completion = if stored.is_empty() { Completion::Fenced } else { Completion::Stored };
+        let outcome = if completion == Completion::Fenced { "fenced" } else { c.log.outcome };
+        run(&sql, sql::LOG_ATTEMPT, vec![
+            int(c.row_id), int(c.log.attempt), int(c.now), text(outcome), c.log.detail.as_deref().map(text).unwrap_or(V::Null),
+            opt_int(c.log.http_status), int(c.log.latency_ms),
+        ])?;
+        run(&sql, sql::BUMP_COUNTER, vec![text(outcome), int(1)])?;
+        if completion == Completion::Stored {
+            if let (Some(target), Transition::Retry { at, .. }) = (&c.hold_target, &c.transition) {
+                run(&sql, sql::HOLD_TARGET, vec![text(target), int(*at)])?;
+            }
+            insert_rows(&sql, &c.op_key, &c.followups, c.max_attempts, c.now)?;
+        }
+        Ok(completion)
+    })
+}
+
+#[derive(Deserialize)]
+struct NextAt {
+    next_at: Option<i64>,
+}
+
+/// When the alarm should next fire: the earliest due work or housekeeping, if any.
+pub fn next_alarm(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_retention_ms: i64) -> worker::Result<Option<i64>> {
+    let due: Vec<NextAt> = rows(sql, sql::NEXT_DUE, vec![int(now)])?;
+    let prune: Vec<NextAt> = rows(sql, sql::NEXT_PRUNE, vec![int(receipt_retention_ms), int(done_retention_ms)])?;
+    let never = 9_007_199_254_740_991;
+    let times = due.into_iter().chain(prune).filter_map(|r| r.next_at).filter(|t| *t < never);
+    Ok(times.min())
+}
+
+/// Housekeeping: deletes receipts and delivered rows past retention (bounded), and stale holds.
+pub fn prune(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_retention_ms: i64, limit: i64) -> worker::Result<()> {
+    run(sql, sql::PRUNE_RECEIPTS, vec![int(now - receipt_retention_ms), int(limit)])?;
+    run(sql, sql::PRUNE_DONE_ATTEMPTS, vec![int(now - done_retention_ms), int(limit)])?;
+    run(sql, sql::PRUNE_DONE, vec![int(now - done_retention_ms), int(limit)])?;
+    run(sql, sql::PRUNE_HOLDS, vec![int(now)])
+}
+
+/// The team key this actor recorded, if any.
+pub fn team_key(sql: &SqlStorage) -> worker::Result<Option<String>> {
+    #[derive(Deserialize)]
+    struct Row {
+        value: String,
+    }
+    Ok(rows::<Row>(sql, sql::TEAM_KEY, vec![])?.into_iter().next().map(|r| r.value))
+}
+
+/// The admin API's view of the team.
+pub fn stats(sql: &SqlStorage, now: i64) -> worker::Result<Value> {
+    let groups: Vec<Value> = rows(sql, sql::STATS_BY_STATUS, vec![])?;
+    let receipts: Vec<Value> = rows(sql, sql::RECEIPT_COUNT, vec![])?;
+    let counters: Vec<Value> = rows(sql, sql::COUNTERS, vec![])?;
+    let holds: Vec<Value> = rows(sql, sql::ACTIVE_HOLDS, vec![int(now)])?;
+    Ok(serde_json::json!({
+        "team": team_key(sql)?,
+        "groups": groups,
+        "receipts": receipts.first().and_then(|r| r.get("n")).cloned().unwrap_or(Value::from(0)),
+        "counters": counters,
+        "holds": holds,
+    }))
+}
+
+/// A page of rows in one status, newest first.
+pub fn list_rows(sql: &SqlStorage, status: &str, before_id: i64, limit: i64) -> worker::Result<Vec<Value>> {
+    rows(sql, sql::LIST_ROWS, vec![text(status), int(before_id), int(limit)])
+}
+
+/// One row with its attempt history, if it exists.
+pub fn row_with_attempts(sql: &SqlStorage, id: i64) -> worker::Result<Option<Value>> {
+    let found: Vec<Value> = rows(sql, sql::ONE_ROW, vec![int(id)])?;
+    let Some(mut row) = found.into_iter().next() else { return Ok(None) };
+    let attempts: Vec<Value> = rows(sql, sql::ROW_ATTEMPTS, vec![int(id)])?;
+    row["attempts_log"] = Value::Array(attempts);
+    Ok(Some(row))
+}
+
+/// Whether an operator's request found its row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operated {
+    /// Done.
+    Applied,
+    /// No parked row with that id.
+    NotParked,
+}
+
+/// Sends a parked row back to pending (audited), due now.
+pub fn redrive(storage: &Storage, sql: &SqlStorage, id: i64, max_attempts: u32, now: i64) -> worker::Result<Operated> {
+    let sql = sql.clone();
+    tx_sync(storage, move || {
+        let done: Vec<Value> = rows(&sql, sql::REDRIVE, vec![int(id), int(now), int(max_attempts as i64)])?;
+        if done.is_empty() {
+            return Ok(Operated::NotParked);
+        }
+        run(&sql, sql::AUDIT, vec![int(now), text("redrive"), int(id), V::Null])?;
+        Ok(Operated::Applied)
+    })
+}
+
+/// Deletes a parked row, keeping an audit record of what it was.
+pub fn discard(storage: &Storage, sql: &SqlStorage, id: i64, now: i64) -> worker::Result<Operated> {
+    let sql = sql.clone();
+    tx_sync(storage, move || {
+        let gone: Vec<Value> = rows(&sql, sql::DISCARD, vec![int(id)])?;
+        let Some(row) = gone.into_iter().next() else { return Ok(Operated::NotParked) };
+        run(&sql, sql::AUDIT, vec![int(now), text("discard"), int(id), V::String(row.to_string())])?;
+        Ok(Operated::Applied)
+    })
+}

@@ -1,0 +1,251 @@
+//! The alarm's delivery loop: claim a bounded batch, perform each effect (a few at a time, each
+//! with a timeout), complete each with a fenced write, repeat until nothing is due or the time
+//! budget is spent. The caller re-arms the alarm from the returned report on every path.
+//!
+//! Invariants: the claim is one UPDATE (no SELECT-then-UPDATE); a completion whose claim was taken
+//! over is counted as fenced and changes nothing; a row past its deadline is parked without being
+//! performed; a crash anywhere leaves claimed rows to be reclaimed when their lease expires.
+
+use super::clock;
+use super::http::{self, Failure};
+use super::log;
+use super::store::{self, AttemptLog, ClaimedRow, Completing, Completion, NewRow};
+use crate::config::{Config, PRUNE_BATCH};
+use crate::effect::{Action, Followup};
+use crate::outbox::{after_attempt, before_attempt, reasons, Attempted, Transition};
+use crate::slack::classify::{self, Verdict};
+use futures::StreamExt;
+use serde::Serialize;
+use serde_json::{json, Value};
+use worker::{SqlStorage, Storage};
+
+/// What one sweep did.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct SweepReport {
+    /// `alarm` or `admin`.
+    pub trigger: &'static str,
+    /// Rows claimed.
+    pub claimed: u32,
+    /// Rows delivered.
+    pub delivered: u32,
+    /// Rows scheduled for another attempt.
+    pub retried: u32,
+    /// Rows parked.
+    pub parked: u32,
+    /// Completions refused because another claimer owns the row.
+    pub fenced: u32,
+    /// Wall time spent.
+    pub duration_ms: i64,
+    /// When the alarm was re-armed for (None: nothing left to do).
+    pub next_alarm_at: Option<i64>,
+    /// A storage error that ended the sweep early, if any.
+    pub error: Option<String>,
+}
+
+/// The adapters a sweep works with.
+pub struct Sweeper<'a> {
+    /// The actor's storage (for transactionSync).
+    pub storage: &'a Storage,
+    /// The actor's SQL handle.
+    pub sql: &'a SqlStorage,
+    /// Settings.
+    pub config: &'a Config,
+}
+
+/// The result of performing one effect.
+struct Performed {
+    verdict: Verdict,
+    http_status: Option<i64>,
+    /// The LLM's answer, for a successful completion call.
+    answer: Option<String>,
+}
+
+impl Performed {
+    fn verdict(verdict: Verdict) -> Performed {
+        Performed { verdict, http_status: None, answer: None }
+    }
+}
+
+impl Sweeper<'_> {
+    /// Runs one sweep. Storage errors end it early (recorded in the report); they never escape.
+    pub async fn run(&self, trigger: &'static str) -> SweepReport {
+        let started = clock::now_ms();
+        let mut report = SweepReport { trigger, ..SweepReport::default() };
+        if let Err(e) = self.drain(started, &mut report).await {
+            report.error = Some(e.to_string());
+        }
+        report.duration_ms = clock::now_ms() - started;
+        report
+    }
+
+    async fn drain(&self, started: i64, report: &mut SweepReport) -> worker::Result<()> {
+        let c = self.config;
+        store::prune(self.sql, started, c.receipt_retention_ms, c.done_retention_ms, PRUNE_BATCH)?;
+        let token = clock::claim_token();
+        while clock::now_ms() - started < c.sweep_budget_ms {
+            let now = clock::now_ms();
+            let batch = store::claim(self.sql, &token, now + c.lease_ms, now, c.batch_size)?;
+            if batch.is_empty() {
+                break;
+            }
+            report.claimed += batch.len() as u32;
+            let outcomes: Vec<worker::Result<&'static str>> = futures::stream::iter(batch)
+                .map(|row| self.deliver(row, &token))
+                .buffer_unordered(c.delivery_concurrency)
+                .collect()
+                .await;
+            for outcome in outcomes {
+                match outcome? {
+                    "success" => report.delivered += 1,
+                    "retry" => report.retried += 1,
+                    "parked" => report.parked += 1,
+                    _ => report.fenced += 1,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Performs one claimed row and stores its outcome; returns the attempt-log outcome label.
+    async fn deliver(&self, row: ClaimedRow, token: &str) -> worker::Result<&'static str> {
+        let attempted = Attempted {
+            attempts: row.attempts.max(0) as u32,
+            max_attempts: row.max_attempts.max(1) as u32,
+            deadline_at: row.deadline_at,
+        };
+        let started = clock::now_ms();
+        let (performed, transition) = match before_attempt(&attempted, started) {
+            // Not performed: the previous attempt's error stays as `last_error`.
+            Some(expired) => (Performed::verdict(Verdict::Success), expired),
+            None => {
+                let performed = self.perform(&row).await;
+                let now = clock::now_ms();
+                let transition = after_attempt(&self.config.retry, &attempted, &performed.verdict, now, clock::jitter());
+                (performed, transition)
+            }
+        };
+        self.finish(row, token, attempted, performed, transition, started).await
+    }
+
+    async fn finish(
+        &self,
+        row: ClaimedRow,
+        token: &str,
+        attempted: Attempted,
+        performed: Performed,
+        transition: Transition,
+        started: i64,
+    ) -> worker::Result<&'static str> {
+        let now = clock::now_ms();
+        let (code, hold) = match &performed.verdict {
+            Verdict::Success => (None, false),
+            Verdict::Transient { code, hold_target, .. } => (Some(code.clone()), *hold_target),
+            Verdict::Permanent { code } => (Some(code.clone()), false),
+        };
+        let outcome = match &transition {
+            Transition::Done => "success",
+            Transition::Retry { .. } => "retry",
+            Transition::Park { .. } => "parked",
+        };
+        let followups = self.followups(&row, &performed);
+        let completing = Completing {
+            row_id: row.id,
+            token: token.to_string(),
+            hold_target: hold.then(|| row.target.clone()),
+            last_error: code.clone(),
+            log: AttemptLog { attempt: attempted.attempts as i64, outcome, detail: code.clone(), http_status: performed.http_status, latency_ms: now - started },
+            followups,
+            op_key: row.op_key.clone(),
+            max_attempts: self.config.retry.max_attempts,
+            now,
+            transition: transition.clone(),
+        };
+        let completion = store::complete(self.storage, self.sql, completing)?;
+        let outcome = if completion == Completion::Fenced { "fenced" } else { outcome };
+        log_attempt(&row, attempted, outcome, &transition, code.as_deref(), performed.http_status, now - started);
+        Ok(outcome)
+    }
+
+    fn followups(&self, row: &ClaimedRow, performed: &Performed) -> Vec<NewRow> {
+        let (Some(answer), Ok(Action::LlmReply { then, .. })) =
+            (&performed.answer, serde_json::from_str::<Action>(&row.payload))
+        else {
+            return Vec::new();
+        };
+        let effect = then.effect(&row.idem_key, answer, None);
+        vec![NewRow { effect, deadline_at: row.deadline_at }]
+    }
+
+    async fn perform(&self, row: &ClaimedRow) -> Performed {
+        let Ok(action) = serde_json::from_str::<Action>(&row.payload) else {
+            return Performed::verdict(Verdict::Permanent { code: reasons::BAD_PAYLOAD.into() });
+        };
+        let c = self.config;
+        let timeout = c.attempt_timeout_ms;
+        match action {
+            Action::SlackApi { method, args } => {
+                let Some(token) = c.bot_token.as_ref() else {
+                    return Performed::verdict(Verdict::Permanent { code: reasons::NOT_INSTALLED.into() });
+                };
+                let answer = http::post_json(&c.slack_method_url(&method), Some(token.expose()), &args, timeout).await;
+                judge(answer, |a| classify::classify_web_api(a.status, a.retry_after.as_deref(), &a.json))
+            }
+            Action::RespondUrl { url, body } => {
+                let answer = http::post_json(&url, None, &body, timeout).await;
+                judge(answer, |a| classify::classify_http(a.status, a.retry_after.as_deref()).unwrap_or(Verdict::Success))
+            }
+            Action::LlmReply { prompt, then } => self.complete_chat(&prompt, &then).await,
+        }
+    }
+
+    async fn complete_chat(&self, prompt: &str, _then: &Followup) -> Performed {
+        let Some(llm) = self.config.llm.as_ref() else {
+            return Performed::verdict(Verdict::Permanent { code: reasons::NOT_CONFIGURED.into() });
+        };
+        let body = json!({
+            "model": llm.model,
+            "messages": [
+                {"role": "system", "content": "You are a helpful Slack assistant. Answer briefly."},
+                {"role": "user", "content": prompt}
+            ]
+        });
+        let answer = http::post_json(&llm.url, llm.api_key.as_ref().map(|k| k.expose()), &body, self.config.attempt_timeout_ms).await;
+        let text = answer.as_ref().ok().and_then(|a| a.json.pointer("/choices/0/message/content")).and_then(Value::as_str).map(str::to_string);
+        let mut performed = judge(answer, |a| match classify::classify_http(a.status, a.retry_after.as_deref()) {
+            Some(v) => v,
+            None if a.json.pointer("/choices/0/message/content").and_then(Value::as_str).is_some() => Verdict::Success,
+            None => Verdict::Transient { code: "bad_response".into(), retry_after_ms: None, hold_target: false },
+        });
+        if performed.verdict == Verdict::Success {
+            performed.answer = text;
+        }
+        performed
+    }
+}
+
+fn judge(answer: Result<http::Answer, Failure>, classify: impl Fn(&http::Answer) -> Verdict) -> Performed {
+    match answer {
+        Ok(a) => Performed { verdict: classify(&a), http_status: Some(a.status as i64), answer: None },
+        Err(Failure::Timeout) => Performed::verdict(classify::timed_out()),
+        Err(Failure::Network(detail)) => {
+            log::emit(json!({"kind": "network_error", "error": detail}));
+            Performed::verdict(classify::network_error())
+        }
+    }
+}
+
+fn log_attempt(row: &ClaimedRow, a: Attempted, outcome: &str, t: &Transition, code: Option<&str>, status: Option<i64>, latency_ms: i64) {
+    let mut line = json!({
+        "kind": "delivery", "row": row.id, "effect": row.effect, "target": row.target, "key": row.idem_key,
+        "attempt": a.attempts, "outcome": outcome, "error": code, "http_status": status, "latency_ms": latency_ms,
+    });
+    match t {
+        Transition::Retry { at, .. } => line["next_attempt_at"] = json!(at),
+        Transition::Park { reason } if outcome == "parked" => {
+            line["reason"] = json!(reason);
+            line["alert"] = json!("row_parked");
+        }
+        _ => {}
+    }
+    log::emit(line);
+}

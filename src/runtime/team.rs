@@ -1,0 +1,176 @@
+//! `TeamActor`: one Durable Object per Slack installation, named by its team key. It is the single
+//! writer of that team's receipts and outbox.
+//!
+//! - `POST /ingest` runs the atomic unit (receipt + the app's effects + outbox rows) and arms the
+//!   alarm to now when it queued anything; it answers only after the writes are durable (the
+//!   output gate), so the front door's 200 never precedes the record;
+//! - `alarm()` is the sweep: it delivers due rows, then re-arms itself to the next due time on every
+//!   path (a failed sweep re-arms after [`REARM_AFTER_ERROR_MS`]), never relying on the platform's
+//!   six alarm retries;
+//! - `/admin/...` serves the admin API's reads and operator actions (see `runtime::admin`).
+
+use super::store::{self, NewRow, Operated, Receipt};
+use super::sweep::{SweepReport, Sweeper};
+use super::{clock, env, log};
+use crate::app::{self, Decision, DefaultApp};
+use crate::config::Config;
+use crate::outbox::Status;
+use crate::slack::envelope::Dispatch;
+use serde_json::{json, Value};
+use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, Response, Result, ScheduledTime, SqlStorage, State};
+
+/// When a sweep fails on storage, the alarm is re-armed this far ahead: 5 s.
+pub const REARM_AFTER_ERROR_MS: i64 = 5_000;
+/// The most rows one admin listing returns.
+const MAX_PAGE: i64 = 200;
+
+/// The team actor.
+#[durable_object]
+pub struct TeamActor {
+    state: State,
+    env: Env,
+    sql: SqlStorage,
+}
+
+impl DurableObject for TeamActor {
+    fn new(state: State, env: Env) -> Self {
+        let sql = state.storage().sql();
+        if let Err(e) = store::migrate(&sql) {
+            log::error(json!({"kind": "schema_error", "error": e.to_string()}));
+        }
+        TeamActor { state, env, sql }
+    }
+
+    async fn fetch(&self, req: Request) -> Result<Response> {
+        let config = match env::config(&self.env) {
+            Ok(c) => c,
+            Err(e) => return Response::error(format!("configuration error: {e}"), 500),
+        };
+        let path = req.path();
+        let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+        match (req.method(), segments.as_slice()) {
+            (Method::Post, ["ingest"]) => self.ingest(req, &config).await,
+            (Method::Get, ["admin", "stats"]) => Response::from_json(&store::stats(&self.sql, clock::now_ms())?),
+            (Method::Get, ["admin", "outbox"]) => self.list(&req),
+            (Method::Get, ["admin", "outbox", id]) => self.show(id),
+            (Method::Post, ["admin", "outbox", id, "redrive"]) => self.redrive(id, &config).await,
+            (Method::Delete, ["admin", "outbox", id]) => self.discard(id),
+            (Method::Post, ["admin", "sweep"]) => Response::from_json(&self.sweep(&config, "admin").await?),
+            _ => Response::error("not found", 404),
+        }
+    }
+
+    async fn alarm(&self) -> Result<Response> {
+        match env::config(&self.env) {
+            Ok(config) => {
+                self.sweep(&config, "alarm").await?;
+            }
+            Err(e) => {
+                log::error(json!({"kind": "config_error", "error": e.to_string()}));
+                self.arm(clock::now_ms() + REARM_AFTER_ERROR_MS).await?;
+            }
+        }
+        Response::ok("")
+    }
+}
+
+impl TeamActor {
+    async fn ingest(&self, mut req: Request, config: &Config) -> Result<Response> {
+        let dispatch: Dispatch = req.json().await?;
+        let ctx = app::Context { llm_enabled: config.llm.is_some() };
+        let (decision, ack) = app::decide(&DefaultApp, &dispatch, &ctx);
+        let now = clock::now_ms();
+        let (effects, ignored) = match decision {
+            Decision::Enqueue(effects) => (effects, None),
+            Decision::Ignore(reason) => (Vec::new(), Some(reason)),
+        };
+        let rows = effects.into_iter().map(|e| NewRow::queued_at(e, now)).collect();
+        let storage = self.state.storage();
+        let receipt = store::record(&storage, &self.sql, dispatch.team_key(), dispatch.op_key(), dispatch.kind(), rows, config.retry.max_attempts, now)?;
+        if matches!(receipt, Receipt::New { queued, .. } if queued > 0) {
+            // Issued right after the unit, with no await between: committed with it.
+            self.arm(now).await?;
+        }
+        Response::from_json(&json!({ "receipt": receipt, "ignored": ignored, "ack": ack }))
+    }
+
+    async fn arm(&self, at_ms: i64) -> Result<()> {
+        let date = worker::js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(at_ms as f64));
+        self.state.storage().set_alarm(ScheduledTime::new(date)).await
+    }
+
+    /// One sweep, then the alarm re-armed to the next due time (or a short delay after an error).
+    async fn sweep(&self, config: &Config, trigger: &'static str) -> Result<SweepReport> {
+        let storage = self.state.storage();
+        let mut report = Sweeper { storage: &storage, sql: &self.sql, config }.run(trigger).await;
+        let now = clock::now_ms();
+        let next = match (&report.error, store::next_alarm(&self.sql, now, config.receipt_retention_ms, config.done_retention_ms)) {
+            (None, Ok(next)) => next,
+            (_, Err(e)) => {
+                report.error.get_or_insert(e.to_string());
+                Some(now + REARM_AFTER_ERROR_MS)
+            }
+            (Some(_), Ok(next)) => Some(next.unwrap_or(now).max(now + REARM_AFTER_ERROR_MS)),
+        };
+        if let Some(at) = next {
+            self.arm(at.max(now)).await?;
+        }
+        report.next_alarm_at = next;
+        self.log_sweep(&report);
+        Ok(report)
+    }
+
+    fn log_sweep(&self, report: &SweepReport) {
+        let mut line = json!({ "kind": "sweep", "team": store::team_key(&self.sql).ok().flatten() });
+        if let (Value::Object(fields), Ok(Value::Object(more))) = (&mut line, serde_json::to_value(report)) {
+            fields.extend(more);
+        }
+        if report.error.is_some() {
+            log::error(line);
+        } else {
+            log::emit(line);
+        }
+    }
+
+    fn list(&self, req: &Request) -> Result<Response> {
+        let url = req.url()?;
+        let query = |name: &str| url.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned());
+        let status = query("status").unwrap_or_else(|| "pending".into());
+        let Some(status) = Status::parse(&status) else {
+            return Response::error("status must be pending, parked or done", 400);
+        };
+        let limit = query("limit").and_then(|v| v.parse().ok()).unwrap_or(50).clamp(1, MAX_PAGE);
+        let before = query("before").and_then(|v| v.parse().ok()).unwrap_or(i64::from(i32::MAX) * 1024);
+        let rows = store::list_rows(&self.sql, status.as_str(), before, limit)?;
+        let next_before = if rows.len() as i64 == limit { rows.last().and_then(|r| r.get("id")).cloned() } else { None };
+        Response::from_json(&json!({ "rows": rows, "next_before": next_before }))
+    }
+
+    fn show(&self, id: &str) -> Result<Response> {
+        let Ok(id) = id.parse::<i64>() else { return Response::error("row id must be a number", 400) };
+        match store::row_with_attempts(&self.sql, id)? {
+            Some(row) => Response::from_json(&row),
+            None => Response::error("no such row", 404),
+        }
+    }
+
+    async fn redrive(&self, id: &str, config: &Config) -> Result<Response> {
+        let Ok(id) = id.parse::<i64>() else { return Response::error("row id must be a number", 400) };
+        let now = clock::now_ms();
+        match store::redrive(&self.state.storage(), &self.sql, id, config.retry.max_attempts, now)? {
+            Operated::Applied => {
+                self.arm(now).await?;
+                Response::from_json(&json!({ "redriven": id }))
+            }
+            Operated::NotParked => Response::error("no parked row with that id", 409),
+        }
+    }
+
+    fn discard(&self, id: &str) -> Result<Response> {
+        let Ok(id) = id.parse::<i64>() else { return Response::error("row id must be a number", 400) };
+        match store::discard(&self.state.storage(), &self.sql, id, clock::now_ms())? {
+            Operated::Applied => Response::from_json(&json!({ "discarded": id })),
+            Operated::NotParked => Response::error("no parked row with that id", 409),
+        }
+    }
+}
