@@ -1,0 +1,73 @@
+//! The end-to-end harness: the compiled Worker running in workerd (through `wrangler dev`), a fake
+//! Slack Web API (and LLM endpoint, and `response_url` target) on 127.0.0.1, signed Slack requests,
+//! and waiting by polling with a deadline.
+//!
+//! Each test binary shares one runtime ([`shared`]) and isolates its tests with unique team ids,
+//! channels and event ids ([`unique`]). A test that must kill, restart or reconfigure the runtime
+//! starts its own with [`Runtime::start`].
+#![allow(dead_code)]
+
+pub mod fake_slack;
+pub mod runtime;
+pub mod slack;
+
+pub use fake_slack::{Call, FakeSlack, Reply};
+pub use runtime::{Runtime, Settings};
+pub use slack::Client;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// The signing secret every test runtime uses.
+pub const SECRET: &str = "e2e-signing-secret";
+/// The admin token every test runtime uses.
+pub const ADMIN_TOKEN: &str = "e2e-admin-token";
+/// The fallback bot token every test runtime uses.
+pub const BOT_TOKEN: &str = "xoxb-e2e-fallback";
+
+/// The runtime and fake Slack shared by all tests of one test binary. Never dropped: the runtime's
+/// watchdog kills it when the test process exits, however it exits.
+pub struct Shared {
+    pub fake: FakeSlack,
+    pub runtime: Runtime,
+}
+
+impl Shared {
+    pub fn client(&self) -> Client {
+        self.runtime.client()
+    }
+}
+
+/// The binary's shared runtime, started on first use with default settings.
+pub fn shared() -> &'static Shared {
+    static SHARED: OnceLock<Shared> = OnceLock::new();
+    SHARED.get_or_init(|| {
+        let fake = FakeSlack::start();
+        let runtime = Runtime::start(Settings::new("shared", &fake));
+        Shared { fake, runtime }
+    })
+}
+
+/// A unique id with a prefix, e.g. `unique("T")` → `T18C2F0A31B2`: uppercase alphanumerics, so it
+/// is a valid Slack-like id for routes and keys.
+pub fn unique(prefix: &str) -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos() as u64;
+    format!("{prefix}{:X}{:X}{n}", std::process::id(), nanos & 0xFF_FFFF_FFFF)
+}
+
+/// Polls `probe` until it returns `Some`, or panics with `what` after `timeout`.
+pub fn eventually<T>(what: &str, timeout: Duration, mut probe: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(value) = probe() {
+            return value;
+        }
+        if Instant::now() > deadline {
+            panic!("timed out after {timeout:?} waiting for: {what}");
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}

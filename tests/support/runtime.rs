@@ -1,0 +1,194 @@
+//! One `wrangler dev` (workerd) process group per [`Runtime`], on free ports, with its own
+//! persistence folder and settings.
+//!
+//! No process may outlive the test run: the runtime is started by a small `bash` watchdog in its
+//! own process group that reads its standard input (a pipe held by the test process) and kills the
+//! whole group when that pipe closes — when the test process exits, panics or is killed. `Drop`
+//! and [`Runtime::kill`] kill the group at once with SIGKILL (an abrupt crash, on purpose).
+
+use super::{FakeSlack, ADMIN_TOKEN, BOT_TOKEN, SECRET};
+use std::fs;
+use std::io::Write;
+use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// Settings for one runtime: the vars it gets through its own env file.
+#[derive(Clone)]
+pub struct Settings {
+    pub name: String,
+    pub vars: Vec<(String, String)>,
+}
+
+impl Settings {
+    /// The defaults every test runtime uses, pointing Slack, the LLM and response URLs at `fake`.
+    pub fn new(name: &str, fake: &FakeSlack) -> Settings {
+        let vars = [
+            ("SLACK_SIGNING_SECRET", SECRET.to_string()),
+            ("SLACK_API_URL", fake.api_url()),
+            ("SLACK_BOT_TOKEN", BOT_TOKEN.to_string()),
+            ("ADMIN_TOKEN", ADMIN_TOKEN.to_string()),
+            ("ALLOW_TEST_CLOCK", "1".to_string()),
+        ];
+        Settings { name: name.into(), vars: vars.into_iter().map(|(k, v)| (k.to_string(), v)).collect() }
+    }
+
+    /// Sets (or replaces) one var.
+    pub fn var(mut self, key: &str, value: &str) -> Settings {
+        self.vars.retain(|(k, _)| k != key);
+        self.vars.push((key.into(), value.into()));
+        self
+    }
+
+    /// Removes one var.
+    pub fn without(mut self, key: &str) -> Settings {
+        self.vars.retain(|(k, _)| k != key);
+        self
+    }
+}
+
+/// A running (or killed) runtime.
+pub struct Runtime {
+    pub port: u16,
+    pub dir: PathBuf,
+    settings: Settings,
+    child: Option<Child>,
+    starts: u32,
+}
+
+fn project_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+impl Runtime {
+    /// Starts a runtime with a fresh persistence folder and waits until `/healthz` answers.
+    pub fn start(settings: Settings) -> Runtime {
+        let dir = project_root().join("target/e2e").join(super::unique(&format!("{}-", settings.name)));
+        fs::create_dir_all(dir.join("state")).unwrap();
+        let mut runtime = Runtime { port: free_port(), dir, settings, child: None, starts: 0 };
+        runtime.launch();
+        runtime
+    }
+
+    fn env_file(&self) -> PathBuf {
+        let path = self.dir.join("vars.env");
+        let mut file = fs::File::create(&path).unwrap();
+        for (k, v) in &self.settings.vars {
+            writeln!(file, "{k}={v}").unwrap();
+        }
+        path
+    }
+
+    fn launch(&mut self) {
+        self.starts += 1;
+        let root = project_root();
+        let log = fs::File::create(self.log_path_of(self.starts)).unwrap();
+        let path = format!(
+            "{}:{}:{}",
+            root.join("node_modules/.bin").display(),
+            std::env::var("HOME").map(|h| format!("{h}/.cargo/bin")).unwrap_or_default(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        // The watchdog: run wrangler in the background, wait for stdin to close, kill the group.
+        let watchdog = "\"$@\" & cat >/dev/null; kill -KILL 0";
+        let child = Command::new("bash")
+            .arg("-c")
+            .arg(watchdog)
+            .arg("slackline-runtime")
+            .arg(root.join("node_modules/.bin/wrangler"))
+            .args(["dev", "--ip", "127.0.0.1", "--show-interactive-dev-session=false"])
+            .args(["--port", &self.port.to_string(), "--inspector-port", &free_port().to_string()])
+            .arg("--persist-to")
+            .arg(self.dir.join("state"))
+            .arg("--env-file")
+            .arg(self.env_file())
+            .current_dir(&root)
+            .env("PATH", path)
+            .env("WRANGLER_SEND_METRICS", "false")
+            .env("CI", "true")
+            .stdin(Stdio::piped())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .process_group(0)
+            .spawn()
+            .expect("bash must be on PATH");
+        self.child = Some(child);
+        self.wait_ready();
+    }
+
+    fn wait_ready(&self) {
+        let url = format!("{}/healthz", self.base_url());
+        let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(2)).build();
+        let ready = std::time::Instant::now() + Duration::from_secs(180);
+        loop {
+            match agent.get(&url).call() {
+                Ok(_) | Err(ureq::Error::Status(_, _)) => return,
+                Err(_) if std::time::Instant::now() < ready => std::thread::sleep(Duration::from_millis(100)),
+                Err(e) => panic!("runtime {} not ready after 180 s ({e}); log: {}", self.settings.name, self.log_text()),
+            }
+        }
+    }
+
+    /// `http://127.0.0.1:{port}`.
+    pub fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// A client for this runtime.
+    pub fn client(&self) -> super::Client {
+        super::Client::new(&self.base_url())
+    }
+
+    fn log_path_of(&self, start: u32) -> PathBuf {
+        self.dir.join(format!("wrangler-{start}.log"))
+    }
+
+    /// Everything the runtime printed (all starts), e.g. to find structured log lines.
+    pub fn log_text(&self) -> String {
+        (1..=self.starts).filter_map(|n| fs::read_to_string(self.log_path_of(n)).ok()).collect::<Vec<_>>().join("\n")
+    }
+
+    /// The structured (JSON) log lines the Worker printed.
+    pub fn log_lines(&self) -> Vec<serde_json::Value> {
+        self.log_text()
+            .lines()
+            .filter(|l| l.starts_with('{'))
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+
+    /// Kills the whole process group at once (SIGKILL): an abrupt crash.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts again on the same persistence folder and port.
+    pub fn restart(&mut self) {
+        self.kill();
+        self.launch();
+    }
+
+    /// The process group id, while running.
+    pub fn process_group(&self) -> Option<i32> {
+        self.child.as_ref().map(|c| c.id() as i32)
+    }
+
+    pub fn state_dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}

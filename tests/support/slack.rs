@@ -1,0 +1,154 @@
+//! Signed Slack requests and admin calls against a runtime.
+
+use super::{ADMIN_TOKEN, SECRET};
+use serde_json::{json, Value};
+use slackline::slack::signature::SigningSecret;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// An HTTP answer.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub status: u16,
+    pub body: String,
+}
+
+impl Answer {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|_| panic!("not JSON ({}): {}", self.status, self.body))
+    }
+}
+
+/// A client for one runtime.
+#[derive(Clone)]
+pub struct Client {
+    base: String,
+    agent: ureq::Agent,
+}
+
+pub fn now_secs() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
+}
+
+/// Slack's signature of `body` at `ts`, with the test secret.
+pub fn sign(ts: &str, body: &[u8]) -> String {
+    SigningSecret::parse(Some(SECRET.into())).unwrap().sign(ts, body)
+}
+
+fn answer(result: Result<ureq::Response, ureq::Error>) -> Answer {
+    match result {
+        Ok(r) => Answer { status: r.status(), body: r.into_string().unwrap_or_default() },
+        Err(ureq::Error::Status(status, r)) => Answer { status, body: r.into_string().unwrap_or_default() },
+        Err(e) => panic!("request failed: {e}"),
+    }
+}
+
+impl Client {
+    pub fn new(base: &str) -> Client {
+        Client { base: base.into(), agent: ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).build() }
+    }
+
+    pub fn get(&self, path: &str) -> Answer {
+        answer(self.agent.get(&format!("{}{path}", self.base)).call())
+    }
+
+    /// POSTs raw bytes with the given headers (nothing added).
+    pub fn post_raw(&self, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
+        let mut req = self.agent.post(&format!("{}{path}", self.base));
+        for (k, v) in headers {
+            req = req.set(k, v);
+        }
+        answer(req.send_bytes(body))
+    }
+
+    /// POSTs `body` signed now, with a content type.
+    pub fn post_signed(&self, path: &str, content_type: &str, body: &[u8]) -> Answer {
+        let ts = now_secs().to_string();
+        let sig = sign(&ts, body);
+        self.post_raw(path, &[("content-type", content_type), ("x-slack-request-timestamp", &ts), ("x-slack-signature", &sig)], body)
+    }
+
+    /// POSTs a signed Events API envelope.
+    pub fn event(&self, envelope: &Value) -> Answer {
+        self.post_signed("/slack/events", "application/json", envelope.to_string().as_bytes())
+    }
+
+    /// POSTs a signed slash command form.
+    pub fn command(&self, form: &[(&str, &str)]) -> Answer {
+        let body = form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
+        self.post_signed("/slack/commands", "application/x-www-form-urlencoded", body.as_bytes())
+    }
+
+    /// POSTs a signed interactivity payload.
+    pub fn interaction(&self, payload: &Value) -> Answer {
+        let body = form_urlencoded::Serializer::new(String::new()).append_pair("payload", &payload.to_string()).finish();
+        self.post_signed("/slack/interactivity", "application/x-www-form-urlencoded", body.as_bytes())
+    }
+
+    fn admin(&self, method: &str, path: &str) -> Answer {
+        let req = self.agent.request(method, &format!("{}{path}", self.base)).set("authorization", &format!("Bearer {ADMIN_TOKEN}"));
+        answer(req.call())
+    }
+
+    pub fn admin_get(&self, path: &str) -> Answer {
+        self.admin("GET", path)
+    }
+
+    pub fn admin_post(&self, path: &str) -> Answer {
+        self.admin("POST", path)
+    }
+
+    pub fn admin_delete(&self, path: &str) -> Answer {
+        self.admin("DELETE", path)
+    }
+
+    /// The team's stats from the admin API.
+    pub fn stats(&self, team: &str) -> Value {
+        let a = self.admin_get(&format!("/admin/teams/{team}/stats"));
+        assert_eq!(a.status, 200, "{}", a.body);
+        a.json()
+    }
+
+    /// The team's outbox rows in one status.
+    pub fn rows(&self, team: &str, status: &str) -> Vec<Value> {
+        let a = self.admin_get(&format!("/admin/teams/{team}/outbox?status={status}&limit=200"));
+        assert_eq!(a.status, 200, "{}", a.body);
+        a.json()["rows"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// Every row of the team, whatever its status.
+    pub fn all_rows(&self, team: &str) -> Vec<Value> {
+        ["pending", "done", "parked"].iter().flat_map(|s| self.rows(team, s)).collect()
+    }
+
+    /// How many receipts the team has.
+    pub fn receipts(&self, team: &str) -> i64 {
+        self.stats(team)["receipts"].as_i64().unwrap_or(-1)
+    }
+
+    /// One row with its attempt history.
+    pub fn row(&self, team: &str, id: i64) -> Value {
+        let a = self.admin_get(&format!("/admin/teams/{team}/outbox/{id}"));
+        assert_eq!(a.status, 200, "{}", a.body);
+        a.json()
+    }
+}
+
+/// An `event_callback` for `team` carrying `event`, with our bot as `UBOT`.
+pub fn envelope(team: &str, event_id: &str, event: Value) -> Value {
+    json!({
+        "token": "legacy", "team_id": team, "api_app_id": "A1", "type": "event_callback",
+        "event_id": event_id, "event_time": now_secs(),
+        "authorizations": [{"enterprise_id": null, "team_id": team, "user_id": "UBOT", "is_bot": true, "is_enterprise_install": false}],
+        "event": event,
+    })
+}
+
+/// An `app_mention` of our bot by `U1` in `channel` at `ts`.
+pub fn mention(channel: &str, ts: &str, text: &str) -> Value {
+    json!({"type": "app_mention", "user": "U1", "text": format!("<@UBOT> {text}"), "ts": ts, "channel": channel, "event_ts": ts})
+}
+
+/// The `message` copy of the same post.
+pub fn message_copy(channel: &str, ts: &str, text: &str) -> Value {
+    json!({"type": "message", "channel_type": "channel", "user": "U1", "text": format!("<@UBOT> {text}"), "ts": ts, "channel": channel, "event_ts": ts})
+}
