@@ -112,6 +112,8 @@ impl Runtime {
             .env("PATH", path)
             .env("WRANGLER_SEND_METRICS", "false")
             .env("CI", "true")
+            .env("NO_COLOR", "1")
+            .env("FORCE_COLOR", "0")
             .stdin(Stdio::piped())
             .stdout(log.try_clone().unwrap())
             .stderr(log)
@@ -154,11 +156,12 @@ impl Runtime {
         (1..=self.starts).filter_map(|n| fs::read_to_string(self.log_path_of(n)).ok()).collect::<Vec<_>>().join("\n")
     }
 
-    /// The structured (JSON) log lines the Worker printed.
+    /// The structured (JSON) log lines the Worker printed (wrangler prefixes error-level lines
+    /// with a marker, so the JSON object is taken from the first `{` to the last `}`).
     pub fn log_lines(&self) -> Vec<serde_json::Value> {
         self.log_text()
             .lines()
-            .filter(|l| l.starts_with('{'))
+            .filter_map(|l| Some(&l[l.find('{')?..=l.rfind('}')?]))
             .filter_map(|l| serde_json::from_str(l).ok())
             .collect()
     }
