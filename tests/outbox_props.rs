@@ -1,0 +1,279 @@
+//! Property tests of the outbox, running the very SQL the team actor runs ([`slackline::store::sql`])
+//! against real SQLite (bundled, through rusqlite): random interleavings of claimers, lease
+//! expiries, crashes between perform and complete, and late completions.
+//!
+//! Invariants checked after every step:
+//! - no row is ever lost (nothing deletes pending or parked rows);
+//! - a completion is stored exactly when its token still owns a pending row — a stale claimer is
+//!   always fenced;
+//! - a claim never takes a row whose current lease is still live;
+//! - a finished row (done or parked) never changes again;
+//! - at the end, once leases have expired, one honest claimer drains every row: nothing stays
+//!   claimed forever.
+#![cfg(not(target_arch = "wasm32"))]
+
+use proptest::prelude::*;
+use rusqlite::{params, Connection};
+use slackline::store::sql;
+use std::collections::HashMap;
+
+const LEASE_MS: i64 = 1_000;
+
+#[derive(Debug, Clone)]
+enum Op {
+    /// A new sweep (fresh token) claims up to `limit` rows.
+    Claim { limit: i64 },
+    /// The in-flight claim at this index (modulo) completes with an outcome.
+    Complete { pick: usize, outcome: Outcome },
+    /// The claimer of the in-flight claim at this index dies: it never completes.
+    Crash { pick: usize },
+    /// Time passes.
+    Advance { ms: i64 },
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Outcome {
+    Done,
+    Retry { after_ms: i64 },
+    Park,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let outcome = prop_oneof![
+        Just(Outcome::Done),
+        (0i64..2_000).prop_map(|after_ms| Outcome::Retry { after_ms }),
+        Just(Outcome::Park),
+    ];
+    prop_oneof![
+        (1i64..4).prop_map(|limit| Op::Claim { limit }),
+        (any::<usize>(), outcome).prop_map(|(pick, outcome)| Op::Complete { pick, outcome }),
+        any::<usize>().prop_map(|pick| Op::Crash { pick }),
+        (0i64..1_500).prop_map(|ms| Op::Advance { ms }),
+    ]
+}
+
+#[derive(Debug, Clone)]
+struct InFlight {
+    row: i64,
+    token: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct RowState {
+    status: String,
+    token: Option<String>,
+    lease_until: Option<i64>,
+}
+
+struct World {
+    db: Connection,
+    now: i64,
+    tokens: u64,
+    in_flight: Vec<InFlight>,
+    rows: usize,
+}
+
+impl World {
+    fn new(rows: usize) -> World {
+        let db = Connection::open_in_memory().unwrap();
+        db.execute_batch(sql::SCHEMA).unwrap();
+        let now = 1_000_000;
+        for i in 0..rows {
+            let inserted: Vec<i64> = query_ids(&db, sql::INSERT_OUTBOX, params![
+                format!("key:{i}"), format!("op:{i}"), "slack_api", "chat.postMessage", "{}", 100, now, Option::<i64>::None, now
+            ]);
+            assert_eq!(inserted.len(), 1);
+        }
+        World { db, now, tokens: 0, in_flight: Vec::new(), rows }
+    }
+
+    fn state(&self, id: i64) -> RowState {
+        self.db
+            .query_row("SELECT status, claim_token, claim_expires_at FROM outbox WHERE id = ?1", [id], |r| {
+                Ok(RowState { status: r.get(0)?, token: r.get(1)?, lease_until: r.get(2)? })
+            })
+            .unwrap()
+    }
+
+    fn all_states(&self) -> HashMap<i64, RowState> {
+        let ids: Vec<i64> = self.db.prepare("SELECT id FROM outbox").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+        ids.into_iter().map(|id| (id, self.state(id))).collect()
+    }
+
+    fn claim(&mut self, limit: i64) {
+        self.tokens += 1;
+        let token = format!("token-{}", self.tokens);
+        let before = self.all_states();
+        let claimed: Vec<i64> = query_ids(&self.db, sql::CLAIM, params![token, self.now + LEASE_MS, self.now, limit]);
+        assert!(claimed.len() as i64 <= limit);
+        for id in claimed {
+            let was = &before[&id];
+            assert_eq!(was.status, "pending", "only pending rows are claimed");
+            if let (Some(_), Some(until)) = (&was.token, was.lease_until) {
+                assert!(until <= self.now, "row {id} claimed while its lease (until {until}) was live at {}", self.now);
+            }
+            self.in_flight.push(InFlight { row: id, token: token.clone() });
+        }
+    }
+
+    fn complete(&mut self, pick: usize, outcome: Outcome) {
+        if self.in_flight.is_empty() {
+            return;
+        }
+        let flight = self.in_flight.remove(pick % self.in_flight.len());
+        let before = self.state(flight.row);
+        let owns = before.status == "pending" && before.token.as_deref() == Some(flight.token.as_str());
+        let stored = match outcome {
+            Outcome::Done => query_ids(&self.db, sql::COMPLETE_DONE, params![flight.row, flight.token, self.now, 200]),
+            Outcome::Retry { after_ms } => query_ids(&self.db, sql::COMPLETE_RETRY, params![flight.row, flight.token, self.now + after_ms, "http_500", 500]),
+            Outcome::Park => query_ids(&self.db, sql::COMPLETE_PARK, params![flight.row, flight.token, "channel_not_found", "channel_not_found", 200, self.now]),
+        };
+        assert_eq!(!stored.is_empty(), owns, "completion stored iff the token still owns the row: {flight:?} {before:?}");
+        if !owns {
+            assert_eq!(self.state(flight.row), before, "a fenced completion changes nothing");
+        }
+    }
+
+    fn check_no_row_lost(&self, finished_before: &HashMap<i64, RowState>) {
+        let states = self.all_states();
+        assert_eq!(states.len(), self.rows, "no row is ever lost");
+        for (id, was) in finished_before {
+            assert_eq!(&states[id].status, &was.status, "finished row {id} changed");
+        }
+    }
+
+    fn finished(&self) -> HashMap<i64, RowState> {
+        self.all_states().into_iter().filter(|(_, s)| s.status != "pending").collect()
+    }
+
+    /// After every lease expires, one honest claimer completes everything it claims as done.
+    fn drain(&mut self) {
+        self.in_flight.clear();
+        for _ in 0..(self.rows * 4 + 10) {
+            self.now += LEASE_MS + 2_000;
+            self.claim(10);
+            while !self.in_flight.is_empty() {
+                self.complete(0, Outcome::Done);
+            }
+        }
+        let pending: i64 = self.db.query_row("SELECT COUNT(*) FROM outbox WHERE status = 'pending'", [], |r| r.get(0)).unwrap();
+        assert_eq!(pending, 0, "rows stayed pending or claimed forever");
+    }
+}
+
+fn query_ids(db: &Connection, statement: &str, params: impl rusqlite::Params) -> Vec<i64> {
+    let mut stmt = db.prepare(statement).unwrap();
+    let ids = stmt.query_map(params, |r| r.get::<_, i64>(0)).unwrap().map(Result::unwrap).collect();
+    ids
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn interleaved_claimers_crashes_and_late_completions_keep_every_invariant(
+        rows in 1usize..8,
+        ops in proptest::collection::vec(op(), 1..80),
+    ) {
+        let mut world = World::new(rows);
+        for op in ops {
+            let finished = world.finished();
+            match op {
+                Op::Claim { limit } => world.claim(limit),
+                Op::Complete { pick, outcome } => world.complete(pick, outcome),
+                Op::Crash { pick } => {
+                    if !world.in_flight.is_empty() {
+                        let i = pick % world.in_flight.len();
+                        world.in_flight.remove(i);
+                    }
+                }
+                Op::Advance { ms } => world.now += ms,
+            }
+            world.check_no_row_lost(&finished);
+        }
+        world.drain();
+    }
+}
+
+#[test]
+fn stale_lease_completion_is_fenced() {
+    let mut world = World::new(1);
+    world.claim(1);
+    let stale = world.in_flight[0].clone();
+    world.now += LEASE_MS; // the lease runs out
+    world.claim(1);
+    assert_eq!(world.in_flight.len(), 2, "the expired lease was claimed again");
+    let stored = query_ids(&world.db, sql::COMPLETE_DONE, params![stale.row, stale.token, world.now, 200]);
+    assert!(stored.is_empty(), "the stale claimer is fenced");
+    assert_eq!(world.state(stale.row).status, "pending");
+}
+
+#[test]
+fn a_live_lease_is_not_claimed_twice() {
+    let mut world = World::new(1);
+    world.claim(1);
+    world.now += LEASE_MS - 1;
+    world.claim(1);
+    assert_eq!(world.in_flight.len(), 1);
+}
+
+#[test]
+fn a_held_target_is_not_claimed_until_the_hold_passes() {
+    let mut world = World::new(2);
+    world.db.execute(sql::HOLD_TARGET, params!["chat.postMessage", world.now + 500]).unwrap();
+    world.claim(5);
+    assert!(world.in_flight.is_empty());
+    let next: Option<i64> = world.db.query_row(sql::NEXT_DUE, [world.now], |r| r.get(0)).unwrap();
+    assert_eq!(next, Some(world.now + 500), "the alarm is re-armed to the end of the hold, not in a hot loop");
+    world.now += 500;
+    world.claim(5);
+    assert_eq!(world.in_flight.len(), 2);
+}
+
+#[test]
+fn next_due_is_the_lease_expiry_while_a_claim_is_live() {
+    let mut world = World::new(1);
+    world.claim(1);
+    let next: Option<i64> = world.db.query_row(sql::NEXT_DUE, [world.now], |r| r.get(0)).unwrap();
+    assert_eq!(next, Some(world.now + LEASE_MS));
+}
+
+#[test]
+fn a_duplicate_idempotency_key_inserts_nothing() {
+    let world = World::new(1);
+    let again: Vec<i64> = query_ids(&world.db, sql::INSERT_OUTBOX, params!["key:0", "op:x", "slack_api", "chat.postMessage", "{}", 6, 0, Option::<i64>::None, 0]);
+    assert!(again.is_empty());
+}
+
+#[test]
+fn a_receipt_is_new_once() {
+    let world = World::new(0);
+    assert_eq!(query_count(&world.db, sql::INSERT_RECEIPT, params!["Ev1", "event", 5]), 1);
+    assert_eq!(query_count(&world.db, sql::INSERT_RECEIPT, params!["Ev1", "event", 6]), 0);
+}
+
+#[test]
+fn pruning_removes_old_receipts_and_done_rows_but_never_parked_ones() {
+    let mut world = World::new(3);
+    for _ in 0..3 {
+        world.claim(1);
+    }
+    world.complete(0, Outcome::Done);
+    world.complete(0, Outcome::Park);
+    query_count(&world.db, sql::INSERT_RECEIPT, params!["Ev-old", "event", world.now]);
+    world.now += 10_000;
+    let cutoff = world.now - 1;
+    world.db.execute(sql::PRUNE_RECEIPTS, params![cutoff, 100]).unwrap();
+    world.db.execute(sql::PRUNE_DONE_ATTEMPTS, params![cutoff, 100]).unwrap();
+    world.db.execute(sql::PRUNE_DONE, params![cutoff, 100]).unwrap();
+    let statuses: Vec<String> = world.db.prepare("SELECT status FROM outbox ORDER BY id").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    assert_eq!(statuses, vec!["parked", "pending"], "row 1 (done) pruned; row 2 parked and row 3 pending kept");
+    let receipts: i64 = world.db.query_row("SELECT COUNT(*) FROM receipts", [], |r| r.get(0)).unwrap();
+    assert_eq!(receipts, 0);
+}
+
+fn query_count(db: &Connection, statement: &str, params: impl rusqlite::Params) -> usize {
+    let mut stmt = db.prepare(statement).unwrap();
+    let n = stmt.query_map(params, |_| Ok(())).unwrap().count();
+    n
+}
