@@ -7,6 +7,8 @@
 //! with a half-understood configuration. A missing `SLACK_SIGNING_SECRET` is not an error here:
 //! the Slack routes refuse (500, one clear log line) while `/healthz` reports it.
 
+use crate::crypto::TokenCipher;
+use crate::oauth::{DEFAULT_AUTHORIZE_URL, DEFAULT_BOT_SCOPES};
 use crate::outbox::retry::{RetryPolicy, DEFAULT_MAX_ATTEMPTS, DEFAULT_SCHEDULE_MS};
 use crate::slack::signature::SigningSecret;
 
@@ -89,6 +91,19 @@ pub struct Config {
     pub bot_token: Option<Secret>,
     /// `ADMIN_TOKEN`: the admin API is off (404) without it.
     pub admin_token: Option<Secret>,
+    /// `SLACK_CLIENT_ID`: the OAuth app's client id.
+    pub client_id: Option<String>,
+    /// `SLACK_CLIENT_SECRET`: the OAuth app's secret (also the key that signs install states).
+    pub client_secret: Option<Secret>,
+    /// `SLACK_BOT_SCOPES`: the bot scopes the install link asks for.
+    pub bot_scopes: String,
+    /// `SLACK_REDIRECT_URI`: where Slack sends the browser back (default: this host's
+    /// `/slack/oauth_redirect`).
+    pub redirect_uri: Option<String>,
+    /// `SLACK_AUTHORIZE_URL`: Slack's authorize page.
+    pub authorize_url: String,
+    /// `TOKEN_ENCRYPTION_KEY` and `TOKEN_ENCRYPTION_OLD_KEYS`: tokens at rest.
+    pub cipher: TokenCipher,
     /// `ACK_BUDGET_MS`.
     pub ack_budget_ms: i64,
     /// `LEASE_MS`.
@@ -176,6 +191,13 @@ impl Config {
             slack_api_url: v.url("SLACK_API_URL")?.unwrap_or_else(|| DEFAULT_SLACK_API_URL.into()),
             bot_token: Secret::parse(v.text("SLACK_BOT_TOKEN")),
             admin_token: Secret::parse(v.text("ADMIN_TOKEN")),
+            client_id: v.text("SLACK_CLIENT_ID"),
+            client_secret: Secret::parse(v.text("SLACK_CLIENT_SECRET")),
+            bot_scopes: v.text("SLACK_BOT_SCOPES").unwrap_or_else(|| DEFAULT_BOT_SCOPES.into()),
+            redirect_uri: v.url("SLACK_REDIRECT_URI")?,
+            authorize_url: v.url("SLACK_AUTHORIZE_URL")?.unwrap_or_else(|| DEFAULT_AUTHORIZE_URL.into()),
+            cipher: TokenCipher::from_settings(v.text("TOKEN_ENCRYPTION_KEY").as_deref(), v.text("TOKEN_ENCRYPTION_OLD_KEYS").as_deref())
+                .map_err(|_| ConfigError { var: "TOKEN_ENCRYPTION_KEY", problem: "must be <key id>:<64 hex digits> (old keys: a comma-separated list of the same)".into() })?,
             ack_budget_ms: v.int("ACK_BUDGET_MS", DEFAULT_ACK_BUDGET_MS, 100, 10_000)?,
             lease_ms: v.int("LEASE_MS", DEFAULT_LEASE_MS, 100, 3_600_000)?,
             attempt_timeout_ms: v.int("ATTEMPT_TIMEOUT_MS", DEFAULT_ATTEMPT_TIMEOUT_MS, 100, 600_000)?,
@@ -283,6 +305,13 @@ mod tests {
         let c = config(&[("LEASE_MS", "1000"), ("ATTEMPT_TIMEOUT_MS", "5000")]).unwrap();
         assert_eq!(c.warnings.len(), 1);
         assert!(c.warnings[0].contains("LEASE_MS"));
+    }
+
+    #[test]
+    fn a_bad_encryption_key_names_its_variable() {
+        assert_eq!(config(&[("TOKEN_ENCRYPTION_KEY", "k1:short")]).unwrap_err().var, "TOKEN_ENCRYPTION_KEY");
+        let key = "k1:000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+        assert!(config(&[("TOKEN_ENCRYPTION_KEY", key)]).unwrap().cipher.encrypts());
     }
 
     #[test]

@@ -15,6 +15,8 @@
 //! - [`effect`]: the effects an app asks for, keyed by the fact they react to;
 //! - [`outbox`]: the outbox state machine and [`outbox::retry`] policy (clock and jitter passed in);
 //! - [`store::sql`]: every SQL statement, run by the actor and by the native property tests;
+//! - [`oauth`]: the install flow's signed state, URLs, answers and pages;
+//! - [`crypto`]: tokens at rest (AES-256-GCM with key ids);
 //! - [`config`]: one typed configuration.
 //!
 //! Thin adapters (`runtime`, wasm32 only; tested end to end in workerd):
@@ -26,7 +28,9 @@
 
 pub mod app;
 pub mod config;
+pub mod crypto;
 pub mod effect;
+pub mod oauth;
 pub mod outbox;
 pub mod slack;
 pub mod store;

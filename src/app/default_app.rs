@@ -34,7 +34,7 @@ impl App for DefaultApp {
                     || bot.is_some_and(|b| m.text.contains(&format!("<@{b}>")));
                 reply_unless_ignored(m, bot, ctx, addressed)
             }
-            Event::AppUninstalled | Event::TokensRevoked { .. } => Decision::Ignore("uninstall_not_handled"),
+            Event::AppUninstalled | Event::TokensRevoked { .. } => Decision::Ignore("handled_by_slackline"),
             Event::Other { .. } => Decision::Ignore("unhandled_event_type"),
         }
     }

@@ -77,6 +77,8 @@ pub mod reasons {
     pub const BAD_PAYLOAD: &str = "bad_payload";
     /// The effect needs a setting that is missing (e.g. `LLM_API_URL`).
     pub const NOT_CONFIGURED: &str = "not_configured";
+    /// The app was uninstalled (or its bot token revoked): pending rows were parked with this.
+    pub const UNINSTALLED: &str = "uninstalled";
 }
 
 /// What a claimed row looks like to the state machine.

@@ -4,6 +4,7 @@
 //!
 //! | method and path | actor route |
 //! | --- | --- |
+//! | `GET /admin/teams` | the `Directory` actor's list of teams |
 //! | `GET /admin/teams/{team}/stats` | `GET /admin/stats` |
 //! | `GET /admin/teams/{team}/outbox?status=&limit=&before=` | `GET /admin/outbox` |
 //! | `GET /admin/teams/{team}/outbox/{id}` | `GET /admin/outbox/{id}` |
@@ -11,6 +12,7 @@
 //! | `DELETE /admin/teams/{team}/outbox/{id}` | `DELETE /admin/outbox/{id}` |
 //! | `POST /admin/teams/{team}/sweep` | `POST /admin/sweep` (runs a sweep now, returns its report) |
 
+use super::directory;
 use super::front_door::FrontDoorError;
 use crate::config::Config;
 use worker::{Env, Method, Request, RequestInit, Response};
@@ -35,6 +37,7 @@ pub async fn route(req: Request, env: &Env, config: &Config) -> Result<Response,
     let path = req.path();
     let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
     let (team, rest) = match segments.as_slice() {
+        ["admin", "teams"] if req.method() == Method::Get => return Ok(directory::call(env, Method::Get, "/teams", None).await?),
         ["admin", "teams", team, rest @ ..] if !rest.is_empty() => (*team, rest.join("/")),
         _ => return Err(FrontDoorError::NotFound),
     };

@@ -6,7 +6,7 @@
 //! before any hashing) → signature and timestamp (401) → content type (415) → parse (400). Every
 //! error is mapped to HTTP in one place, [`FrontDoorError::into_response`].
 
-use super::{admin, clock, env, log};
+use super::{admin, clock, env, log, oauth};
 use crate::config::{Config, MAX_BODY_BYTES};
 use crate::slack::envelope::{self, Dispatch, Event, Inbound, ParseError};
 use crate::slack::signature::{self, SignatureError};
@@ -149,6 +149,8 @@ async fn route(req: Request, env: &Env, config: &Config, started: i64) -> Result
     let path = req.path();
     match (req.method(), path.as_str()) {
         (Method::Get, "/healthz") => health(config),
+        (Method::Get, "/slack/install") => Ok(oauth::install(&req, config, request_now_ms(config, &req, started))?),
+        (Method::Get, "/slack/oauth_redirect") => Ok(oauth::redirect(&req, env, config, request_now_ms(config, &req, started)).await?),
         (Method::Post, "/slack/events") => slack(req, env, config, SlackRoute::Events, started).await,
         (Method::Post, "/slack/commands") => slack(req, env, config, SlackRoute::Commands, started).await,
         (Method::Post, "/slack/interactivity") => slack(req, env, config, SlackRoute::Interactivity, started).await,
@@ -169,7 +171,8 @@ fn health(config: &Config) -> Result<Response, FrontDoorError> {
     Ok(Response::from_json(&body)?.with_status(if ready { 200 } else { 503 }))
 }
 
-/// The clock for the timestamp check: the Workers clock, or the test clock when allowed.
+/// The clock for signature timestamps and install states: the Workers clock, or the test clock
+/// when allowed.
 fn request_now_ms(config: &Config, req: &Request, started: i64) -> i64 {
     if !config.allow_test_clock {
         return started;

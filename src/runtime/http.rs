@@ -1,4 +1,5 @@
-//! The only module that calls `Fetch`: a JSON POST with a timeout that really cancels the request.
+//! The only module that calls `Fetch`: JSON and form POSTs with a timeout that really cancels the
+//! request.
 
 use futures::future::{select, Either};
 use serde_json::Value;
@@ -27,7 +28,18 @@ pub enum Failure {
 
 /// POSTs `body` as JSON (with a bearer token when given) and waits at most `timeout_ms`.
 pub async fn post_json(url: &str, bearer: Option<&str>, body: &Value, timeout_ms: i64) -> Result<Answer, Failure> {
-    let request = build(url, bearer, body).map_err(|e| Failure::Network(e.to_string()))?;
+    let request = build(url, bearer, "application/json; charset=utf-8", body.to_string()).map_err(|e| Failure::Network(e.to_string()))?;
+    send(request, timeout_ms).await
+}
+
+/// POSTs form fields (`application/x-www-form-urlencoded`, as `oauth.v2.access` takes them).
+pub async fn post_form(url: &str, fields: &[(&str, &str)], timeout_ms: i64) -> Result<Answer, Failure> {
+    let body = form_urlencoded::Serializer::new(String::new()).extend_pairs(fields).finish();
+    let request = build(url, None, "application/x-www-form-urlencoded", body).map_err(|e| Failure::Network(e.to_string()))?;
+    send(request, timeout_ms).await
+}
+
+async fn send(request: Request, timeout_ms: i64) -> Result<Answer, Failure> {
     let controller = AbortController::default();
     let signal = controller.signal();
     let call = async {
@@ -50,13 +62,13 @@ pub async fn post_json(url: &str, bearer: Option<&str>, body: &Value, timeout_ms
     }
 }
 
-fn build(url: &str, bearer: Option<&str>, body: &Value) -> worker::Result<Request> {
+fn build(url: &str, bearer: Option<&str>, content_type: &str, body: String) -> worker::Result<Request> {
     let headers = Headers::new();
-    headers.set("content-type", "application/json; charset=utf-8")?;
+    headers.set("content-type", content_type)?;
     if let Some(token) = bearer {
         headers.set("authorization", &format!("Bearer {token}"))?;
     }
     let mut init = RequestInit::new();
-    init.with_method(Method::Post).with_headers(headers).with_body(Some(body.to_string().into()));
+    init.with_method(Method::Post).with_headers(headers).with_body(Some(body.into()));
     Request::new_with_init(url, &init)
 }

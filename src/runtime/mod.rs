@@ -3,7 +3,11 @@
 //!
 //! - [`front_door`]: the Worker's `fetch` (stateless): verify, parse, route, wait for the actor;
 //! - [`admin`]: the admin API's authentication and forwarding to a team actor;
-//! - [`team`]: the `TeamActor` Durable Object: the atomic ingest unit, the admin reads, the alarm;
+//! - [`oauth`]: the install flow (`/slack/install`, `/slack/oauth_redirect`);
+//! - [`team`]: the `TeamActor` Durable Object: the atomic ingest unit, the installation, the admin
+//!   reads, the alarm;
+//! - [`directory`]: the `Directory` Durable Object: the list of teams and consumed OAuth states;
+//! - [`credential`]: the bot token at delivery time, with single-flight refresh;
 //! - [`sweep`]: the alarm's delivery loop;
 //! - [`store`]: the only module that runs SQL;
 //! - [`http`]: the only module that calls `Fetch`;
@@ -11,10 +15,13 @@
 
 pub mod admin;
 pub mod clock;
+pub mod credential;
+pub mod directory;
 pub mod env;
 pub mod front_door;
 pub mod http;
 pub mod log;
+pub mod oauth;
 pub mod store;
 pub mod sweep;
 pub mod team;

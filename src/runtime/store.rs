@@ -103,27 +103,134 @@ fn insert_rows(sql: &SqlStorage, op_key: &str, rows_to_insert: &[NewRow], max_at
     Ok((queued, already))
 }
 
-/// The ingest unit: the receipt and its outbox rows, all or nothing.
-pub fn record(
-    storage: &Storage,
-    sql: &SqlStorage,
-    team_key: &str,
-    op_key: &str,
-    kind: &str,
-    new_rows: Vec<NewRow>,
-    max_attempts: u32,
-    now: i64,
-) -> worker::Result<Receipt> {
-    let (sql, team_key, op_key, kind) = (sql.clone(), team_key.to_string(), op_key.to_string(), kind.to_string());
+/// What the ingest unit recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recorded {
+    /// New or duplicate, and what was queued.
+    pub receipt: Receipt,
+    /// True the first time this actor saw its team key (for the directory).
+    pub first_seen: bool,
+    /// Rows parked by an uninstall in this unit.
+    pub parked: u32,
+}
+
+/// What one ingest unit writes: the receipt key, its effects, and whether it uninstalls the team.
+pub struct Ingest {
+    /// The installation.
+    pub team_key: String,
+    /// The receipt key.
+    pub op_key: String,
+    /// `event`, `command` or `interaction`.
+    pub kind: String,
+    /// The effects to queue.
+    pub rows: Vec<NewRow>,
+    /// `app_uninstalled` or a revoked bot token: delete the tokens, park every pending row.
+    pub uninstall: bool,
+    /// Attempt budget of new rows.
+    pub max_attempts: u32,
+}
+
+/// The ingest unit: the receipt, its outbox rows (and, for an uninstall, the revocation), all or
+/// nothing.
+pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64) -> worker::Result<Recorded> {
+    let sql = sql.clone();
     tx_sync(storage, move || {
-        run(&sql, sql::REMEMBER_TEAM_KEY, vec![text(&team_key)])?;
-        let fresh: Vec<Value> = rows(&sql, sql::INSERT_RECEIPT, vec![text(&op_key), text(&kind), int(now)])?;
+        let first: Vec<Value> = rows(&sql, sql::REMEMBER_TEAM_KEY_RETURNING, vec![text(&ingest.team_key)])?;
+        let fresh: Vec<Value> = rows(&sql, sql::INSERT_RECEIPT, vec![text(&ingest.op_key), text(&ingest.kind), int(now)])?;
         if fresh.is_empty() {
-            return Ok(Receipt::Duplicate);
+            return Ok(Recorded { receipt: Receipt::Duplicate, first_seen: !first.is_empty(), parked: 0 });
         }
-        let (queued, already_queued) = insert_rows(&sql, &op_key, &new_rows, max_attempts, now)?;
-        Ok(Receipt::New { queued, already_queued })
+        let (queued, already_queued) = insert_rows(&sql, &ingest.op_key, &ingest.rows, ingest.max_attempts, now)?;
+        let parked = if ingest.uninstall { revoke(&sql, now)? } else { 0 };
+        Ok(Recorded { receipt: Receipt::New { queued, already_queued }, first_seen: !first.is_empty(), parked })
     })
+}
+
+/// Deletes the tokens, marks the team uninstalled, parks every pending row as `uninstalled`.
+fn revoke(sql: &SqlStorage, now: i64) -> worker::Result<u32> {
+    run(sql, sql::DELETE_INSTALLATION, vec![])?;
+    run(sql, sql::MARK_UNINSTALLED, vec![text(&now.to_string())])?;
+    let parked: Vec<Value> = rows(sql, sql::PARK_ALL_PENDING, vec![int(now), text(crate::outbox::reasons::UNINSTALLED)])?;
+    Ok(parked.len() as u32)
+}
+
+/// An installation as stored: tokens still sealed.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct StoredInstallation {
+    /// Workspace id.
+    pub team_id: Option<String>,
+    /// Workspace name.
+    pub team_name: Option<String>,
+    /// Organization id.
+    pub enterprise_id: Option<String>,
+    /// Organization name.
+    pub enterprise_name: Option<String>,
+    /// 1 for an org-wide install.
+    pub is_enterprise_install: i64,
+    /// App id.
+    pub app_id: Option<String>,
+    /// Bot user id.
+    pub bot_user_id: Option<String>,
+    /// Bot id.
+    pub bot_id: Option<String>,
+    /// Granted scopes.
+    pub bot_scopes: String,
+    /// Installer.
+    pub installer_user_id: Option<String>,
+    /// Sealed bot token.
+    #[serde(skip_serializing)]
+    pub bot_token: String,
+    /// Sealed refresh token.
+    #[serde(skip_serializing)]
+    pub refresh_token: Option<String>,
+    /// Token expiry (rotation).
+    pub token_expires_at: Option<i64>,
+    /// First stored.
+    pub installed_at: i64,
+    /// Last changed.
+    pub updated_at: i64,
+}
+
+/// Stores an installation (tokens already sealed) and clears an earlier uninstall, together.
+pub fn save_installation(storage: &Storage, sql: &SqlStorage, i: crate::oauth::Installation, bot: String, refresh: Option<String>, now: i64) -> worker::Result<()> {
+    let sql = sql.clone();
+    let opt = |v: &Option<String>| v.as_deref().map(text).unwrap_or(V::Null);
+    tx_sync(storage, move || {
+        run(&sql, sql::UPSERT_INSTALLATION, vec![
+            opt(&i.team_id), opt(&i.team_name), opt(&i.enterprise_id), opt(&i.enterprise_name),
+            int(i64::from(i.is_enterprise_install)), opt(&i.app_id), opt(&i.bot_user_id), opt(&i.bot_id),
+            text(&i.bot_scopes), opt(&i.installer_user_id), V::String(bot), opt(&refresh), opt_int(i.token_expires_at), int(now),
+        ])?;
+        if let Some(key) = i.team_key() {
+            run(&sql, sql::REMEMBER_TEAM_KEY, vec![text(key)])?;
+        }
+        run(&sql, sql::CLEAR_UNINSTALLED, vec![])
+    })
+}
+
+/// The stored installation, if any.
+pub fn installation(sql: &SqlStorage) -> worker::Result<Option<StoredInstallation>> {
+    Ok(rows::<StoredInstallation>(sql, sql::INSTALLATION, vec![])?.into_iter().next())
+}
+
+/// Whether the team was uninstalled (and not reinstalled since).
+pub fn uninstalled(sql: &SqlStorage) -> worker::Result<bool> {
+    Ok(!rows::<Value>(sql, sql::UNINSTALLED_AT, vec![])?.is_empty())
+}
+
+/// Takes the single-flight refresh slot until `until`; false if another refresh holds it.
+pub fn begin_refresh(sql: &SqlStorage, now: i64, until: i64) -> worker::Result<bool> {
+    Ok(!rows::<Value>(sql, sql::BEGIN_REFRESH, vec![int(now), int(until)])?.is_empty())
+}
+
+/// Stores a refreshed (sealed) token pair and frees the slot.
+pub fn store_refresh(sql: &SqlStorage, bot: String, refresh: String, expires_at: i64, now: i64) -> worker::Result<()> {
+    run(sql, sql::STORE_REFRESH, vec![V::String(bot), V::String(refresh), int(expires_at), int(now)])
+}
+
+/// Frees the refresh slot after a failure.
+pub fn end_refresh(sql: &SqlStorage) -> worker::Result<()> {
+    run(sql, sql::END_REFRESH, vec![])
 }
 
 /// A row as claimed by a sweep.

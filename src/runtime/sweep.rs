@@ -7,6 +7,7 @@
 //! performed; a crash anywhere leaves claimed rows to be reclaimed when their lease expires.
 
 use super::clock;
+use super::credential::{self, Credential};
 use super::http::{self, Failure};
 use super::log;
 use super::store::{self, AttemptLog, ClaimedRow, Completing, Completion, NewRow};
@@ -89,8 +90,9 @@ impl Sweeper<'_> {
                 break;
             }
             report.claimed += batch.len() as u32;
+            let credential = credential::resolve(self.sql, c, now).await?;
             let outcomes: Vec<worker::Result<&'static str>> = futures::stream::iter(batch)
-                .map(|row| self.deliver(row, &token))
+                .map(|row| self.deliver(row, &token, &credential))
                 .buffer_unordered(c.delivery_concurrency)
                 .collect()
                 .await;
@@ -107,7 +109,7 @@ impl Sweeper<'_> {
     }
 
     /// Performs one claimed row and stores its outcome; returns the attempt-log outcome label.
-    async fn deliver(&self, row: ClaimedRow, token: &str) -> worker::Result<&'static str> {
+    async fn deliver(&self, row: ClaimedRow, token: &str, credential: &Credential) -> worker::Result<&'static str> {
         let attempted = Attempted {
             attempts: row.attempts.max(0) as u32,
             max_attempts: row.max_attempts.max(1) as u32,
@@ -118,7 +120,7 @@ impl Sweeper<'_> {
             // Not performed: the previous attempt's error stays as `last_error`.
             Some(expired) => (Performed::verdict(Verdict::Success), expired),
             None => {
-                let performed = self.perform(&row).await;
+                let performed = self.perform(&row, credential).await;
                 let now = clock::now_ms();
                 let transition = after_attempt(&self.config.retry, &attempted, &performed.verdict, now, clock::jitter());
                 (performed, transition)
@@ -176,7 +178,7 @@ impl Sweeper<'_> {
         vec![NewRow { effect, deadline_at: row.deadline_at }]
     }
 
-    async fn perform(&self, row: &ClaimedRow) -> Performed {
+    async fn perform(&self, row: &ClaimedRow, credential: &Credential) -> Performed {
         let Ok(action) = serde_json::from_str::<Action>(&row.payload) else {
             return Performed::verdict(Verdict::Permanent { code: reasons::BAD_PAYLOAD.into() });
         };
@@ -184,10 +186,11 @@ impl Sweeper<'_> {
         let timeout = c.attempt_timeout_ms;
         match action {
             Action::SlackApi { method, args } => {
-                let Some(token) = c.bot_token.as_ref() else {
-                    return Performed::verdict(Verdict::Permanent { code: reasons::NOT_INSTALLED.into() });
+                let token = match credential {
+                    Credential::Token(token) => token,
+                    Credential::Unusable(verdict) => return Performed::verdict(verdict.clone()),
                 };
-                let answer = http::post_json(&c.slack_method_url(&method), Some(token.expose()), &args, timeout).await;
+                let answer = http::post_json(&c.slack_method_url(&method), Some(token), &args, timeout).await;
                 judge(answer, |a| classify::classify_web_api(a.status, a.retry_after.as_deref(), &a.json))
             }
             Action::RespondUrl { url, body } => {

@@ -9,13 +9,14 @@
 //!   six alarm retries;
 //! - `/admin/...` serves the admin API's reads and operator actions (see `runtime::admin`).
 
-use super::store::{self, NewRow, Operated, Receipt};
+use super::store::{self, Ingest, NewRow, Operated, Receipt};
 use super::sweep::{SweepReport, Sweeper};
-use super::{clock, env, log};
+use super::{clock, directory, env, log};
 use crate::app::{self, Decision, DefaultApp};
 use crate::config::Config;
+use crate::oauth::Installation;
 use crate::outbox::Status;
-use crate::slack::envelope::Dispatch;
+use crate::slack::envelope::{Dispatch, Event};
 use serde_json::{json, Value};
 use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, Response, Result, ScheduledTime, SqlStorage, State};
 
@@ -50,7 +51,8 @@ impl DurableObject for TeamActor {
         let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
         match (req.method(), segments.as_slice()) {
             (Method::Post, ["ingest"]) => self.ingest(req, &config).await,
-            (Method::Get, ["admin", "stats"]) => Response::from_json(&store::stats(&self.sql, clock::now_ms())?),
+            (Method::Post, ["installation"]) => self.install(req, &config).await,
+            (Method::Get, ["admin", "stats"]) => self.stats(),
             (Method::Get, ["admin", "outbox"]) => self.list(&req),
             (Method::Get, ["admin", "outbox", id]) => self.show(id),
             (Method::Post, ["admin", "outbox", id, "redrive"]) => self.redrive(id, &config).await,
@@ -74,6 +76,18 @@ impl DurableObject for TeamActor {
     }
 }
 
+/// `app_uninstalled`, or `tokens_revoked` naming a bot: the team's tokens are gone.
+fn uninstalls(dispatch: &Dispatch) -> bool {
+    match dispatch {
+        Dispatch::Event(e) => match &e.event {
+            Event::AppUninstalled => true,
+            Event::TokensRevoked { bot, .. } => !bot.is_empty(),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 impl TeamActor {
     async fn ingest(&self, mut req: Request, config: &Config) -> Result<Response> {
         let dispatch: Dispatch = req.json().await?;
@@ -84,14 +98,52 @@ impl TeamActor {
             Decision::Enqueue(effects) => (effects, None),
             Decision::Ignore(reason) => (Vec::new(), Some(reason)),
         };
-        let rows = effects.into_iter().map(|e| NewRow::queued_at(e, now)).collect();
-        let storage = self.state.storage();
-        let receipt = store::record(&storage, &self.sql, dispatch.team_key(), dispatch.op_key(), dispatch.kind(), rows, config.retry.max_attempts, now)?;
-        if matches!(receipt, Receipt::New { queued, .. } if queued > 0) {
+        let uninstall = uninstalls(&dispatch);
+        let ingest = Ingest {
+            team_key: dispatch.team_key().to_string(),
+            op_key: dispatch.op_key().to_string(),
+            kind: dispatch.kind().to_string(),
+            rows: effects.into_iter().map(|e| NewRow::queued_at(e, now)).collect(),
+            uninstall,
+            max_attempts: config.retry.max_attempts,
+        };
+        let recorded = store::record(&self.state.storage(), &self.sql, ingest, now)?;
+        if matches!(recorded.receipt, Receipt::New { queued, .. } if queued > 0) {
             // Issued right after the unit, with no await between: committed with it.
             self.arm(now).await?;
         }
-        Response::from_json(&json!({ "receipt": receipt, "ignored": ignored, "ack": ack }))
+        self.note_in_directory(dispatch.team_key(), recorded.first_seen, uninstall && recorded.receipt != Receipt::Duplicate);
+        if recorded.parked > 0 {
+            log::emit(json!({"kind": "uninstall", "team": dispatch.team_key(), "parked": recorded.parked, "alert": "team_uninstalled"}));
+        }
+        let ignored = if uninstall { Some("uninstalled") } else { ignored };
+        Response::from_json(&json!({ "receipt": recorded.receipt, "ignored": ignored, "ack": ack }))
+    }
+
+    /// Tells the directory about this team, in the background (never on the ack's path).
+    fn note_in_directory(&self, team_key: &str, first_seen: bool, uninstalled: bool) {
+        for (wanted, path) in [(first_seen, "/seen"), (uninstalled, "/uninstalled")] {
+            if wanted {
+                let (env, body) = (self.env.clone(), json!({ "team_key": team_key }));
+                self.state.wait_until(async move { directory::note(&env, path, body).await });
+            }
+        }
+    }
+
+    /// Stores an installation from the OAuth flow: tokens sealed, an earlier uninstall cleared.
+    async fn install(&self, mut req: Request, config: &Config) -> Result<Response> {
+        let installation: Installation = req.json().await?;
+        let bot = config.cipher.seal(&installation.bot_token, clock::random_bytes());
+        let refresh = installation.refresh_token.as_deref().map(|r| config.cipher.seal(r, clock::random_bytes()));
+        store::save_installation(&self.state.storage(), &self.sql, installation, bot, refresh, clock::now_ms())?;
+        Response::from_json(&json!({ "stored": true, "encrypted": config.cipher.encrypts() }))
+    }
+
+    fn stats(&self) -> Result<Response> {
+        let mut stats = store::stats(&self.sql, clock::now_ms())?;
+        stats["installation"] = serde_json::to_value(store::installation(&self.sql)?).unwrap_or(Value::Null);
+        stats["uninstalled"] = json!(store::uninstalled(&self.sql)?);
+        Response::from_json(&stats)
     }
 
     async fn arm(&self, at_ms: i64) -> Result<()> {

@@ -58,6 +58,25 @@ CREATE TABLE IF NOT EXISTS audit (
   row_id INTEGER,
   detail TEXT
 );
+CREATE TABLE IF NOT EXISTS installation (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  team_id TEXT,
+  team_name TEXT,
+  enterprise_id TEXT,
+  enterprise_name TEXT,
+  is_enterprise_install INTEGER NOT NULL,
+  app_id TEXT,
+  bot_user_id TEXT,
+  bot_id TEXT,
+  bot_scopes TEXT NOT NULL,
+  installer_user_id TEXT,
+  bot_token TEXT NOT NULL,
+  refresh_token TEXT,
+  token_expires_at INTEGER,
+  installed_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  refreshing_until INTEGER
+);
 CREATE TABLE IF NOT EXISTS counters (
   name TEXT PRIMARY KEY,
   value INTEGER NOT NULL
@@ -205,3 +224,104 @@ pub const DISCARD: &str = "DELETE FROM outbox WHERE id = ?1 AND status = 'parked
 
 /// Records an operator's action: ?1 at, ?2 action, ?3 row id, ?4 detail JSON.
 pub const AUDIT: &str = "INSERT INTO audit(at, action, row_id, detail) VALUES (?1, ?2, ?3, ?4)";
+
+/// Stores (or replaces) the team's installation; tokens arrive sealed. ?1 team id, ?2 team name,
+/// ?3 enterprise id, ?4 enterprise name, ?5 is enterprise install (0/1), ?6 app id, ?7 bot user id,
+/// ?8 bot id, ?9 scopes, ?10 installer, ?11 sealed bot token, ?12 sealed refresh token, ?13 token
+/// expiry, ?14 now.
+pub const UPSERT_INSTALLATION: &str = "INSERT INTO installation(id, team_id, team_name, enterprise_id, enterprise_name,
+   is_enterprise_install, app_id, bot_user_id, bot_id, bot_scopes, installer_user_id, bot_token, refresh_token,
+   token_expires_at, installed_at, updated_at, refreshing_until)
+ VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14, NULL)
+ ON CONFLICT(id) DO UPDATE SET team_id = excluded.team_id, team_name = excluded.team_name,
+   enterprise_id = excluded.enterprise_id, enterprise_name = excluded.enterprise_name,
+   is_enterprise_install = excluded.is_enterprise_install, app_id = excluded.app_id,
+   bot_user_id = excluded.bot_user_id, bot_id = excluded.bot_id, bot_scopes = excluded.bot_scopes,
+   installer_user_id = excluded.installer_user_id, bot_token = excluded.bot_token,
+   refresh_token = excluded.refresh_token, token_expires_at = excluded.token_expires_at,
+   updated_at = excluded.updated_at, refreshing_until = NULL";
+
+/// The installation, if any (tokens sealed).
+pub const INSTALLATION: &str = "SELECT team_id, team_name, enterprise_id, enterprise_name, is_enterprise_install, app_id,
+   bot_user_id, bot_id, bot_scopes, installer_user_id, bot_token, refresh_token, token_expires_at, installed_at, updated_at
+ FROM installation WHERE id = 1";
+
+/// Deletes the installation (its tokens) on uninstall.
+pub const DELETE_INSTALLATION: &str = "DELETE FROM installation";
+
+/// Marks the team uninstalled: ?1 now, as text (meta values are TEXT).
+pub const MARK_UNINSTALLED: &str = "INSERT INTO meta(key, value) VALUES ('uninstalled_at', ?1)
+ ON CONFLICT(key) DO UPDATE SET value = excluded.value";
+
+/// Clears the uninstalled mark (a reinstall).
+pub const CLEAR_UNINSTALLED: &str = "DELETE FROM meta WHERE key = 'uninstalled_at'";
+
+/// When the team was uninstalled, if it is.
+pub const UNINSTALLED_AT: &str = "SELECT value FROM meta WHERE key = 'uninstalled_at'";
+
+/// Parks every pending row (claimed or not: a live claim's completion is then fenced):
+/// ?1 now, ?2 reason. Returns the parked ids.
+pub const PARK_ALL_PENDING: &str = "UPDATE outbox
+ SET status = 'parked', reason = ?2, claim_token = NULL, claim_expires_at = NULL, finished_at = ?1
+ WHERE status = 'pending' RETURNING id";
+
+/// Takes the single-flight refresh slot until ?2 if it is free at ?1. One returned row = ours.
+pub const BEGIN_REFRESH: &str = "UPDATE installation SET refreshing_until = ?2
+ WHERE id = 1 AND (refreshing_until IS NULL OR refreshing_until <= ?1) RETURNING id";
+
+/// Stores a refreshed token pair (sealed) and frees the slot: ?1 bot token, ?2 refresh token,
+/// ?3 expiry, ?4 now.
+pub const STORE_REFRESH: &str = "UPDATE installation
+ SET bot_token = ?1, refresh_token = ?2, token_expires_at = ?3, updated_at = ?4, refreshing_until = NULL WHERE id = 1";
+
+/// Frees the refresh slot after a failed refresh.
+pub const END_REFRESH: &str = "UPDATE installation SET refreshing_until = NULL WHERE id = 1";
+
+/// Whether the team key was recorded just now (for the directory): ?1 key. One row = first time.
+pub const REMEMBER_TEAM_KEY_RETURNING: &str =
+    "INSERT INTO meta(key, value) VALUES ('team_key', ?1) ON CONFLICT(key) DO NOTHING RETURNING value";
+
+/// The directory's schema (one Directory actor for the whole deployment).
+pub const DIRECTORY_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS teams (
+  team_key TEXT PRIMARY KEY,
+  team_name TEXT,
+  enterprise_name TEXT,
+  is_enterprise_install INTEGER NOT NULL DEFAULT 0,
+  source TEXT NOT NULL,
+  first_seen_at INTEGER NOT NULL,
+  installed_at INTEGER,
+  uninstalled_at INTEGER
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS oauth_states (
+  nonce TEXT PRIMARY KEY,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS oauth_states_by_expiry ON oauth_states(expires_at);
+";
+
+/// Notes a team seen in traffic: ?1 key, ?2 now.
+pub const DIRECTORY_SEEN: &str = "INSERT INTO teams(team_key, source, first_seen_at) VALUES (?1, 'traffic', ?2)
+ ON CONFLICT(team_key) DO NOTHING";
+
+/// Records an installation: ?1 key, ?2 team name, ?3 enterprise name, ?4 org-wide (0/1), ?5 now.
+pub const DIRECTORY_INSTALLED: &str = "INSERT INTO teams(team_key, team_name, enterprise_name, is_enterprise_install,
+   source, first_seen_at, installed_at) VALUES (?1, ?2, ?3, ?4, 'oauth', ?5, ?5)
+ ON CONFLICT(team_key) DO UPDATE SET team_name = excluded.team_name, enterprise_name = excluded.enterprise_name,
+   is_enterprise_install = excluded.is_enterprise_install, source = 'oauth', installed_at = excluded.installed_at,
+   uninstalled_at = NULL";
+
+/// Records an uninstall: ?1 key, ?2 now.
+pub const DIRECTORY_UNINSTALLED: &str = "INSERT INTO teams(team_key, source, first_seen_at, uninstalled_at)
+ VALUES (?1, 'traffic', ?2, ?2) ON CONFLICT(team_key) DO UPDATE SET uninstalled_at = excluded.uninstalled_at";
+
+/// Every team, by key.
+pub const DIRECTORY_LIST: &str = "SELECT team_key, team_name, enterprise_name, is_enterprise_install, source,
+   first_seen_at, installed_at, uninstalled_at FROM teams ORDER BY team_key LIMIT ?1";
+
+/// Consumes an OAuth state nonce once: ?1 nonce, ?2 its expiry. One returned row = first use.
+pub const CONSUME_STATE: &str = "INSERT INTO oauth_states(nonce, expires_at) VALUES (?1, ?2)
+ ON CONFLICT(nonce) DO NOTHING RETURNING nonce";
+
+/// Forgets consumed nonces whose states have expired anyway: ?1 now.
+pub const PRUNE_STATES: &str = "DELETE FROM oauth_states WHERE expires_at < ?1";

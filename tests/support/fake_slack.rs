@@ -10,7 +10,6 @@
 
 use serde_json::{json, Value};
 use std::collections::VecDeque;
-use std::io::Read;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -52,6 +51,8 @@ pub enum Reply {
     Delay(Duration, Box<Reply>),
     /// For the LLM: a completion whose content is this text.
     Completion(String),
+    /// 200 with exactly this JSON body (e.g. an `oauth.v2.access` answer).
+    Json(Value),
 }
 
 struct Rule {
@@ -167,6 +168,7 @@ fn respond(request: tiny_http::Request, call: &Call, reply: Reply) {
         }
         Reply::Ok if call.method == "llm" => (200, completion(&format!("LLM answer to: {}", prompt_of(call))), None),
         Reply::Completion(text) => (200, completion(&text), None),
+        Reply::Json(body) => (200, body, None),
         Reply::Ok if call.method == "response_url" => (200, json!("ok"), None),
         Reply::Ok => {
             let ts = format!("1700000000.{:06}", TS.fetch_add(1, Ordering::Relaxed));

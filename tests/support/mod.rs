@@ -11,6 +11,7 @@ pub mod fake_slack;
 pub mod runtime;
 pub mod slack;
 
+#[allow(unused_imports)]
 pub use fake_slack::{Call, FakeSlack, Reply};
 pub use runtime::{Runtime, Settings};
 pub use slack::Client;
@@ -25,6 +26,12 @@ pub const SECRET: &str = "e2e-signing-secret";
 pub const ADMIN_TOKEN: &str = "e2e-admin-token";
 /// The fallback bot token every test runtime uses.
 pub const BOT_TOKEN: &str = "xoxb-e2e-fallback";
+/// The OAuth client id every test runtime uses.
+pub const CLIENT_ID: &str = "1111.2222";
+/// The OAuth client secret every test runtime uses.
+pub const CLIENT_SECRET: &str = "e2e-client-secret";
+/// The token encryption key every test runtime uses.
+pub const ENCRYPTION_KEY: &str = "e2e1:000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 
 /// The runtime and fake Slack shared by all tests of one test binary. Never dropped: the runtime's
 /// watchdog kills it when the test process exits, however it exits.

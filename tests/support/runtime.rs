@@ -31,6 +31,9 @@ impl Settings {
             ("SLACK_BOT_TOKEN", BOT_TOKEN.to_string()),
             ("ADMIN_TOKEN", ADMIN_TOKEN.to_string()),
             ("ALLOW_TEST_CLOCK", "1".to_string()),
+            ("SLACK_CLIENT_ID", super::CLIENT_ID.to_string()),
+            ("SLACK_CLIENT_SECRET", super::CLIENT_SECRET.to_string()),
+            ("TOKEN_ENCRYPTION_KEY", super::ENCRYPTION_KEY.to_string()),
         ];
         Settings { name: name.into(), vars: vars.into_iter().map(|(k, v)| (k.to_string(), v)).collect() }
     }

@@ -9,10 +9,15 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 #[derive(Debug, Clone)]
 pub struct Answer {
     pub status: u16,
+    pub headers: Vec<(String, String)>,
     pub body: String,
 }
 
 impl Answer {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
     pub fn json(&self) -> Value {
         serde_json::from_str(&self.body).unwrap_or_else(|_| panic!("not JSON ({}): {}", self.status, self.body))
     }
@@ -34,21 +39,34 @@ pub fn sign(ts: &str, body: &[u8]) -> String {
     SigningSecret::parse(Some(SECRET.into())).unwrap().sign(ts, body)
 }
 
+fn read(r: ureq::Response) -> Answer {
+    let headers = r.headers_names().into_iter().filter_map(|n| Some((n.clone(), r.header(&n)?.to_string()))).collect();
+    Answer { status: r.status(), headers, body: r.into_string().unwrap_or_default() }
+}
+
 fn answer(result: Result<ureq::Response, ureq::Error>) -> Answer {
     match result {
-        Ok(r) => Answer { status: r.status(), body: r.into_string().unwrap_or_default() },
-        Err(ureq::Error::Status(status, r)) => Answer { status, body: r.into_string().unwrap_or_default() },
+        Ok(r) | Err(ureq::Error::Status(_, r)) => read(r),
         Err(e) => panic!("request failed: {e}"),
     }
 }
 
 impl Client {
     pub fn new(base: &str) -> Client {
-        Client { base: base.into(), agent: ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).build() }
+        Client { base: base.into(), agent: ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).redirects(0).build() }
     }
 
     pub fn get(&self, path: &str) -> Answer {
         answer(self.agent.get(&format!("{}{path}", self.base)).call())
+    }
+
+    /// GETs with extra headers (e.g. a cookie).
+    pub fn get_with(&self, path: &str, headers: &[(&str, &str)]) -> Answer {
+        let mut req = self.agent.get(&format!("{}{path}", self.base));
+        for (k, v) in headers {
+            req = req.set(k, v);
+        }
+        answer(req.call())
     }
 
     /// POSTs raw bytes with the given headers (nothing added).

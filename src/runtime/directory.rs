@@ -1,0 +1,103 @@
+//! `Directory`: one Durable Object for the whole deployment that lists the teams (for
+//! `GET /admin/teams`) and remembers consumed OAuth states (single use).
+//!
+//! It is never on the hot path of an event: a team actor notes itself here once, the first time
+//! it records its team key, in the background (`wait_until`); installs and uninstalls note
+//! themselves too. Losing such a note loses only a line of the admin list, never an event.
+
+use super::{clock, log};
+use crate::store::sql;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, RequestInit, Response, Result, SqlStorage, SqlStorageValue as V, State};
+
+/// The binding and the one name it is reached by.
+pub const BINDING: &str = "DIRECTORY";
+const NAME: &str = "directory";
+/// The most teams one listing returns.
+const MAX_TEAMS: i64 = 10_000;
+
+/// The directory actor.
+#[durable_object]
+pub struct Directory {
+    sql: SqlStorage,
+}
+
+#[derive(Deserialize)]
+struct TeamNote {
+    team_key: String,
+    team_name: Option<String>,
+    enterprise_name: Option<String>,
+    is_enterprise_install: Option<bool>,
+}
+
+#[derive(Deserialize)]
+struct StateNote {
+    nonce: String,
+    expires_at: i64,
+}
+
+fn opt(v: &Option<String>) -> V {
+    v.as_deref().map(|s| V::String(s.to_string())).unwrap_or(V::Null)
+}
+
+impl DurableObject for Directory {
+    fn new(state: State, _env: Env) -> Self {
+        let sql = state.storage().sql();
+        if let Err(e) = sql.exec(sql::DIRECTORY_SCHEMA, None) {
+            log::error(json!({"kind": "schema_error", "actor": "directory", "error": e.to_string()}));
+        }
+        Directory { sql }
+    }
+
+    async fn fetch(&self, mut req: Request) -> Result<Response> {
+        let now = clock::now_ms();
+        match (req.method(), req.path().as_str()) {
+            (Method::Get, "/teams") => {
+                let teams: Vec<Value> = self.sql.exec(sql::DIRECTORY_LIST, vec![V::Integer(MAX_TEAMS)])?.to_array()?;
+                Response::from_json(&json!({ "teams": teams }))
+            }
+            (Method::Post, "/seen") => {
+                let note: TeamNote = req.json().await?;
+                self.sql.exec(sql::DIRECTORY_SEEN, vec![V::String(note.team_key), V::Integer(now)])?;
+                Response::ok("")
+            }
+            (Method::Post, "/installed") => {
+                let n: TeamNote = req.json().await?;
+                let org = V::Integer(i64::from(n.is_enterprise_install.unwrap_or(false)));
+                self.sql.exec(sql::DIRECTORY_INSTALLED, vec![V::String(n.team_key.clone()), opt(&n.team_name), opt(&n.enterprise_name), org, V::Integer(now)])?;
+                Response::ok("")
+            }
+            (Method::Post, "/uninstalled") => {
+                let note: TeamNote = req.json().await?;
+                self.sql.exec(sql::DIRECTORY_UNINSTALLED, vec![V::String(note.team_key), V::Integer(now)])?;
+                Response::ok("")
+            }
+            (Method::Post, "/states/consume") => {
+                let note: StateNote = req.json().await?;
+                self.sql.exec(sql::PRUNE_STATES, vec![V::Integer(now)])?;
+                let fresh: Vec<Value> = self.sql.exec(sql::CONSUME_STATE, vec![V::String(note.nonce), V::Integer(note.expires_at)])?.to_array()?;
+                Response::from_json(&json!({ "fresh": !fresh.is_empty() }))
+            }
+            _ => Response::error("not found", 404),
+        }
+    }
+}
+
+/// Sends one request to the directory and returns its answer.
+pub async fn call(env: &Env, method: Method, path: &str, body: Option<Value>) -> Result<Response> {
+    let stub = env.durable_object(BINDING)?.id_from_name(NAME)?.get_stub()?;
+    let mut init = RequestInit::new();
+    init.with_method(method);
+    if let Some(body) = body {
+        init.with_body(Some(body.to_string().into()));
+    }
+    stub.fetch_with_request(Request::new_with_init(&format!("https://directory{path}"), &init)?).await
+}
+
+/// Notes something about a team, logging (not failing) when the directory cannot be reached.
+pub async fn note(env: &Env, path: &str, body: Value) {
+    if let Err(e) = call(env, Method::Post, path, Some(body)).await {
+        log::error(json!({"kind": "directory_error", "path": path, "error": e.to_string()}));
+    }
+}

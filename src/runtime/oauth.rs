@@ -1,0 +1,123 @@
+//! The install flow's adapter: `GET /slack/install` and `GET /slack/oauth_redirect`.
+//!
+//! Install: a random nonce, a signed `state` carrying it (10 minutes), the nonce in a cookie
+//! (Secure, HttpOnly, SameSite=Lax), and a redirect to Slack's authorize page.
+//! Redirect: the state checked against the cookie, consumed once (in the directory), the code
+//! exchanged with `oauth.v2.access` at `SLACK_API_URL`, `auth.test` for the bot id, and the
+//! installation stored in the team actor of its team key. Every failure answers a small HTML page
+//! that says what went wrong, and stores nothing.
+
+use super::{clock, directory, http, log};
+use crate::config::Config;
+use crate::oauth::{self, Installation, StateError, STATE_COOKIE, STATE_TTL_MS};
+use serde_json::{json, Value};
+use worker::{Env, Headers, Method, Request, RequestInit, Response};
+
+fn html(status: u16, title: &str, message: &str) -> worker::Result<Response> {
+    Ok(Response::from_html(oauth::page(title, message))?.with_status(status))
+}
+
+fn query(req: &Request, name: &str) -> Option<String> {
+    req.url().ok()?.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned())
+}
+
+fn redirect_uri(req: &Request, config: &Config) -> worker::Result<String> {
+    if let Some(uri) = &config.redirect_uri {
+        return Ok(uri.clone());
+    }
+    let url = req.url()?;
+    Ok(format!("{}/slack/oauth_redirect", url.origin().ascii_serialization()))
+}
+
+/// `GET /slack/install`.
+pub fn install(req: &Request, config: &Config, now: i64) -> worker::Result<Response> {
+    let (Some(client_id), Some(secret)) = (&config.client_id, &config.client_secret) else {
+        return html(500, "Install is not configured", "This app has no SLACK_CLIENT_ID / SLACK_CLIENT_SECRET yet.");
+    };
+    let nonce = clock::random_hex();
+    let state = oauth::issue_state(secret.expose(), &nonce, now);
+    let location = oauth::authorize_url(&config.authorize_url, client_id, &config.bot_scopes, &redirect_uri(req, config)?, &state);
+    let headers = Headers::new();
+    headers.set("location", &location)?;
+    headers.set("set-cookie", &format!("{STATE_COOKIE}={nonce}; Max-Age={}; Path=/slack/; Secure; HttpOnly; SameSite=Lax", STATE_TTL_MS / 1000))?;
+    headers.set("cache-control", "no-store")?;
+    Ok(Response::empty()?.with_status(302).with_headers(headers))
+}
+
+/// `GET /slack/oauth_redirect`.
+pub async fn redirect(req: &Request, env: &Env, config: &Config, now: i64) -> worker::Result<Response> {
+    if let Some(error) = query(req, "error") {
+        log::emit(json!({"kind": "install", "outcome": "denied", "error": error}));
+        return html(400, "Installation cancelled", &format!("Slack reported: {error}. Nothing was installed."));
+    }
+    let (Some(client_id), Some(secret)) = (&config.client_id, &config.client_secret) else {
+        return html(500, "Install is not configured", "This app has no SLACK_CLIENT_ID / SLACK_CLIENT_SECRET yet.");
+    };
+    let cookie_header = req.headers().get("cookie")?;
+    let nonce = match oauth::check_state(secret.expose(), query(req, "state").as_deref(), oauth::cookie(cookie_header.as_deref(), STATE_COOKIE), now) {
+        Ok(nonce) => nonce,
+        Err(e) => return refuse(e),
+    };
+    if !consume_once(env, &nonce, now + STATE_TTL_MS).await? {
+        log::emit(json!({"kind": "install", "outcome": "refused", "reason": "state_reused"}));
+        return html(400, "Install link already used", "This install link was already used. Start again from the install page.");
+    }
+    let Some(code) = query(req, "code") else {
+        return html(400, "Installation failed", "Slack sent no authorization code. Start again from the install page.");
+    };
+    let fields = [("client_id", client_id.as_str()), ("client_secret", secret.expose()), ("code", code.as_str()), ("redirect_uri", &redirect_uri(req, config)?)];
+    let answer = http::post_form(&config.slack_method_url("oauth.v2.access"), &fields, config.attempt_timeout_ms).await;
+    let mut installation = match answer.as_ref().map(|a| oauth::parse_access(&a.json, now)) {
+        Ok(Ok(installation)) => installation,
+        Ok(Err(e)) => return exchange_failed(&format!("{e:?}")),
+        Err(e) => return exchange_failed(&format!("{e:?}")),
+    };
+    installation.bot_id = bot_id(config, &installation.bot_token).await;
+    store(env, &installation).await?;
+    let name = installation.team_name.clone().or(installation.enterprise_name.clone()).unwrap_or_else(|| "your workspace".into());
+    log::emit(json!({"kind": "install", "outcome": "installed", "team": installation.team_key(), "rotating": installation.refresh_token.is_some()}));
+    let mut response = html(200, "Installed", &format!("slackline is installed in {name}. You can close this page."))?;
+    response.headers_mut().set("set-cookie", &format!("{STATE_COOKIE}=; Max-Age=0; Path=/slack/; Secure; HttpOnly; SameSite=Lax"))?;
+    Ok(response)
+}
+
+fn refuse(e: StateError) -> worker::Result<Response> {
+    log::emit(json!({"kind": "install", "outcome": "refused", "reason": format!("{e:?}")}));
+    html(400, "Installation failed", e.explain())
+}
+
+fn exchange_failed(detail: &str) -> worker::Result<Response> {
+    log::error(json!({"kind": "install", "outcome": "exchange_failed", "detail": detail}));
+    html(502, "Installation failed", "Slack did not accept the installation (the code exchange failed). Start again from the install page.")
+}
+
+/// Records the state's nonce as used; false when it already was.
+async fn consume_once(env: &Env, nonce: &str, expires_at: i64) -> worker::Result<bool> {
+    let mut answer = directory::call(env, Method::Post, "/states/consume", Some(json!({"nonce": nonce, "expires_at": expires_at}))).await?;
+    let body: Value = answer.json().await?;
+    Ok(body["fresh"] == json!(true))
+}
+
+/// The bot id, from `auth.test` (the exchange does not return it); absent if that call fails.
+async fn bot_id(config: &Config, token: &str) -> Option<String> {
+    let answer = http::post_json(&config.slack_method_url("auth.test"), Some(token), &json!({}), config.attempt_timeout_ms).await.ok()?;
+    answer.json.get("bot_id").and_then(Value::as_str).map(str::to_string)
+}
+
+/// Stores the installation in its team actor, then notes it in the directory.
+async fn store(env: &Env, installation: &Installation) -> worker::Result<()> {
+    let key = installation.team_key().ok_or_else(|| worker::Error::RustError("installation without a team key".into()))?;
+    let stub = env.durable_object("TEAM")?.id_from_name(key)?.get_stub()?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post).with_body(Some(serde_json::to_string(installation)?.into()));
+    let answer = stub.fetch_with_request(Request::new_with_init("https://team/installation", &init)?).await?;
+    if answer.status_code() != 200 {
+        return Err(worker::Error::RustError(format!("team actor answered {}", answer.status_code())));
+    }
+    let note = json!({
+        "team_key": key, "team_name": installation.team_name, "enterprise_name": installation.enterprise_name,
+        "is_enterprise_install": installation.is_enterprise_install,
+    });
+    directory::note(env, "/installed", note).await;
+    Ok(())
+}
