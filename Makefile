@@ -44,7 +44,7 @@ test: build
 	$(MAKE) --no-print-directory test-wasm
 
 test-wasm:
-	cargo test --locked --target wasm32-unknown-unknown --test wasm_core --quiet
+	cargo test --locked --target wasm32-unknown-unknown --test wasm_core
 
 clean:
 	rm -rf build target .wrangler

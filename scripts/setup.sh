@@ -51,3 +51,15 @@ if [ ! -x node_modules/.bin/wrangler ] || [ ! -x node_modules/.bin/node ] \
   npm ci --no-audit --no-fund --loglevel=error
 fi
 node_modules/.bin/node -e 'const [a,b]=process.versions.node.split(".").map(Number); if (a<22||(a===22&&b<12)) {console.error("setup: node_modules/.bin/node is "+process.version+", need >= 22.12"); process.exit(1)}'
+
+# The browser test drives the distribution's Chromium (a browser download by a test tool is not
+# possible here); jq runs the log recipes of docs/operations.md.
+missing_packages=()
+command -v chromium >/dev/null || missing_packages+=(chromium)
+command -v jq >/dev/null || missing_packages+=(jq)
+if [ ${#missing_packages[@]} -gt 0 ]; then
+  say "installing ${missing_packages[*]} from the distribution (apt-get)"
+  if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing_packages[@]}" >/dev/null
+fi

@@ -36,6 +36,16 @@ pub const DEFAULT_DONE_RETENTION_HOURS: i64 = 24;
 pub const PRUNE_BATCH: i64 = 500;
 /// The largest body the front door reads: 1 MiB (larger → 413, before any hashing).
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+/// A sweep line carries `alert: pending_too_old` when the oldest pending row is older than this
+/// (`ALERT_PENDING_AGE_MS`): 10 minutes.
+pub const DEFAULT_ALERT_PENDING_AGE_MS: i64 = 10 * 60 * 1000;
+/// A delivery line carries `alert: target_failing` after this many failures in a row of one Slack
+/// method or endpoint (`ALERT_FAILURE_STREAK`), and again after each further multiple: 5.
+pub const DEFAULT_ALERT_FAILURE_STREAK: i64 = 5;
+/// Bulk redrive spreads rows this far apart (`REDRIVE_SPACING_MS`): 100 ms, at most 10 per second.
+pub const DEFAULT_REDRIVE_SPACING_MS: i64 = 100;
+/// The most rows one bulk redrive request moves: 500.
+pub const BULK_REDRIVE_CAP: i64 = 500;
 /// Default model name for the LLM endpoint (`LLM_MODEL`).
 pub const DEFAULT_LLM_MODEL: &str = "gpt-4o-mini";
 
@@ -124,6 +134,12 @@ pub struct Config {
     pub done_retention_ms: i64,
     /// Set when `LLM_API_URL` is.
     pub llm: Option<LlmConfig>,
+    /// `ALERT_PENDING_AGE_MS`.
+    pub alert_pending_age_ms: i64,
+    /// `ALERT_FAILURE_STREAK`.
+    pub alert_failure_streak: i64,
+    /// `REDRIVE_SPACING_MS`.
+    pub redrive_spacing_ms: i64,
     /// `ALLOW_TEST_CLOCK=1`: the front door accepts `x-slackline-test-now` (epoch ms) as its clock.
     /// For end-to-end tests only; never set it in production.
     pub allow_test_clock: bool,
@@ -215,6 +231,9 @@ impl Config {
                 api_key: Secret::parse(v.text("LLM_API_KEY")),
                 model: v.text("LLM_MODEL").unwrap_or_else(|| DEFAULT_LLM_MODEL.into()),
             }),
+            alert_pending_age_ms: v.int("ALERT_PENDING_AGE_MS", DEFAULT_ALERT_PENDING_AGE_MS, 1_000, 7 * 86_400_000)?,
+            alert_failure_streak: v.int("ALERT_FAILURE_STREAK", DEFAULT_ALERT_FAILURE_STREAK, 1, 1_000)?,
+            redrive_spacing_ms: v.int("REDRIVE_SPACING_MS", DEFAULT_REDRIVE_SPACING_MS, 0, 60_000)?,
             allow_test_clock: v.text("ALLOW_TEST_CLOCK").as_deref() == Some("1"),
             warnings: Vec::new(),
         };

@@ -17,6 +17,7 @@
 //! - [`store::sql`]: every SQL statement, run by the actor and by the native property tests;
 //! - [`oauth`]: the install flow's signed state, URLs, answers and pages;
 //! - [`crypto`]: tokens at rest (AES-256-GCM with key ids);
+//! - [`admin_ui`]: the admin page's session cookie and HTML;
 //! - [`config`]: one typed configuration.
 //!
 //! Thin adapters (`runtime`, wasm32 only; tested end to end in workerd):
@@ -26,6 +27,7 @@
 //! - `runtime::http`: the only module that calls `Fetch`.
 #![warn(missing_docs)]
 
+pub mod admin_ui;
 pub mod app;
 pub mod config;
 pub mod crypto;

@@ -1,69 +1,139 @@
-//! The admin API's front half: authentication (bearer `ADMIN_TOKEN`, compared in constant time;
-//! the whole API is off, 404, without the variable) and forwarding to the team actor, which owns
-//! the data. Routes:
+//! The admin API's front half: authentication and forwarding to the team actor, which owns the
+//! data; and the dead-letter page.
+//!
+//! Authentication: `Authorization: Bearer <ADMIN_TOKEN>` (compared in constant time), or the
+//! session cookie the login form sets (`POST /admin/login`; the token travels in the form body,
+//! never in a URL). A cookie-authenticated request that changes something must also carry
+//! `x-slackline-admin: 1`, which a cross-site form cannot send. Without `ADMIN_TOKEN` the whole
+//! admin surface is off (404); a wrong or missing token is 401 and nothing else.
 //!
 //! | method and path | actor route |
 //! | --- | --- |
 //! | `GET /admin/teams` | the `Directory` actor's list of teams |
+//! | `GET /admin/teams/{team}` | the HTML dead-letter page (or the login form) |
 //! | `GET /admin/teams/{team}/stats` | `GET /admin/stats` |
 //! | `GET /admin/teams/{team}/outbox?status=&limit=&before=` | `GET /admin/outbox` |
 //! | `GET /admin/teams/{team}/outbox/{id}` | `GET /admin/outbox/{id}` |
 //! | `POST /admin/teams/{team}/outbox/{id}/redrive` | `POST /admin/outbox/{id}/redrive` |
 //! | `DELETE /admin/teams/{team}/outbox/{id}` | `DELETE /admin/outbox/{id}` |
 //! | `POST /admin/teams/{team}/sweep` | `POST /admin/sweep` (runs a sweep now, returns its report) |
+//! | `POST /admin/teams/{team}/redrive?reason=&since=&until=[&dry_run=false&expect=N]` | `POST /admin/redrive` |
 
-use super::directory;
 use super::front_door::FrontDoorError;
-use crate::config::Config;
-use worker::{Env, Method, Request, RequestInit, Response};
+use super::{clock, directory};
+use crate::admin_ui::{self, ACTION_HEADER, SESSION_COOKIE, SESSION_TTL_MS};
+use crate::config::{Config, Secret};
+use crate::oauth::cookie;
+use serde_json::Value;
+use worker::{Env, Headers, Method, Request, RequestInit, Response};
 
 /// A team key as it may appear in a path: Slack ids are short and alphanumeric.
 fn valid_team(team: &str) -> bool {
     (1..=64).contains(&team.len()) && team.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-fn authorize(req: &Request, config: &Config) -> Result<(), FrontDoorError> {
-    let token = config.admin_token.as_ref().ok_or(FrontDoorError::AdminOff)?;
-    let given = req.headers().get("authorization").ok().flatten().unwrap_or_default();
-    match given.strip_prefix("Bearer ") {
-        Some(given) if token.matches(given) => Ok(()),
-        _ => Err(FrontDoorError::Unauthorized),
+/// How a request proved it is the operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Caller {
+    /// The bearer token.
+    Bearer,
+    /// The login cookie.
+    Session,
+}
+
+fn header(req: &Request, name: &str) -> Option<String> {
+    req.headers().get(name).ok().flatten()
+}
+
+fn caller(req: &Request, token: &Secret) -> Option<Caller> {
+    let bearer = header(req, "authorization");
+    if bearer.as_deref().and_then(|b| b.strip_prefix("Bearer ")).is_some_and(|given| token.matches(given)) {
+        return Some(Caller::Bearer);
     }
+    let cookies = header(req, "cookie");
+    let session = cookie(cookies.as_deref(), SESSION_COOKIE)?;
+    admin_ui::session_valid(token.expose(), session, clock::now_ms()).then_some(Caller::Session)
 }
 
 /// Serves `/admin/...`.
-pub async fn route(req: Request, env: &Env, config: &Config) -> Result<Response, FrontDoorError> {
-    authorize(&req, config)?;
+pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Response, FrontDoorError> {
+    let token = config.admin_token.as_ref().ok_or(FrontDoorError::AdminOff)?;
     let path = req.path();
-    let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let segments: Vec<String> = path.trim_matches('/').split('/').map(str::to_string).collect();
+    let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+    if let (Method::Post, ["admin", "login"]) = (req.method(), segments.as_slice()) {
+        return login(&mut req, token).await;
+    }
+    let page_request = matches!((req.method(), segments.as_slice()), (Method::Get, ["admin", "teams", _]));
+    let Some(who) = caller(&req, token) else {
+        if page_request {
+            return Ok(html(401, &admin_ui::login_page(&path, None))?);
+        }
+        return Err(FrontDoorError::Unauthorized);
+    };
+    if who == Caller::Session && req.method() != Method::Get && header(&req, ACTION_HEADER).as_deref() != Some("1") {
+        return Err(FrontDoorError::Unauthorized);
+    }
     let (team, rest) = match segments.as_slice() {
         ["admin", "teams"] if req.method() == Method::Get => return Ok(directory::call(env, Method::Get, "/teams", None).await?),
-        ["admin", "teams", team, rest @ ..] if !rest.is_empty() => (*team, rest.join("/")),
+        ["admin", "teams", team] if page_request && valid_team(team) => return page(env, team).await,
+        ["admin", "teams", team, rest @ ..] if !rest.is_empty() => (*team, rest.to_vec()),
         _ => return Err(FrontDoorError::NotFound),
     };
     if !valid_team(team) {
         return Err(FrontDoorError::BadRequest("team must be a Slack team or enterprise id".into()));
     }
     let allowed = matches!(
-        (req.method(), rest.split('/').collect::<Vec<_>>().as_slice()),
+        (req.method(), rest.as_slice()),
         (Method::Get, ["stats"])
             | (Method::Get, ["outbox"])
             | (Method::Get, ["outbox", _])
             | (Method::Delete, ["outbox", _])
             | (Method::Post, ["outbox", _, "redrive"])
             | (Method::Post, ["sweep"])
+            | (Method::Post, ["redrive"])
     );
     if !allowed {
         return Err(FrontDoorError::NotFound);
     }
     let query = req.url()?.query().map(|q| format!("?{q}")).unwrap_or_default();
-    forward(env, team, req.method(), &format!("https://team/admin/{rest}{query}")).await
+    Ok(forward(env, team, req.method(), &format!("https://team/admin/{}{query}", rest.join("/"))).await?)
 }
 
-async fn forward(env: &Env, team: &str, method: Method, url: &str) -> Result<Response, FrontDoorError> {
+fn html(status: u16, body: &str) -> worker::Result<Response> {
+    let headers = Headers::new();
+    headers.set("content-type", "text/html; charset=utf-8")?;
+    headers.set("cache-control", "no-store")?;
+    Ok(Response::ok(body)?.with_status(status).with_headers(headers))
+}
+
+/// `POST /admin/login`: checks the token from the form body and sets the session cookie.
+async fn login(req: &mut Request, token: &Secret) -> Result<Response, FrontDoorError> {
+    let body = req.text().await?;
+    let fields: std::collections::HashMap<String, String> = form_urlencoded::parse(body.as_bytes()).into_owned().collect();
+    let next = fields.get("next").filter(|n| n.starts_with("/admin/teams/") && !n.contains("//")).cloned().unwrap_or_else(|| "/admin/teams".into());
+    if !fields.get("token").is_some_and(|given| token.matches(given)) {
+        return Ok(html(401, &admin_ui::login_page(&next, Some("That token is not right.")))?);
+    }
+    let session = admin_ui::issue_session(token.expose(), clock::now_ms());
+    let headers = Headers::new();
+    headers.set("location", &next)?;
+    headers.set("set-cookie", &format!("{SESSION_COOKIE}={session}; Max-Age={}; Path=/admin/; Secure; HttpOnly; SameSite=Strict", SESSION_TTL_MS / 1000))?;
+    Ok(Response::empty()?.with_status(303).with_headers(headers))
+}
+
+/// The dead-letter page of one team.
+async fn page(env: &Env, team: &str) -> Result<Response, FrontDoorError> {
+    let stats: Value = forward(env, team, Method::Get, "https://team/admin/stats").await?.json().await?;
+    let parked: Value = forward(env, team, Method::Get, "https://team/admin/outbox?status=parked&limit=200").await?.json().await?;
+    let rows = parked["rows"].as_array().cloned().unwrap_or_default();
+    Ok(html(200, &admin_ui::dead_letter_page(team, &stats, &rows))?)
+}
+
+async fn forward(env: &Env, team: &str, method: Method, url: &str) -> worker::Result<Response> {
     let namespace = env.durable_object("TEAM")?;
     let stub = namespace.id_from_name(team)?.get_stub()?;
     let mut init = RequestInit::new();
     init.with_method(method);
-    Ok(stub.fetch_with_request(Request::new_with_init(url, &init)?).await?)
+    stub.fetch_with_request(Request::new_with_init(url, &init)?).await
 }

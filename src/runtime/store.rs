@@ -37,8 +37,10 @@ fn rows<T: DeserializeOwned>(sql: &SqlStorage, query: &str, bindings: Vec<V>) ->
     sql.exec(query, bindings)?.to_array()
 }
 
+/// Runs a statement for its effect. The cursor is always drained: a `RETURNING` statement left
+/// half-read stays "in progress", and `transactionSync` then fails to release its savepoint.
 fn run(sql: &SqlStorage, query: &str, bindings: Vec<V>) -> worker::Result<()> {
-    sql.exec(query, bindings).map(|_| ())
+    sql.exec(query, bindings)?.to_array::<Value>().map(|_| ())
 }
 
 fn int(v: i64) -> V {
@@ -311,9 +313,18 @@ pub struct Completing {
     pub now: i64,
 }
 
+/// What a completion stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completed {
+    /// Stored or fenced.
+    pub completion: Completion,
+    /// Failures in a row of the row's target after this attempt (0 after a success).
+    pub target_failures: i64,
+}
+
 /// Stores a completion if our claim still holds (fenced by `claim_token`), with its follow-ups,
-/// hold, attempt history and counters, all or nothing.
-pub fn complete(storage: &Storage, sql: &SqlStorage, c: Completing) -> worker::Result<Completion> {
+/// hold, attempt history, counters and the target's failure streak, all or nothing.
+pub fn complete(storage: &Storage, sql: &SqlStorage, c: Completing, target: String) -> worker::Result<Completed> {
     let sql = sql.clone();
     tx_sync(storage, move || {
         let stored: Vec<Value> = match &c.transition {
@@ -333,14 +344,32 @@ pub fn complete(storage: &Storage, sql: &SqlStorage, c: Completing) -> worker::R
             opt_int(c.log.http_status), int(c.log.latency_ms),
         ])?;
         run(&sql, sql::BUMP_COUNTER, vec![text(outcome), int(1)])?;
+        let target_failures = match (outcome, &c.log.detail) {
+            ("success", _) => streak(&sql, &target, true)?,
+            ("fenced", _) | (_, None) => 0,
+            (_, Some(_)) => streak(&sql, &target, false)?,
+        };
         if completion == Completion::Stored {
             if let (Some(target), Transition::Retry { at, .. }) = (&c.hold_target, &c.transition) {
                 run(&sql, sql::HOLD_TARGET, vec![text(target), int(*at)])?;
             }
             insert_rows(&sql, &c.op_key, &c.followups, c.max_attempts, c.now)?;
         }
-        Ok(completion)
+        Ok(Completed { completion, target_failures })
     })
+}
+
+/// Ends or extends the target's streak of failed attempts; returns its length.
+fn streak(sql: &SqlStorage, target: &str, succeeded: bool) -> worker::Result<i64> {
+    #[derive(Deserialize)]
+    struct Row {
+        failures: i64,
+    }
+    if succeeded {
+        run(sql, sql::STREAK_RESET, vec![text(target)])?;
+        return Ok(0);
+    }
+    Ok(rows::<Row>(sql, sql::STREAK_FAIL, vec![text(target)])?.first().map(|r| r.failures).unwrap_or(0))
 }
 
 #[derive(Deserialize)]
@@ -374,19 +403,104 @@ pub fn team_key(sql: &SqlStorage) -> worker::Result<Option<String>> {
     Ok(rows::<Row>(sql, sql::TEAM_KEY, vec![])?.into_iter().next().map(|r| r.value))
 }
 
+/// Pending rows: how many, and how long the oldest has waited.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Pending {
+    /// How many rows are pending.
+    pub pending: i64,
+    /// Age of the oldest pending row (ms), if any.
+    pub oldest_pending_age_ms: Option<i64>,
+}
+
+/// The pending summary at `now`.
+pub fn pending(sql: &SqlStorage, now: i64) -> worker::Result<Pending> {
+    #[derive(Deserialize)]
+    struct Row {
+        n: i64,
+        oldest: Option<i64>,
+    }
+    let row = rows::<Row>(sql, sql::PENDING_SUMMARY, vec![])?.into_iter().next();
+    Ok(row.map(|r| Pending { pending: r.n, oldest_pending_age_ms: r.oldest.map(|o| now - o) }).unwrap_or_default())
+}
+
+/// Keeps the last sweep's report for the stats.
+pub fn save_last_sweep(sql: &SqlStorage, report: &Value) -> worker::Result<()> {
+    run(sql, sql::SAVE_LAST_SWEEP, vec![V::String(report.to_string())])
+}
+
 /// The admin API's view of the team.
 pub fn stats(sql: &SqlStorage, now: i64) -> worker::Result<Value> {
+    #[derive(Deserialize)]
+    struct Text {
+        value: String,
+    }
     let groups: Vec<Value> = rows(sql, sql::STATS_BY_STATUS, vec![])?;
     let receipts: Vec<Value> = rows(sql, sql::RECEIPT_COUNT, vec![])?;
     let counters: Vec<Value> = rows(sql, sql::COUNTERS, vec![])?;
     let holds: Vec<Value> = rows(sql, sql::ACTIVE_HOLDS, vec![int(now)])?;
+    let parked: Vec<Value> = rows(sql, sql::PARKED_BY_REASON, vec![])?;
+    let streaks: Vec<Value> = rows(sql, sql::STREAKS, vec![])?;
+    let last_sweep = rows::<Text>(sql, sql::LAST_SWEEP, vec![])?.into_iter().next().and_then(|t| serde_json::from_str::<Value>(&t.value).ok());
+    let pending = pending(sql, now)?;
     Ok(serde_json::json!({
         "team": team_key(sql)?,
+        "pending": pending.pending,
+        "oldest_pending_age_ms": pending.oldest_pending_age_ms,
+        "parked_by_reason": parked,
         "groups": groups,
         "receipts": receipts.first().and_then(|r| r.get("n")).cloned().unwrap_or(Value::from(0)),
         "counters": counters,
         "holds": holds,
+        "failing_targets": streaks,
+        "last_sweep": last_sweep,
     }))
+}
+
+/// Which parked rows a bulk redrive takes.
+#[derive(Debug, Clone)]
+pub struct ParkedFilter {
+    /// Only this reason (None: any).
+    pub reason: Option<String>,
+    /// Parked at or after (epoch ms).
+    pub since: i64,
+    /// Parked at or before (epoch ms).
+    pub until: i64,
+}
+
+impl ParkedFilter {
+    fn bindings(&self) -> Vec<V> {
+        vec![self.reason.as_deref().map(text).unwrap_or(V::Null), int(self.since), int(self.until)]
+    }
+}
+
+/// How many parked rows match.
+pub fn count_parked(sql: &SqlStorage, filter: &ParkedFilter) -> worker::Result<i64> {
+    #[derive(Deserialize)]
+    struct Row {
+        n: i64,
+    }
+    Ok(rows::<Row>(sql, sql::COUNT_PARKED_MATCHING, filter.bindings())?.first().map(|r| r.n).unwrap_or(0))
+}
+
+/// Redrives up to `cap` matching rows, spaced `spacing_ms` apart so Slack is not hit all at once;
+/// audited. Returns how many were redriven.
+pub fn bulk_redrive(storage: &Storage, sql: &SqlStorage, filter: ParkedFilter, cap: i64, spacing_ms: i64, max_attempts: u32, now: i64) -> worker::Result<i64> {
+    #[derive(Deserialize)]
+    struct Row {
+        id: i64,
+    }
+    let sql = sql.clone();
+    tx_sync(storage, move || {
+        let mut bindings = filter.bindings();
+        bindings.push(int(cap));
+        let ids: Vec<Row> = rows(&sql, sql::PARKED_MATCHING_IDS, bindings)?;
+        for (i, row) in ids.iter().enumerate() {
+            run(&sql, sql::REDRIVE, vec![int(row.id), int(now + i as i64 * spacing_ms), int(max_attempts as i64)])?;
+        }
+        let detail = serde_json::json!({"reason": filter.reason, "since": filter.since, "until": filter.until, "count": ids.len()});
+        run(&sql, sql::AUDIT, vec![int(now), text("bulk_redrive"), V::Null, V::String(detail.to_string())])?;
+        Ok(ids.len() as i64)
+    })
 }
 
 /// A page of rows in one status, newest first.

@@ -39,6 +39,10 @@ pub struct SweepReport {
     pub duration_ms: i64,
     /// When the alarm was re-armed for (None: nothing left to do).
     pub next_alarm_at: Option<i64>,
+    /// Rows still pending after the sweep.
+    pub pending: i64,
+    /// How long the oldest pending row has waited (ms).
+    pub oldest_pending_age_ms: Option<i64>,
     /// A storage error that ended the sweep early, if any.
     pub error: Option<String>,
 }
@@ -51,6 +55,8 @@ pub struct Sweeper<'a> {
     pub sql: &'a SqlStorage,
     /// Settings.
     pub config: &'a Config,
+    /// The team key, for log lines.
+    pub team: Option<String>,
 }
 
 /// The result of performing one effect.
@@ -162,9 +168,16 @@ impl Sweeper<'_> {
             now,
             transition: transition.clone(),
         };
-        let completion = store::complete(self.storage, self.sql, completing)?;
-        let outcome = if completion == Completion::Fenced { "fenced" } else { outcome };
-        log_attempt(&row, attempted, outcome, &transition, code.as_deref(), performed.http_status, now - started);
+        let completed = store::complete(self.storage, self.sql, completing, row.target.clone())?;
+        let outcome = if completed.completion == Completion::Fenced { "fenced" } else { outcome };
+        let mut line = attempt_line(&row, attempted, outcome, &transition, code.as_deref(), performed.http_status, now - started);
+        line["team"] = json!(self.team);
+        log::emit(line);
+        let failures = completed.target_failures;
+        if failures > 0 && failures % self.config.alert_failure_streak == 0 {
+            let alert = json!({"kind": "alert", "alert": "target_failing", "team": self.team, "target": row.target, "target_failures": failures, "error": code});
+            log::emit(alert);
+        }
         Ok(outcome)
     }
 
@@ -237,7 +250,8 @@ fn judge(answer: Result<http::Answer, Failure>, classify: impl Fn(&http::Answer)
     }
 }
 
-fn log_attempt(row: &ClaimedRow, a: Attempted, outcome: &str, t: &Transition, code: Option<&str>, status: Option<i64>, latency_ms: i64) {
+/// The `kind: delivery` log line of one attempt.
+fn attempt_line(row: &ClaimedRow, a: Attempted, outcome: &str, t: &Transition, code: Option<&str>, status: Option<i64>, latency_ms: i64) -> Value {
     let mut line = json!({
         "kind": "delivery", "row": row.id, "effect": row.effect, "target": row.target, "key": row.idem_key,
         "attempt": a.attempts, "outcome": outcome, "error": code, "http_status": status, "latency_ms": latency_ms,
@@ -250,5 +264,5 @@ fn log_attempt(row: &ClaimedRow, a: Attempted, outcome: &str, t: &Transition, co
         }
         _ => {}
     }
-    log::emit(line);
+    line
 }

@@ -13,7 +13,7 @@ use super::store::{self, Ingest, NewRow, Operated, Receipt};
 use super::sweep::{SweepReport, Sweeper};
 use super::{clock, directory, env, log};
 use crate::app::{self, Decision, DefaultApp};
-use crate::config::Config;
+use crate::config::{Config, BULK_REDRIVE_CAP};
 use crate::oauth::Installation;
 use crate::outbox::Status;
 use crate::slack::envelope::{Dispatch, Event};
@@ -58,6 +58,7 @@ impl DurableObject for TeamActor {
             (Method::Post, ["admin", "outbox", id, "redrive"]) => self.redrive(id, &config).await,
             (Method::Delete, ["admin", "outbox", id]) => self.discard(id),
             (Method::Post, ["admin", "sweep"]) => Response::from_json(&self.sweep(&config, "admin").await?),
+            (Method::Post, ["admin", "redrive"]) => self.bulk_redrive(&req, &config).await,
             _ => Response::error("not found", 404),
         }
     }
@@ -154,7 +155,8 @@ impl TeamActor {
     /// One sweep, then the alarm re-armed to the next due time (or a short delay after an error).
     async fn sweep(&self, config: &Config, trigger: &'static str) -> Result<SweepReport> {
         let storage = self.state.storage();
-        let mut report = Sweeper { storage: &storage, sql: &self.sql, config }.run(trigger).await;
+        let team = store::team_key(&self.sql).ok().flatten();
+        let mut report = Sweeper { storage: &storage, sql: &self.sql, config, team }.run(trigger).await;
         let now = clock::now_ms();
         let next = match (&report.error, store::next_alarm(&self.sql, now, config.receipt_retention_ms, config.done_retention_ms)) {
             (None, Ok(next)) => next,
@@ -168,14 +170,26 @@ impl TeamActor {
             self.arm(at.max(now)).await?;
         }
         report.next_alarm_at = next;
-        self.log_sweep(&report);
+        if let Ok(pending) = store::pending(&self.sql, now) {
+            report.pending = pending.pending;
+            report.oldest_pending_age_ms = pending.oldest_pending_age_ms;
+        }
+        self.log_sweep(&report, config);
         Ok(report)
     }
 
-    fn log_sweep(&self, report: &SweepReport) {
+    fn log_sweep(&self, report: &SweepReport, config: &Config) {
         let mut line = json!({ "kind": "sweep", "team": store::team_key(&self.sql).ok().flatten() });
         if let (Value::Object(fields), Ok(Value::Object(more))) = (&mut line, serde_json::to_value(report)) {
             fields.extend(more);
+        }
+        if report.oldest_pending_age_ms.is_some_and(|age| age > config.alert_pending_age_ms) {
+            line["alert"] = json!("pending_too_old");
+        }
+        let mut saved = line.clone();
+        saved["at"] = json!(clock::now_ms());
+        if let Err(e) = store::save_last_sweep(&self.sql, &saved) {
+            line["error"] = json!(e.to_string());
         }
         if report.error.is_some() {
             log::error(line);
@@ -196,6 +210,34 @@ impl TeamActor {
         let rows = store::list_rows(&self.sql, status.as_str(), before, limit)?;
         let next_before = if rows.len() as i64 == limit { rows.last().and_then(|r| r.get("id")).cloned() } else { None };
         Response::from_json(&json!({ "rows": rows, "next_before": next_before }))
+    }
+
+    /// Bulk redrive by reason and time window. A dry run (the default) only counts; to act, pass
+    /// `dry_run=false` and `expect=<the dry run's count>` (409 if the count changed since).
+    async fn bulk_redrive(&self, req: &Request, config: &Config) -> Result<Response> {
+        let url = req.url()?;
+        let query = |name: &str| url.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned());
+        let number = |name: &str, default: i64| query(name).map(|v| v.parse::<i64>()).unwrap_or(Ok(default));
+        let (Ok(since), Ok(until)) = (number("since", 0), number("until", i64::from(i32::MAX) * 1_000_000)) else {
+            return Response::error("since and until must be epoch milliseconds", 400);
+        };
+        let filter = store::ParkedFilter { reason: query("reason").filter(|r| !r.is_empty()), since, until };
+        let matching = store::count_parked(&self.sql, &filter)?;
+        if query("dry_run").as_deref() != Some("false") {
+            return Response::from_json(&json!({ "dry_run": true, "matching": matching, "cap": BULK_REDRIVE_CAP }));
+        }
+        if query("expect").and_then(|e| e.parse::<i64>().ok()) != Some(matching) {
+            let body = json!({ "error": "expect must equal the dry run's count", "matching": matching });
+            return Ok(Response::from_json(&body)?.with_status(409));
+        }
+        let now = clock::now_ms();
+        let spacing = config.redrive_spacing_ms;
+        let redriven = store::bulk_redrive(&self.state.storage(), &self.sql, filter, BULK_REDRIVE_CAP, spacing, config.retry.max_attempts, now)?;
+        if redriven > 0 {
+            self.arm(now).await?;
+        }
+        log::emit(json!({"kind": "admin", "action": "bulk_redrive", "team": store::team_key(&self.sql)?, "redriven": redriven}));
+        Response::from_json(&json!({ "redriven": redriven, "remaining": matching - redriven, "spacing_ms": spacing }))
     }
 
     fn show(&self, id: &str) -> Result<Response> {

@@ -77,6 +77,10 @@ CREATE TABLE IF NOT EXISTS installation (
   updated_at INTEGER NOT NULL,
   refreshing_until INTEGER
 );
+CREATE TABLE IF NOT EXISTS target_streaks (
+  target TEXT PRIMARY KEY,
+  failures INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS counters (
   name TEXT PRIMARY KEY,
   value INTEGER NOT NULL
@@ -325,3 +329,35 @@ pub const CONSUME_STATE: &str = "INSERT INTO oauth_states(nonce, expires_at) VAL
 
 /// Forgets consumed nonces whose states have expired anyway: ?1 now.
 pub const PRUNE_STATES: &str = "DELETE FROM oauth_states WHERE expires_at < ?1";
+
+/// Counts a failed attempt against its target: ?1 target. Returns the failures in a row.
+pub const STREAK_FAIL: &str = "INSERT INTO target_streaks(target, failures) VALUES (?1, 1)
+ ON CONFLICT(target) DO UPDATE SET failures = failures + 1 RETURNING failures";
+
+/// A success ends a target's failure streak: ?1 target.
+pub const STREAK_RESET: &str = "DELETE FROM target_streaks WHERE target = ?1";
+
+/// Targets failing right now, worst first.
+pub const STREAKS: &str = "SELECT target, failures FROM target_streaks ORDER BY failures DESC LIMIT 20";
+
+/// Pending rows: how many, and when the oldest was queued.
+pub const PENDING_SUMMARY: &str = "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM outbox WHERE status = 'pending'";
+
+/// Parked rows by reason.
+pub const PARKED_BY_REASON: &str = "SELECT reason, COUNT(*) AS n FROM outbox WHERE status = 'parked' GROUP BY reason ORDER BY n DESC";
+
+/// Remembers the last sweep's report: ?1 JSON.
+pub const SAVE_LAST_SWEEP: &str = "INSERT INTO meta(key, value) VALUES ('last_sweep', ?1)
+ ON CONFLICT(key) DO UPDATE SET value = excluded.value";
+
+/// The last sweep's report (JSON text).
+pub const LAST_SWEEP: &str = "SELECT value FROM meta WHERE key = 'last_sweep'";
+
+/// Parked rows matching a bulk redrive: ?1 reason (NULL: any), ?2 parked since, ?3 parked until.
+pub const COUNT_PARKED_MATCHING: &str = "SELECT COUNT(*) AS n FROM outbox
+ WHERE status = 'parked' AND (?1 IS NULL OR reason = ?1) AND finished_at >= ?2 AND finished_at <= ?3";
+
+/// The first ?4 of those rows' ids (same parameters as [`COUNT_PARKED_MATCHING`]).
+pub const PARKED_MATCHING_IDS: &str = "SELECT id FROM outbox
+ WHERE status = 'parked' AND (?1 IS NULL OR reason = ?1) AND finished_at >= ?2 AND finished_at <= ?3
+ ORDER BY id LIMIT ?4";

@@ -34,6 +34,7 @@ impl Settings {
             ("SLACK_CLIENT_ID", super::CLIENT_ID.to_string()),
             ("SLACK_CLIENT_SECRET", super::CLIENT_SECRET.to_string()),
             ("TOKEN_ENCRYPTION_KEY", super::ENCRYPTION_KEY.to_string()),
+            ("ALERT_PENDING_AGE_MS", "1000".to_string()),
         ];
         Settings { name: name.into(), vars: vars.into_iter().map(|(k, v)| (k.to_string(), v)).collect() }
     }

@@ -1,0 +1,212 @@
+//! The admin page, pure: the session cookie that a login form sets, and the HTML of the login
+//! page and of a team's dead-letter page.
+//!
+//! The session is `{expires_ms}.{mac}` with `mac` = hex(HMAC-SHA256(ADMIN_TOKEN,
+//! `slackline-admin-session:{expires_ms}`)): stateless, it dies with its expiry or when the token
+//! changes, and it never contains the token. The page acts through the JSON admin API with
+//! `fetch` and the header `x-slackline-admin: 1`, which cross-site forms cannot send.
+
+use crate::effect::Action;
+use hmac::{Hmac, Mac};
+use serde_json::Value;
+use sha2::Sha256;
+
+/// The session cookie's name.
+pub const SESSION_COOKIE: &str = "slackline_admin";
+/// How long a login lasts: 8 hours.
+pub const SESSION_TTL_MS: i64 = 8 * 60 * 60 * 1000;
+/// The header the page sends with every action (CSRF guard for cookie sessions).
+pub const ACTION_HEADER: &str = "x-slackline-admin";
+
+fn session_mac(token: &str, expires: i64) -> Hmac<Sha256> {
+    let mut mac = Hmac::<Sha256>::new_from_slice(token.as_bytes()).expect("HMAC accepts keys of any length");
+    mac.update(format!("slackline-admin-session:{expires}").as_bytes());
+    mac
+}
+
+/// A session value valid for [`SESSION_TTL_MS`].
+pub fn issue_session(token: &str, now_ms: i64) -> String {
+    let expires = now_ms + SESSION_TTL_MS;
+    format!("{expires}.{}", hex::encode(session_mac(token, expires).finalize().into_bytes()))
+}
+
+/// Whether a session value is genuine and unexpired.
+pub fn session_valid(token: &str, session: &str, now_ms: i64) -> bool {
+    let Some((expires, mac)) = session.split_once('.') else { return false };
+    let (Ok(expires), Ok(mac)) = (expires.parse::<i64>(), hex::decode(mac)) else { return false };
+    now_ms <= expires && session_mac(token, expires).verify_slice(&mac).is_ok()
+}
+
+/// Escapes text for HTML.
+pub fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
+}
+
+/// `2026-11-30 21:44:10 UTC` for epoch milliseconds.
+pub fn utc(ms: i64) -> String {
+    let (days, secs) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000) / 1000);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC", secs / 3600, secs / 60 % 60, secs % 60)
+}
+
+/// What a row does, in words.
+pub fn describe(payload: &str) -> String {
+    let snippet = |v: &Value| v.as_str().map(|t| crate::effect::truncate_chars(t, 80)).unwrap_or_default();
+    match serde_json::from_str::<Action>(payload) {
+        Ok(Action::SlackApi { method, args }) => {
+            let channel = args.get("channel").and_then(Value::as_str).unwrap_or("?");
+            format!("{method} in {channel}: “{}”", snippet(&args["text"]))
+        }
+        Ok(Action::RespondUrl { body, .. }) => format!("answer to a command: “{}”", snippet(&body["text"])),
+        Ok(Action::LlmReply { prompt, .. }) => format!("LLM reply to “{}”", crate::effect::truncate_chars(&prompt, 80)),
+        Err(_) => "unreadable payload".into(),
+    }
+}
+
+fn shell(title: &str, body: &str) -> String {
+    format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">\
+<title>{t}</title><style>body{{font-family:system-ui,sans-serif;margin:2rem;color:#1d1c1d}}table{{border-collapse:collapse;width:100%}}\
+th,td{{border-bottom:1px solid #ddd;padding:.4rem;text-align:left;vertical-align:top}}code{{font-size:.85em}}\
+.why{{color:#b00020;font-weight:600}}button{{margin-right:.3rem}}</style></head><body>{body}</body></html>",
+        t = escape(title)
+    )
+}
+
+/// The login form (the token goes in the POST body, never in a URL).
+pub fn login_page(next: &str, error: Option<&str>) -> String {
+    let error = error.map(|e| format!("<p class=\"why\" role=\"alert\">{}</p>", escape(e))).unwrap_or_default();
+    shell(
+        "slackline admin — sign in",
+        &format!(
+            "<h1>slackline admin</h1>{error}<form method=\"post\" action=\"/admin/login\">\
+<input type=\"hidden\" name=\"next\" value=\"{next}\"><label>Admin token <input type=\"password\" name=\"token\" autocomplete=\"current-password\" required></label> \
+<button type=\"submit\">Sign in</button></form>",
+            next = escape(next)
+        ),
+    )
+}
+
+fn cell(v: &Value) -> String {
+    match v {
+        Value::Null => "—".into(),
+        Value::String(s) => escape(s),
+        other => escape(&other.to_string()),
+    }
+}
+
+fn time_cell(v: &Value) -> String {
+    v.as_i64().map(utc).unwrap_or_else(|| "—".into())
+}
+
+fn parked_row(team: &str, row: &Value) -> String {
+    let id = row["id"].as_i64().unwrap_or(0);
+    format!(
+        "<tr data-row=\"{id}\"><td>{id}</td><td>{what}</td><td>queued {queued}<br>last try {last}</td><td class=\"why\">{why}</td>\
+<td>{attempts}</td><td><code>{error}</code> {status}</td><td><button data-action=\"redrive\" data-url=\"/admin/teams/{team}/outbox/{id}/redrive\">Redrive</button>\
+<button data-action=\"discard\" data-url=\"/admin/teams/{team}/outbox/{id}\">Discard</button></td></tr>",
+        what = escape(&describe(row["payload"].as_str().unwrap_or(""))),
+        queued = time_cell(&row["created_at"]),
+        last = time_cell(&row["last_attempt_at"]),
+        why = cell(&row["reason"]),
+        attempts = cell(&row["attempts"]),
+        error = cell(&row["last_error"]),
+        status = row["last_status"].as_i64().map(|s| format!("(HTTP {s})")).unwrap_or_default(),
+        team = escape(team),
+    )
+}
+
+const PAGE_SCRIPT: &str = r#"<script>
+for (const b of document.querySelectorAll('button[data-action]')) {
+  b.addEventListener('click', async () => {
+    if (b.dataset.action === 'discard' && !confirm('Discard this row? An audit record is kept.')) return;
+    b.disabled = true;
+    const r = await fetch(b.dataset.url, {method: b.dataset.action === 'discard' ? 'DELETE' : 'POST', headers: {'x-slackline-admin': '1'}, credentials: 'same-origin'});
+    document.getElementById('status').textContent = r.ok ? (b.dataset.action === 'redrive' ? 'Redriven: it will be delivered shortly.' : 'Discarded.') : 'Failed: HTTP ' + r.status;
+    if (r.ok) setTimeout(() => location.reload(), 300);
+  });
+}
+</script>"#;
+
+/// A team's dead-letter page: pending summary, held methods, and every parked row with its
+/// reason, attempts and last error, each with Redrive and Discard buttons.
+pub fn dead_letter_page(team: &str, stats: &Value, parked: &[Value]) -> String {
+    let holds: Vec<String> = stats["holds"].as_array().into_iter().flatten().map(|h| format!("{} until {}", cell(&h["target"]), time_cell(&h["until_ms"]))).collect();
+    let summary = format!(
+        "<p>Pending: <strong id=\"pending\">{}</strong>; oldest waiting {}; parked: <strong id=\"parked\">{}</strong>; held methods: {}.</p>",
+        cell(&stats["pending"]),
+        stats["oldest_pending_age_ms"].as_i64().map(|ms| format!("{} s", ms / 1000)).unwrap_or_else(|| "—".into()),
+        parked.len(),
+        if holds.is_empty() { "none".into() } else { holds.join(", ") },
+    );
+    let rows = if parked.is_empty() {
+        "<p id=\"empty\">No parked rows: nothing needs a decision.</p>".to_string()
+    } else {
+        let body: String = parked.iter().map(|r| parked_row(team, r)).collect();
+        format!("<table><thead><tr><th>id</th><th>what</th><th>when</th><th>why</th><th>attempts</th><th>last error</th><th></th></tr></thead><tbody>{body}</tbody></table>")
+    };
+    shell(
+        &format!("slackline — {team}"),
+        &format!("<h1>Team {}</h1>{summary}<p id=\"status\" role=\"status\"></p><h2>Parked rows</h2>{rows}{PAGE_SCRIPT}", escape(team)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_session_is_valid_until_it_expires_and_only_for_its_token() {
+        let s = issue_session("tok", 1_000);
+        assert!(session_valid("tok", &s, 1_000 + SESSION_TTL_MS));
+        assert!(!session_valid("tok", &s, 1_001 + SESSION_TTL_MS));
+        assert!(!session_valid("other", &s, 1_000));
+        assert!(!s.contains("tok"));
+        assert!(!session_valid("tok", "garbage", 0));
+        let forged = format!("{}.{}", 1_000 + 10 * SESSION_TTL_MS, s.split_once('.').unwrap().1);
+        assert!(!session_valid("tok", &forged, 1_000));
+    }
+
+    #[test]
+    fn times_render_in_utc() {
+        assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc(1_796_075_959_364), "2026-11-30 21:59:19 UTC");
+        assert_eq!(utc(951_782_400_000), "2000-02-29 00:00:00 UTC");
+    }
+
+    #[test]
+    fn rows_are_described_in_words() {
+        let p = json!({"type": "slack_api", "method": "chat.postMessage", "args": {"channel": "C1", "text": "hi"}}).to_string();
+        assert_eq!(describe(&p), "chat.postMessage in C1: “hi”");
+        assert_eq!(describe("{"), "unreadable payload");
+    }
+
+    #[test]
+    fn the_page_lists_parked_rows_with_their_reason_and_buttons() {
+        let row = json!({"id": 7, "payload": json!({"type": "slack_api", "method": "chat.postMessage", "args": {"channel": "C9", "text": "<b>x</b>"}}).to_string(),
+            "reason": "channel_not_found", "attempts": 1, "last_error": "channel_not_found", "last_status": 200, "created_at": 0, "last_attempt_at": 1000});
+        let html = dead_letter_page("T1", &json!({"pending": 2, "holds": []}), &[row]);
+        assert!(html.contains("channel_not_found"));
+        assert!(html.contains("data-url=\"/admin/teams/T1/outbox/7/redrive\""));
+        assert!(html.contains("&lt;b&gt;x&lt;/b&gt;"), "payload text is escaped");
+        assert!(dead_letter_page("T1", &json!({}), &[]).contains("No parked rows"));
+    }
+
+    #[test]
+    fn the_login_page_posts_the_token_in_the_body() {
+        let html = login_page("/admin/teams/T1", Some("Wrong token"));
+        assert!(html.contains("method=\"post\" action=\"/admin/login\""));
+        assert!(html.contains("type=\"password\" name=\"token\""));
+        assert!(html.contains("Wrong token"));
+    }
+}
