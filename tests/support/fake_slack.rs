@@ -55,10 +55,14 @@ pub enum Reply {
     Json(Value),
 }
 
+/// Chooses a reply for each call (for chaos tests): never runs out.
+pub type Chooser = Box<dyn FnMut(&Call) -> Reply + Send>;
+
 struct Rule {
     method: String,
     needle: String,
     replies: VecDeque<Reply>,
+    chooser: Option<Chooser>,
 }
 
 #[derive(Default)]
@@ -106,8 +110,19 @@ impl FakeSlack {
     /// Answers the next calls of `method` whose body contains `needle` with `replies`, in order;
     /// after them, calls get the default success again.
     pub fn script(&self, method: &str, needle: &str, replies: Vec<Reply>) {
-        let rule = Rule { method: method.into(), needle: needle.into(), replies: replies.into() };
+        let rule = Rule { method: method.into(), needle: needle.into(), replies: replies.into(), chooser: None };
         self.state.lock().unwrap().rules.push(rule);
+    }
+
+    /// Answers every call of `method` whose body contains `needle` with `chooser`'s reply.
+    pub fn script_with(&self, method: &str, needle: &str, chooser: Chooser) {
+        let rule = Rule { method: method.into(), needle: needle.into(), replies: VecDeque::new(), chooser: Some(chooser) };
+        self.state.lock().unwrap().rules.push(rule);
+    }
+
+    /// Every call so far, of any method.
+    pub fn all_calls(&self) -> Vec<Call> {
+        self.state.lock().unwrap().calls.clone()
     }
 
     /// Every call so far of `method` whose body contains `needle`.
@@ -154,8 +169,14 @@ fn record(request: &mut tiny_http::Request) -> Call {
 fn next_reply(state: &Mutex<State>, call: &Call) -> Reply {
     let mut state = state.lock().unwrap();
     state.calls.push(call.clone());
-    let rule = state.rules.iter_mut().find(|r| r.method == call.method && call.body.contains(&r.needle) && !r.replies.is_empty());
-    rule.and_then(|r| r.replies.pop_front()).unwrap_or(Reply::Ok)
+    let rule = state.rules.iter_mut().find(|r| {
+        r.method == call.method && call.body.contains(&r.needle) && (r.chooser.is_some() || !r.replies.is_empty())
+    });
+    match rule {
+        Some(Rule { chooser: Some(choose), .. }) => choose(call),
+        Some(rule) => rule.replies.pop_front().unwrap_or(Reply::Ok),
+        None => Reply::Ok,
+    }
 }
 
 static TS: AtomicU64 = AtomicU64::new(1);

@@ -1,0 +1,300 @@
+//! The reliability suite (see docs/reliability.md): duplicate storms, crashes mid-flow, a faulty
+//! Slack, and a corpus of hostile requests — all end to end in workerd, on 127.0.0.1 only, bounded
+//! in count and time. Its invariants: every event that got a 200 is delivered at least once;
+//! nothing the system can recognise as a duplicate is delivered twice; every row ends `done` or
+//! `parked` with the right reason within the attempt policy; bad input stores nothing and the
+//! runtime keeps serving.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+use serde_json::{json, Value};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use support::slack::{envelope, mention, message_copy, now_secs, sign};
+use support::{eventually, shared, unique, FakeSlack, Reply, Runtime, Settings, ADMIN_TOKEN};
+
+#[test]
+fn a_duplicate_storm_makes_exactly_one_reply() {
+    let s = shared();
+    let (team, channel) = (unique("T"), unique("C"));
+    let event = envelope(&team, &unique("Ev"), mention(&channel, "11.1", "storm"));
+    let body = event.to_string().into_bytes();
+    let ts = now_secs().to_string();
+    let sig = sign(&ts, &body);
+    let headers = [("content-type", "application/json"), ("x-slack-request-timestamp", ts.as_str()), ("x-slack-signature", sig.as_str())];
+    let statuses: Vec<u16> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..100).map(|_| scope.spawn(|| s.client().post_raw("/slack/events", &headers, &body).status)).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(statuses.iter().all(|s| *s == 200), "{statuses:?}");
+    let c = s.client();
+    for _ in 0..10 {
+        assert_eq!(c.event(&envelope(&team, &unique("Ev"), mention(&channel, "11.1", "storm"))).status, 200);
+    }
+    assert_eq!(c.event(&envelope(&team, &unique("Ev"), message_copy(&channel, "11.1", "storm"))).status, 200);
+    s.fake.wait_calls("chat.postMessage", &channel, 1, Duration::from_secs(20));
+    eventually("the reply is done", Duration::from_secs(20), || (c.rows(&team, "done").len() == 1).then_some(()));
+    assert_eq!(c.receipts(&team), 12);
+    assert_eq!(s.fake.calls("chat.postMessage", &channel).len(), 1, "exactly one reply");
+}
+
+/// Sends one event the way Slack does: retried until it gets a 200 (connection errors and 5xx
+/// included), within a deadline.
+fn deliver_like_slack(base: &str, event: &Value) -> bool {
+    let body = event.to_string().into_bytes();
+    let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(5)).build();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while Instant::now() < deadline {
+        let ts = now_secs().to_string();
+        let result = agent
+            .post(&format!("{base}/slack/events"))
+            .set("content-type", "application/json")
+            .set("x-slack-request-timestamp", &ts)
+            .set("x-slack-signature", &sign(&ts, &body))
+            .send_bytes(&body);
+        match result {
+            Ok(r) if r.status() == 200 => return true,
+            _ => std::thread::sleep(Duration::from_millis(100)),
+        }
+    }
+    false
+}
+
+#[test]
+fn killing_the_runtime_at_five_moments_loses_no_acknowledged_event() {
+    let fake = FakeSlack::start();
+    let settings = Settings::new("crash", &fake)
+        .var("LEASE_MS", "2000")
+        .var("ATTEMPT_TIMEOUT_MS", "1000")
+        .var("RETRY_SCHEDULE_MS", "200,500")
+        .var("MAX_ATTEMPTS", "50");
+    let mut rt = Runtime::start(settings);
+    let teams: Vec<String> = (0..5).map(|_| unique("T")).collect();
+    let channels: Vec<String> = (0..5).map(|_| unique("C")).collect();
+    for channel in &channels {
+        // Deliveries take a little while, so some are always in flight when the plug is pulled.
+        fake.script_with("chat.postMessage", channel, Box::new(|_| Reply::Delay(Duration::from_millis(30), Box::new(Reply::Ok))));
+    }
+    let events: Vec<(usize, String, Value)> = (0..500)
+        .map(|i| {
+            let (t, ts) = (i % 5, format!("{}.{i:04}", 1000 + i / 5));
+            (t, ts.clone(), envelope(&teams[t], &unique("Ev"), mention(&channels[t], &ts, "crash")))
+        })
+        .collect();
+    let acked = Arc::new(Mutex::new(Vec::new()));
+    let next = Arc::new(AtomicUsize::new(0));
+    let base = rt.base_url();
+    let senders: Vec<_> = (0..8)
+        .map(|_| {
+            let (events, acked, next, base) = (events.clone(), acked.clone(), next.clone(), base.clone());
+            std::thread::spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some((t, ts, event)) = events.get(i) else { break };
+                if deliver_like_slack(&base, event) {
+                    acked.lock().unwrap().push((*t, ts.clone()));
+                }
+            })
+        })
+        .collect();
+    for moment in 1..=5 {
+        let wanted = moment * 80;
+        eventually(&format!("{wanted} acks before crash {moment}"), Duration::from_secs(120), || (acked.lock().unwrap().len() >= wanted).then_some(()));
+        rt.kill();
+        rt.restart();
+    }
+    for s in senders {
+        s.join().unwrap();
+    }
+    let acked = acked.lock().unwrap().clone();
+    assert_eq!(acked.len(), 500, "Slack's retries got every event acknowledged");
+    let delivered = |t: usize, ts: &str| fake.calls("chat.postMessage", &channels[t]).iter().filter(|c| c.field("thread_ts") == Some(ts)).count();
+    eventually("every acknowledged event delivered", Duration::from_secs(120), || acked.iter().all(|(t, ts)| delivered(*t, ts) >= 1).then_some(()));
+    let posts: usize = channels.iter().map(|c| fake.calls("chat.postMessage", c).len()).sum();
+    let duplicates = posts - 500;
+    eprintln!("crash test: 500 events acknowledged and delivered across 5 kills; {posts} posts, {duplicates} duplicates (at-least-once)");
+    let c = rt.client();
+    for team in &teams {
+        assert_eq!(c.receipts(team), 100, "one receipt per event for {team}");
+    }
+}
+
+/// A deterministic pseudo-random sequence for the chaos script.
+fn lcg(seed: &mut u64) -> u64 {
+    *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    *seed >> 33
+}
+
+#[test]
+fn a_faulty_slack_ends_every_row_delivered_or_parked_within_the_policy() {
+    let fake = FakeSlack::start();
+    let max_attempts = 6;
+    let settings = Settings::new("faulty", &fake)
+        .var("RETRY_SCHEDULE_MS", "100,200,400")
+        .var("MAX_ATTEMPTS", &max_attempts.to_string())
+        .var("ATTEMPT_TIMEOUT_MS", "1000")
+        .var("LEASE_MS", "10000");
+    let rt = Runtime::start(settings);
+    let c = rt.client();
+    let teams: Vec<String> = (0..4).map(|_| unique("T")).collect();
+    let mut doomed = HashSet::new();
+    let mut seed = 42u64;
+    let rows_per_team = 20;
+    for (t, team) in teams.iter().enumerate() {
+        for i in 0..rows_per_team {
+            let channel = format!("CFAULT{t}X{i}X{}", unique(""));
+            if i % 7 == 0 {
+                fake.script_with("chat.postMessage", &channel, Box::new(|_| Reply::Error("channel_not_found")));
+                doomed.insert(channel.clone());
+            } else {
+                let mut s = seed;
+                seed = seed.wrapping_add(7919);
+                fake.script_with("chat.postMessage", &channel, Box::new(move |_| match lcg(&mut s) % 100 {
+                    0..=19 => Reply::Status(503),
+                    20..=29 => Reply::RateLimited(1),
+                    30..=34 => Reply::Delay(Duration::from_millis(2500), Box::new(Reply::Ok)),
+                    _ => Reply::Ok,
+                }));
+            }
+            assert_eq!(c.event(&envelope(team, &unique("Ev"), mention(&channel, "12.1", "chaos"))).status, 200);
+        }
+    }
+    let all = eventually("every row done or parked", Duration::from_secs(180), || {
+        let rows: Vec<Value> = teams.iter().flat_map(|t| c.all_rows(t)).collect();
+        rows.iter().all(|r| r["status"] != "pending").then_some(rows)
+    });
+    assert_eq!(all.len(), teams.len() * rows_per_team);
+    let mut attempts_total = 0;
+    for row in &all {
+        let payload = row["payload"].as_str().unwrap();
+        let channel = payload.split("\"channel\":\"").nth(1).unwrap().split('"').next().unwrap();
+        let attempts = row["attempts"].as_i64().unwrap();
+        attempts_total += attempts;
+        assert!(attempts <= max_attempts, "{row}");
+        assert!(fake.calls("chat.postMessage", channel).len() as i64 <= max_attempts, "never more calls than the policy");
+        if doomed.contains(channel) {
+            // Parked at the first answer Slack gave (an attempt cut off by our timeout on a loaded
+            // machine is the only way to see more than one).
+            assert_eq!((row["status"].as_str(), row["reason"].as_str()), (Some("parked"), Some("channel_not_found")), "{row}");
+        } else if row["status"] == "parked" {
+            assert_eq!(row["reason"], "attempts_exhausted", "{row}");
+            assert_eq!(attempts, max_attempts);
+        }
+    }
+    let sweeps = rt.log_lines().into_iter().filter(|l| l["kind"] == "sweep" && teams.iter().any(|t| l["team"] == t.as_str())).count();
+    eprintln!("faulty Slack: {} rows, {attempts_total} attempts, {sweeps} sweeps", all.len());
+    assert!(sweeps as i64 <= 4 * attempts_total, "no hot loop: {sweeps} sweeps for {attempts_total} attempts");
+}
+
+struct Hostile {
+    name: &'static str,
+    method: &'static str,
+    path: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    status: u16,
+}
+
+fn signed(name: &'static str, path: &str, content_type: &str, body: Vec<u8>, status: u16) -> Hostile {
+    let ts = now_secs().to_string();
+    let sig = sign(&ts, &body);
+    let headers = vec![("content-type".into(), content_type.into()), ("x-slack-request-timestamp".into(), ts), ("x-slack-signature".into(), sig)];
+    Hostile { name, method: "POST", path: path.into(), headers, body, status }
+}
+
+fn with_header(mut h: Hostile, key: &str, value: &str) -> Hostile {
+    h.headers.retain(|(k, _)| k != key);
+    h.headers.push((key.into(), value.into()));
+    h
+}
+
+fn corpus(team: &str) -> Vec<Hostile> {
+    let good = envelope(team, &unique("Ev"), mention(&unique("C"), "1.1", "x")).to_string().into_bytes();
+    let json = "application/json";
+    let form = "application/x-www-form-urlencoded";
+    let event = |f: &dyn Fn(&mut Value)| {
+        let mut v = envelope(team, &unique("Ev"), mention("C1", "1.1", "x"));
+        f(&mut v);
+        v.to_string().into_bytes()
+    };
+    let command = format!("command=%2Fask&text=x&team_id={team}&user_id=U1&channel_id=C1&response_url=http%3A%2F%2F127.0.0.1%3A1%2Fr&trigger_id={}", unique("t"));
+    let now = now_secs();
+    let mut c = vec![
+        Hostile { name: "no signature headers", method: "POST", path: "/slack/events".into(), headers: vec![("content-type".into(), json.into())], body: good.clone(), status: 401 },
+        with_header(signed("bad signature", "/slack/events", json, good.clone(), 401), "x-slack-signature", &sign("1", b"other")),
+        with_header(signed("signature of another body", "/slack/events", json, good.clone(), 401), "x-slack-signature", &sign(&now.to_string(), b"{}")),
+        with_header(signed("v1 prefix", "/slack/events", json, good.clone(), 401), "x-slack-signature", &sign(&now.to_string(), &good).replace("v0=", "v1=")),
+        with_header(signed("non-hex signature", "/slack/events", json, good.clone(), 401), "x-slack-signature", &format!("v0={}", "z".repeat(64))),
+        with_header(signed("truncated signature", "/slack/events", json, good.clone(), 401), "x-slack-signature", &sign(&now.to_string(), &good)[..40]),
+        with_header(signed("empty signature", "/slack/events", json, good.clone(), 401), "x-slack-signature", ""),
+        with_header(signed("non-numeric timestamp", "/slack/events", json, good.clone(), 401), "x-slack-request-timestamp", "yesterday"),
+        with_header(signed("huge timestamp", "/slack/events", json, good.clone(), 401), "x-slack-request-timestamp", "99999999999999999999999"),
+        with_header(signed("negative timestamp", "/slack/events", json, good.clone(), 401), "x-slack-request-timestamp", "-5"),
+        signed("empty body", "/slack/events", json, vec![], 400),
+        signed("text/plain", "/slack/events", "text/plain", good.clone(), 415),
+        signed("JSON to the commands route", "/slack/commands", json, good.clone(), 415),
+        signed("form to the events route", "/slack/events", form, command.clone().into_bytes(), 415),
+        signed("malformed JSON", "/slack/events", json, b"{\"type\":".to_vec(), 400),
+        signed("JSON array", "/slack/events", json, b"[1]".to_vec(), 400),
+        signed("JSON string", "/slack/events", json, b"\"event_callback\"".to_vec(), 400),
+        signed("invalid UTF-8", "/slack/events", json, b"{\"type\":\"\xc3\x28\"}".to_vec(), 400),
+        signed("UTF-16 with a BOM", "/slack/events", json, b"\xff\xfe{\x00}\x00".to_vec(), 400),
+        signed("nesting 20000 deep", "/slack/events", json, ("{\"a\":".repeat(20000) + "1" + &"}".repeat(20000)).into_bytes(), 400),
+        signed("no event_id", "/slack/events", json, event(&|v| { v.as_object_mut().unwrap().remove("event_id"); }), 400),
+        signed("no event", "/slack/events", json, event(&|v| { v.as_object_mut().unwrap().remove("event"); }), 400),
+        signed("event without a type", "/slack/events", json, event(&|v| { v["event"].as_object_mut().unwrap().remove("type"); }), 400),
+        signed("mention without a channel", "/slack/events", json, event(&|v| { v["event"].as_object_mut().unwrap().remove("channel"); }), 400),
+        signed("event_id of the wrong type", "/slack/events", json, event(&|v| v["event_id"] = json!(12)), 400),
+        signed("command without trigger_id", "/slack/commands", form, command.replace("&trigger_id=", "&x=").into_bytes(), 400),
+        signed("command without response_url", "/slack/commands", form, command.replace("response_url=", "x=").into_bytes(), 400),
+        signed("command with invalid UTF-8", "/slack/commands", form, [command.as_bytes(), b"&text=\xff"].concat(), 400),
+        signed("interaction without payload", "/slack/interactivity", form, b"nothing=here".to_vec(), 400),
+        signed("interaction payload not JSON", "/slack/interactivity", form, b"payload=not%20json".to_vec(), 400),
+        signed("interaction payload without type", "/slack/interactivity", form, format!("payload=%7B%22team%22%3A%7B%22id%22%3A%22{team}%22%7D%7D").into_bytes(), 400),
+        signed("over 1 MiB", "/slack/events", json, vec![b' '; 1024 * 1024 + 1], 413),
+        Hostile { name: "GET on events", method: "GET", path: "/slack/events".into(), headers: vec![], body: vec![], status: 404 },
+        Hostile { name: "PUT on events", method: "PUT", path: "/slack/events".into(), headers: vec![], body: good.clone(), status: 404 },
+        Hostile { name: "admin without a token", method: "GET", path: format!("/admin/teams/{team}/stats"), headers: vec![], body: vec![], status: 401 },
+        Hostile { name: "admin with a wrong token", method: "POST", path: format!("/admin/teams/{team}/sweep"), headers: vec![("authorization".into(), format!("Bearer {ADMIN_TOKEN}x"))], body: vec![], status: 401 },
+        Hostile { name: "admin token in the query", method: "GET", path: format!("/admin/teams/{team}/stats?token={ADMIN_TOKEN}"), headers: vec![], body: vec![], status: 401 },
+        Hostile { name: "admin with a forged session", method: "GET", path: format!("/admin/teams/{team}/stats"), headers: vec![("cookie".into(), "slackline_admin=99999999999999.00".into())], body: vec![], status: 401 },
+    ];
+    // A replay of a valid request, five minutes later.
+    let replay = signed("a replay after five minutes", "/slack/events", json, good, 401);
+    c.push(with_header(replay, "x-slackline-test-now", &((now + 301) * 1000).to_string()));
+    c
+}
+
+#[test]
+fn a_hostile_corpus_gets_the_right_statuses_stores_nothing_and_the_runtime_keeps_serving() {
+    let s = shared();
+    let c = s.client();
+    let team = unique("T");
+    let corpus = corpus(&team);
+    assert!(corpus.len() >= 30, "{} requests", corpus.len());
+    let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).build();
+    let mut wrong = vec![];
+    for h in &corpus {
+        let mut req = agent.request(h.method, &format!("{}{}", s.runtime.base_url(), h.path));
+        for (k, v) in &h.headers {
+            req = req.set(k, v);
+        }
+        let status = match if h.body.is_empty() && h.method == "GET" { req.call() } else { req.send_bytes(&h.body) } {
+            Ok(r) => r.status(),
+            Err(ureq::Error::Status(code, _)) => code,
+            Err(e) => panic!("{}: {e}", h.name),
+        };
+        if status != h.status {
+            wrong.push(format!("{}: expected {}, got {status}", h.name, h.status));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    assert_eq!(c.get("/healthz").status, 200, "still serving");
+    assert_eq!(c.receipts(&team), 0);
+    assert!(c.all_rows(&team).is_empty());
+    let ok = unique("C");
+    assert_eq!(c.event(&envelope(&team, &unique("Ev"), mention(&ok, "1.2", "after"))).status, 200);
+    s.fake.wait_calls("chat.postMessage", &ok, 1, Duration::from_secs(20));
+}
