@@ -16,7 +16,10 @@ export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER = wasm-bindgen-test-runner
 
 WORKER_SOURCES := $(shell find src -name '*.rs') Cargo.toml Cargo.lock
 
-.PHONY: setup build worker dev test test-native test-wasm test-e2e clean
+FUZZ_TARGETS := signature events command interaction
+FUZZ_SECONDS ?= 10
+
+.PHONY: setup build worker dev test test-wasm fuzz fuzz-smoke bench soak clean
 
 setup:
 	@scripts/setup.sh
@@ -42,9 +45,30 @@ dev: build .dev.vars
 test: build
 	cargo test --locked --lib --bins --tests --quiet -- --test-threads=4
 	$(MAKE) --no-print-directory test-wasm
+	$(MAKE) --no-print-directory fuzz-smoke
 
 test-wasm:
 	cargo test --locked --target wasm32-unknown-unknown --test wasm_core
+
+# Figures, not pass/fail: see docs/benchmarks.md. BENCH_QUICK=1 runs a tenth of the load.
+bench: build
+	cargo bench --locked --bench load
+
+# The reliability suite at ten times the load (make test runs it at smoke scale).
+soak: build
+	SLACKLINE_SOAK=1 cargo test --locked --test reliability -- --nocapture
+
+# cargo fuzz needs nightly-only flags; RUSTC_BOOTSTRAP lets the stable toolchain take them.
+# `make fuzz` runs each target for FUZZ_SECONDS (default 10 in the smoke, e.g. 300 by hand).
+fuzz-smoke: setup
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p fuzz/corpus/$$t; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  RUSTC_BOOTSTRAP=1 cargo fuzz run --fuzz-dir fuzz $$t fuzz/corpus/$$t fuzz/seeds/$$t -- \
+	    -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 2>&1 | grep -E "^(stat::number_of_executed_units|Done|==|SUMMARY)" || exit 1; \
+	done
+
+fuzz: fuzz-smoke
 
 clean:
 	rm -rf build target .wrangler

@@ -7,6 +7,7 @@
 #   - worker-build, pinned                              (cargo install, into ~/.cargo/bin)
 #   - wasm-bindgen CLI at exactly Cargo.lock's version  (cargo install; worker-build would otherwise
 #                                                        download it from GitHub, unreachable here)
+#   - cargo-fuzz, pinned                                (cargo install; for the fuzz smoke)
 #   - Node 22 and wrangler (with workerd), pinned       (npm ci, into ./node_modules)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,6 +43,12 @@ if [ "$(installed_version wasm-bindgen)" != "$WASM_BINDGEN_VERSION" ] \
   # 1.0.11): then resolve afresh.
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --locked --force \
     || cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+fi
+
+CARGO_FUZZ_VERSION=0.13.2
+if [ "$(installed_version cargo-fuzz)" != "$CARGO_FUZZ_VERSION" ]; then
+  say "installing cargo-fuzz $CARGO_FUZZ_VERSION (about 1 minute)"
+  cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked
 fi
 
 # npm ci only when the lockfile changed since the last install (npm records it in node_modules).

@@ -140,6 +140,9 @@ pub struct Config {
     pub alert_failure_streak: i64,
     /// `REDRIVE_SPACING_MS`.
     pub redrive_spacing_ms: i64,
+    /// `ALLOW_BENCH_SEED=1`: the admin API can bulk-insert synthetic receipts and delivered rows
+    /// (`POST /admin/teams/{team}/seed`). For benchmarks only; never set it in production.
+    pub allow_bench_seed: bool,
     /// `ALLOW_TEST_CLOCK=1`: the front door accepts `x-slackline-test-now` (epoch ms) as its clock.
     /// For end-to-end tests only; never set it in production.
     pub allow_test_clock: bool,
@@ -235,6 +238,7 @@ impl Config {
             alert_failure_streak: v.int("ALERT_FAILURE_STREAK", DEFAULT_ALERT_FAILURE_STREAK, 1, 1_000)?,
             redrive_spacing_ms: v.int("REDRIVE_SPACING_MS", DEFAULT_REDRIVE_SPACING_MS, 0, 60_000)?,
             allow_test_clock: v.text("ALLOW_TEST_CLOCK").as_deref() == Some("1"),
+            allow_bench_seed: v.text("ALLOW_BENCH_SEED").as_deref() == Some("1"),
             warnings: Vec::new(),
         };
         Ok(config.with_warnings())

@@ -16,6 +16,11 @@ use std::time::{Duration, Instant};
 use support::slack::{envelope, mention, message_copy, now_secs, sign};
 use support::{eventually, shared, unique, FakeSlack, Reply, Runtime, Settings, ADMIN_TOKEN};
 
+/// `make soak` sets `SLACKLINE_SOAK=1`: the same tests, ten times the events and twice the kills.
+fn soak() -> bool {
+    std::env::var("SLACKLINE_SOAK").is_ok_and(|v| v == "1")
+}
+
 #[test]
 fn a_duplicate_storm_makes_exactly_one_reply() {
     let s = shared();
@@ -78,7 +83,8 @@ fn killing_the_runtime_at_five_moments_loses_no_acknowledged_event() {
         // Deliveries take a little while, so some are always in flight when the plug is pulled.
         fake.script_with("chat.postMessage", channel, Box::new(|_| Reply::Delay(Duration::from_millis(30), Box::new(Reply::Ok))));
     }
-    let events: Vec<(usize, String, Value)> = (0..500)
+    let (total, kills) = if soak() { (5000, 10) } else { (500, 5) };
+    let events: Vec<(usize, String, Value)> = (0..total)
         .map(|i| {
             let (t, ts) = (i % 5, format!("{}.{i:04}", 1000 + i / 5));
             (t, ts.clone(), envelope(&teams[t], &unique("Ev"), mention(&channels[t], &ts, "crash")))
@@ -99,8 +105,8 @@ fn killing_the_runtime_at_five_moments_loses_no_acknowledged_event() {
             })
         })
         .collect();
-    for moment in 1..=5 {
-        let wanted = moment * 80;
+    for moment in 1..=kills {
+        let wanted = moment * total / (kills + 1);
         eventually(&format!("{wanted} acks before crash {moment}"), Duration::from_secs(120), || (acked.lock().unwrap().len() >= wanted).then_some(()));
         rt.kill();
         rt.restart();
@@ -109,15 +115,15 @@ fn killing_the_runtime_at_five_moments_loses_no_acknowledged_event() {
         s.join().unwrap();
     }
     let acked = acked.lock().unwrap().clone();
-    assert_eq!(acked.len(), 500, "Slack's retries got every event acknowledged");
+    assert_eq!(acked.len(), total, "Slack's retries got every event acknowledged");
     let delivered = |t: usize, ts: &str| fake.calls("chat.postMessage", &channels[t]).iter().filter(|c| c.field("thread_ts") == Some(ts)).count();
     eventually("every acknowledged event delivered", Duration::from_secs(120), || acked.iter().all(|(t, ts)| delivered(*t, ts) >= 1).then_some(()));
     let posts: usize = channels.iter().map(|c| fake.calls("chat.postMessage", c).len()).sum();
-    let duplicates = posts - 500;
-    eprintln!("crash test: 500 events acknowledged and delivered across 5 kills; {posts} posts, {duplicates} duplicates (at-least-once)");
+    let duplicates = posts - total;
+    eprintln!("crash test: {total} events acknowledged and delivered across {kills} kills; {posts} posts, {duplicates} duplicates (at-least-once)");
     let c = rt.client();
     for team in &teams {
-        assert_eq!(c.receipts(team), 100, "one receipt per event for {team}");
+        assert_eq!(c.receipts(team), total as i64 / 5, "one receipt per event for {team}");
     }
 }
 
@@ -141,7 +147,7 @@ fn a_faulty_slack_ends_every_row_delivered_or_parked_within_the_policy() {
     let teams: Vec<String> = (0..4).map(|_| unique("T")).collect();
     let mut doomed = HashSet::new();
     let mut seed = 42u64;
-    let rows_per_team = 20;
+    let rows_per_team = if soak() { 200 } else { 20 };
     for (t, team) in teams.iter().enumerate() {
         for i in 0..rows_per_team {
             let channel = format!("CFAULT{t}X{i}X{}", unique(""));
@@ -161,7 +167,7 @@ fn a_faulty_slack_ends_every_row_delivered_or_parked_within_the_policy() {
             assert_eq!(c.event(&envelope(team, &unique("Ev"), mention(&channel, "12.1", "chaos"))).status, 200);
         }
     }
-    let all = eventually("every row done or parked", Duration::from_secs(180), || {
+    let all = eventually("every row done or parked", Duration::from_secs(if soak() { 900 } else { 180 }), || {
         let rows: Vec<Value> = teams.iter().flat_map(|t| c.all_rows(t)).collect();
         rows.iter().all(|r| r["status"] != "pending").then_some(rows)
     });

@@ -92,6 +92,7 @@ pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Respo
             | (Method::Post, ["outbox", _, "redrive"])
             | (Method::Post, ["sweep"])
             | (Method::Post, ["redrive"])
+            | (Method::Post, ["seed"])
     );
     if !allowed {
         return Err(FrontDoorError::NotFound);

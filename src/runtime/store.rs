@@ -377,13 +377,14 @@ struct NextAt {
     next_at: Option<i64>,
 }
 
-/// When the alarm should next fire: the earliest due work or housekeeping, if any.
-pub fn next_alarm(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_retention_ms: i64) -> worker::Result<Option<i64>> {
+/// When the alarm should next fire: the earliest due work, or housekeeping (not before
+/// `prune_not_before`), if any.
+pub fn next_alarm(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_retention_ms: i64, prune_not_before: i64) -> worker::Result<Option<i64>> {
     let due: Vec<NextAt> = rows(sql, sql::NEXT_DUE, vec![int(now)])?;
     let prune: Vec<NextAt> = rows(sql, sql::NEXT_PRUNE, vec![int(receipt_retention_ms), int(done_retention_ms)])?;
     let never = 9_007_199_254_740_991;
-    let times = due.into_iter().chain(prune).filter_map(|r| r.next_at).filter(|t| *t < never);
-    Ok(times.min())
+    let prune_at = prune.into_iter().filter_map(|r| r.next_at).filter(|t| *t < never).map(|t| t.max(prune_not_before));
+    Ok(due.into_iter().filter_map(|r| r.next_at).chain(prune_at).min())
 }
 
 /// Housekeeping: deletes receipts and delivered rows past retention (bounded), and stale holds.
@@ -548,4 +549,15 @@ pub fn discard(storage: &Storage, sql: &SqlStorage, id: i64, now: i64) -> worker
         run(&sql, sql::AUDIT, vec![int(now), text("discard"), int(id), V::String(row.to_string())])?;
         Ok(Operated::Applied)
     })
+}
+
+/// Benchmarks only: bulk-inserts synthetic receipts and delivered rows (offset `from`).
+pub fn seed(sql: &SqlStorage, receipts: i64, done: i64, from: i64, now: i64) -> worker::Result<()> {
+    if receipts > 0 {
+        run(sql, sql::SEED_RECEIPTS, vec![int(receipts), int(now), int(from)])?;
+    }
+    if done > 0 {
+        run(sql, sql::SEED_DONE, vec![int(done), int(now), int(from)])?;
+    }
+    Ok(())
 }

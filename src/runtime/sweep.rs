@@ -57,6 +57,8 @@ pub struct Sweeper<'a> {
     pub config: &'a Config,
     /// The team key, for log lines.
     pub team: Option<String>,
+    /// Whether to prune old receipts and delivered rows in this sweep.
+    pub prune: bool,
 }
 
 /// The result of performing one effect.
@@ -87,7 +89,9 @@ impl Sweeper<'_> {
 
     async fn drain(&self, started: i64, report: &mut SweepReport) -> worker::Result<()> {
         let c = self.config;
-        store::prune(self.sql, started, c.receipt_retention_ms, c.done_retention_ms, PRUNE_BATCH)?;
+        if self.prune {
+            store::prune(self.sql, started, c.receipt_retention_ms, c.done_retention_ms, PRUNE_BATCH)?;
+        }
         let token = clock::claim_token();
         while clock::now_ms() - started < c.sweep_budget_ms {
             let now = clock::now_ms();

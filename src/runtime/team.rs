@@ -22,6 +22,8 @@ use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, 
 
 /// When a sweep fails on storage, the alarm is re-armed this far ahead: 5 s.
 pub const REARM_AFTER_ERROR_MS: i64 = 5_000;
+/// How often a sweep prunes old receipts and delivered rows: at most once a minute.
+pub const PRUNE_EVERY_MS: i64 = 60_000;
 /// The most rows one admin listing returns.
 const MAX_PAGE: i64 = 200;
 
@@ -31,6 +33,8 @@ pub struct TeamActor {
     state: State,
     env: Env,
     sql: SqlStorage,
+    /// Housekeeping runs in a sweep at most once per [`PRUNE_EVERY_MS`].
+    next_prune_at: std::cell::Cell<i64>,
 }
 
 impl DurableObject for TeamActor {
@@ -39,7 +43,7 @@ impl DurableObject for TeamActor {
         if let Err(e) = store::migrate(&sql) {
             log::error(json!({"kind": "schema_error", "error": e.to_string()}));
         }
-        TeamActor { state, env, sql }
+        TeamActor { state, env, sql, next_prune_at: std::cell::Cell::new(0) }
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
@@ -59,6 +63,7 @@ impl DurableObject for TeamActor {
             (Method::Delete, ["admin", "outbox", id]) => self.discard(id),
             (Method::Post, ["admin", "sweep"]) => Response::from_json(&self.sweep(&config, "admin").await?),
             (Method::Post, ["admin", "redrive"]) => self.bulk_redrive(&req, &config).await,
+            (Method::Post, ["admin", "seed"]) if config.allow_bench_seed => self.seed(&req),
             _ => Response::error("not found", 404),
         }
     }
@@ -156,9 +161,13 @@ impl TeamActor {
     async fn sweep(&self, config: &Config, trigger: &'static str) -> Result<SweepReport> {
         let storage = self.state.storage();
         let team = store::team_key(&self.sql).ok().flatten();
-        let mut report = Sweeper { storage: &storage, sql: &self.sql, config, team }.run(trigger).await;
+        let prune = clock::now_ms() >= self.next_prune_at.get();
+        if prune {
+            self.next_prune_at.set(clock::now_ms() + PRUNE_EVERY_MS);
+        }
+        let mut report = Sweeper { storage: &storage, sql: &self.sql, config, team, prune }.run(trigger).await;
         let now = clock::now_ms();
-        let next = match (&report.error, store::next_alarm(&self.sql, now, config.receipt_retention_ms, config.done_retention_ms)) {
+        let next = match (&report.error, store::next_alarm(&self.sql, now, config.receipt_retention_ms, config.done_retention_ms, self.next_prune_at.get())) {
             (None, Ok(next)) => next,
             (_, Err(e)) => {
                 report.error.get_or_insert(e.to_string());
@@ -193,7 +202,8 @@ impl TeamActor {
         }
         if report.error.is_some() {
             log::error(line);
-        } else {
+        } else if report.claimed > 0 || line.get("alert").is_some() {
+            // An idle sweep (housekeeping only) is not worth a line.
             log::emit(line);
         }
     }
@@ -238,6 +248,15 @@ impl TeamActor {
         }
         log::emit(json!({"kind": "admin", "action": "bulk_redrive", "team": store::team_key(&self.sql)?, "redriven": redriven}));
         Response::from_json(&json!({ "redriven": redriven, "remaining": matching - redriven, "spacing_ms": spacing }))
+    }
+
+    /// Benchmarks only (`ALLOW_BENCH_SEED=1`): `?receipts=N&done=M&from=K`.
+    fn seed(&self, req: &Request) -> Result<Response> {
+        let url = req.url()?;
+        let number = |name: &str| url.query_pairs().find(|(k, _)| k == name).and_then(|(_, v)| v.parse::<i64>().ok()).unwrap_or(0);
+        let (receipts, done, from) = (number("receipts").clamp(0, 200_000), number("done").clamp(0, 200_000), number("from"));
+        store::seed(&self.sql, receipts, done, from, clock::now_ms())?;
+        Response::from_json(&json!({ "seeded_receipts": receipts, "seeded_done": done }))
     }
 
     fn show(&self, id: &str) -> Result<Response> {

@@ -361,3 +361,16 @@ pub const COUNT_PARKED_MATCHING: &str = "SELECT COUNT(*) AS n FROM outbox
 pub const PARKED_MATCHING_IDS: &str = "SELECT id FROM outbox
  WHERE status = 'parked' AND (?1 IS NULL OR reason = ?1) AND finished_at >= ?2 AND finished_at <= ?3
  ORDER BY id LIMIT ?4";
+
+/// Benchmarks only (`ALLOW_BENCH_SEED=1`): ?1 receipts named `seed-{?3 + 1 ..= ?3 + ?1}` received
+/// at ?2.
+pub const SEED_RECEIPTS: &str = "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < ?1)
+ INSERT INTO receipts(op_key, kind, received_at) SELECT 'seed-' || (x + ?3), 'event', ?2 FROM n WHERE true
+ ON CONFLICT(op_key) DO NOTHING";
+
+/// Benchmarks only: ?1 delivered rows finished at ?2, keys offset by ?3.
+pub const SEED_DONE: &str = "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < ?1)
+ INSERT INTO outbox(idem_key, op_key, effect, target, payload, status, attempts, max_attempts, next_attempt_at,
+   created_at, finished_at)
+ SELECT 'seed:' || (x + ?3), 'seed-' || (x + ?3), 'slack_api', 'chat.postMessage', '{}', 'done', 1, 6, ?2, ?2, ?2
+ FROM n WHERE true ON CONFLICT(idem_key) DO NOTHING";

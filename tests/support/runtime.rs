@@ -20,6 +20,8 @@ use std::time::Duration;
 pub struct Settings {
     pub name: String,
     pub vars: Vec<(String, String)>,
+    /// Another wrangler config than the project's (the benchmarks' floor Worker).
+    pub config: Option<PathBuf>,
 }
 
 impl Settings {
@@ -36,7 +38,13 @@ impl Settings {
             ("TOKEN_ENCRYPTION_KEY", super::ENCRYPTION_KEY.to_string()),
             ("ALERT_PENDING_AGE_MS", "1000".to_string()),
         ];
-        Settings { name: name.into(), vars: vars.into_iter().map(|(k, v)| (k.to_string(), v)).collect() }
+        Settings { name: name.into(), vars: vars.into_iter().map(|(k, v)| (k.to_string(), v)).collect(), config: None }
+    }
+
+    /// Serves another wrangler config (relative to the project root).
+    pub fn config(mut self, path: &str) -> Settings {
+        self.config = Some(project_root().join(path));
+        self
     }
 
     /// Sets (or replaces) one var.
@@ -112,6 +120,7 @@ impl Runtime {
             .arg(self.dir.join("state"))
             .arg("--env-file")
             .arg(self.env_file())
+            .args(self.settings.config.iter().flat_map(|c| [std::ffi::OsStr::new("--config"), c.as_os_str()]))
             .current_dir(&root)
             .env("PATH", path)
             .env("WRANGLER_SEND_METRICS", "false")
@@ -191,6 +200,40 @@ impl Runtime {
 
     pub fn state_dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The pids of every process of the runtime (wrangler, workerd, ...).
+    pub fn pids(&self) -> Vec<i32> {
+        let Some(group) = self.process_group() else { return vec![] };
+        let Ok(entries) = fs::read_dir("/proc") else { return vec![] };
+        entries
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|pid| unsafe { libc::getpgid(*pid) } == group)
+            .collect()
+    }
+
+    /// Resident memory of the runtime's processes, in bytes.
+    pub fn rss_bytes(&self) -> u64 {
+        self.pids()
+            .iter()
+            .filter_map(|pid| fs::read_to_string(format!("/proc/{pid}/status")).ok())
+            .filter_map(|s| s.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse::<u64>().ok())
+            .sum::<u64>()
+            * 1024
+    }
+
+    /// CPU seconds (user + system) the runtime's processes used so far.
+    pub fn cpu_seconds(&self) -> f64 {
+        let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+        self.pids()
+            .iter()
+            .filter_map(|pid| fs::read_to_string(format!("/proc/{pid}/stat")).ok())
+            .filter_map(|s| {
+                let fields: Vec<&str> = s.rsplit_once(')')?.1.split_whitespace().collect();
+                Some(fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?)
+            })
+            .sum::<f64>()
+            / ticks
     }
 }
 

@@ -1,0 +1,199 @@
+//! `make bench`: slackline against the runtime's floor, on this machine, on 127.0.0.1 only.
+//!
+//! One run starts three runtimes (wrangler dev / workerd, the same versions): slackline, slackline
+//! with benchmark seeding allowed, and a hello-world Worker (the floor). A load generator sends
+//! signed Slack requests with unique event ids, bounded in count and time, and prints the figures
+//! as a Markdown table (copied into docs/benchmarks.md). These are figures, not pass/fail tests.
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use support::slack::{envelope, mention, now_secs, sign};
+use support::{unique, FakeSlack, Runtime, Settings};
+
+const CLIENTS: usize = 16;
+
+/// One request's result.
+#[derive(Clone)]
+struct Sample {
+    latency: Duration,
+    status: u16,
+    acked_at: Instant,
+    channel: String,
+    ts: String,
+}
+
+struct Run {
+    samples: Vec<Sample>,
+    wall: Duration,
+}
+
+impl Run {
+    fn latencies(&self) -> Vec<Duration> {
+        let mut l: Vec<Duration> = self.samples.iter().map(|s| s.latency).collect();
+        l.sort();
+        l
+    }
+    fn non_2xx(&self) -> usize {
+        self.samples.iter().filter(|s| !(200..300).contains(&s.status)).count()
+    }
+    fn rps(&self) -> f64 {
+        self.samples.len() as f64 / self.wall.as_secs_f64()
+    }
+}
+
+fn pct(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2}", d.as_secs_f64() * 1000.0)
+}
+
+/// Sends `n` signed mentions from `clients` threads; `team_of(i)` picks each event's team.
+fn load(base: &str, n: usize, clients: usize, team_of: &(dyn Fn(usize) -> String + Sync), path: &str) -> Run {
+    let next = AtomicUsize::new(0);
+    let samples = Mutex::new(Vec::with_capacity(n));
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..clients {
+            scope.spawn(|| {
+                let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).build();
+                let channel = unique("C");
+                let mut mine = Vec::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= n {
+                        break;
+                    }
+                    let ts = format!("{}.{i:06}", 1_700_000_000 + i);
+                    let body = envelope(&team_of(i), &unique("Ev"), mention(&channel, &ts, "bench")).to_string().into_bytes();
+                    let stamp = now_secs().to_string();
+                    let sent = Instant::now();
+                    let status = match agent
+                        .post(&format!("{base}{path}"))
+                        .set("content-type", "application/json")
+                        .set("x-slack-request-timestamp", &stamp)
+                        .set("x-slack-signature", &sign(&stamp, &body))
+                        .send_bytes(&body)
+                    {
+                        Ok(r) => r.status(),
+                        Err(ureq::Error::Status(code, _)) => code,
+                        Err(_) => 0,
+                    };
+                    let acked_at = Instant::now();
+                    mine.push(Sample { latency: acked_at - sent, status, acked_at, channel: channel.clone(), ts });
+                }
+                samples.lock().unwrap().extend(mine);
+            });
+        }
+    });
+    Run { samples: samples.into_inner().unwrap(), wall: started.elapsed() }
+}
+
+/// Ack-to-delivery: for each acked event, the fake's arrival time of its reply minus the ack time.
+fn delivery_latencies(fake: &FakeSlack, run: &Run, deadline: Duration) -> (Vec<Duration>, usize) {
+    let wanted = run.samples.iter().filter(|s| s.status == 200).count();
+    let until = Instant::now() + deadline;
+    loop {
+        let calls = fake.all_calls();
+        let mut arrivals = std::collections::HashMap::new();
+        for c in calls.iter().filter(|c| c.method == "chat.postMessage") {
+            if let (Some(ch), Some(ts)) = (c.field("channel"), c.field("thread_ts")) {
+                arrivals.entry((ch.to_string(), ts.to_string())).or_insert(c.at);
+            }
+        }
+        let mut l: Vec<Duration> = run
+            .samples
+            .iter()
+            .filter(|s| s.status == 200)
+            .filter_map(|s| arrivals.get(&(s.channel.clone(), s.ts.clone())).map(|at| at.saturating_duration_since(s.acked_at)))
+            .collect();
+        if l.len() >= wanted || Instant::now() > until {
+            l.sort();
+            return (l, wanted);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn gzip_size(path: &str) -> u64 {
+    let out = std::process::Command::new("sh").arg("-c").arg(format!("gzip -9 -c {path} | wc -c")).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(0)
+}
+
+fn main() {
+    let quick = std::env::var("BENCH_QUICK").is_ok();
+    let scale = |n: usize| if quick { n / 10 } else { n };
+    let fake = FakeSlack::start();
+    let app = Runtime::start(Settings::new("bench-app", &fake).var("ALLOW_BENCH_SEED", "1"));
+    let floor = Runtime::start(Settings::new("bench-floor", &fake).config("bench/floor/wrangler.toml"));
+    let root = env!("CARGO_MANIFEST_DIR");
+
+    println!("| # | measure | figure |\n| --- | --- | --- |");
+    // Warm both up (first requests compile and instantiate).
+    let _ = load(&floor.base_url(), 200, CLIENTS, &|_| "TWARM".into(), "/");
+    let warm_teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
+    let _ = load(&app.base_url(), 400, CLIENTS, &|i| warm_teams[i % CLIENTS].clone(), "/slack/events");
+
+    // 1 + 2 + 6b: ack latency at 16 clients vs the floor, ack-to-delivery, CPU per event.
+    let n = scale(4000);
+    let floor_run = load(&floor.base_url(), n, CLIENTS, &|_| "TFLOOR".into(), "/");
+    let teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
+    let cpu_before = app.cpu_seconds();
+    let app_run = load(&app.base_url(), n, CLIENTS, &|i| teams[i % CLIENTS].clone(), "/slack/events");
+    let (deliveries, wanted) = delivery_latencies(&fake, &app_run, Duration::from_secs(120));
+    let cpu = app.cpu_seconds() - cpu_before;
+    let (fl, al) = (floor_run.latencies(), app_run.latencies());
+    println!("| 1 | floor (hello world) ack p50 / p90 / p99, {} requests, {CLIENTS} clients | {} / {} / {} ms, {:.0} req/s, {} non-2xx |", n, ms(pct(&fl, 0.5)), ms(pct(&fl, 0.9)), ms(pct(&fl, 0.99)), floor_run.rps(), floor_run.non_2xx());
+    println!("| 1 | slackline ack p50 / p90 / p99, {} signed events, {CLIENTS} clients ({CLIENTS} teams) | {} / {} / {} ms, {:.0} req/s, {} non-2xx |", n, ms(pct(&al, 0.5)), ms(pct(&al, 0.9)), ms(pct(&al, 0.99)), app_run.rps(), app_run.non_2xx());
+    println!("| 1 | ratio slackline / floor, p50 and p99 | {:.2}x / {:.2}x |", pct(&al, 0.5).as_secs_f64() / pct(&fl, 0.5).as_secs_f64(), pct(&al, 0.99).as_secs_f64() / pct(&fl, 0.99).as_secs_f64());
+    println!("| 2 | ack-to-delivery p50 / p99 ({} of {} delivered) | {} / {} ms |", deliveries.len(), wanted, ms(pct(&deliveries, 0.5)), ms(pct(&deliveries, 0.99)));
+    println!("| 6 | runtime CPU per acked-and-delivered event | {:.2} ms ({:.1} CPU s for {} events) |", cpu * 1000.0 / n as f64, cpu, n);
+
+    // 3: one team, sustained: acked and delivered per second.
+    let one = unique("T");
+    let m = scale(3000);
+    let t0 = Instant::now();
+    let team_run = load(&app.base_url(), m, CLIENTS, &|_| one.clone(), "/slack/events");
+    let (team_deliveries, _) = delivery_latencies(&fake, &team_run, Duration::from_secs(180));
+    let drained = t0.elapsed();
+    println!("| 3 | one team: {} events at {CLIENTS} clients, acked | {:.0} events/s, p50 {} ms, p99 {} ms, {} non-2xx |", m, team_run.rps(), ms(pct(&team_run.latencies(), 0.5)), ms(pct(&team_run.latencies(), 0.99)), team_run.non_2xx());
+    println!("| 3 | one team: all {} delivered after | {:.1} s ({:.0} deliveries/s end to end; Slack's cap is 8.3 events/s per workspace) |", team_deliveries.len(), drained.as_secs_f64(), team_deliveries.len() as f64 / drained.as_secs_f64());
+
+    // 4: many teams at once.
+    let k = scale(1000);
+    let many: Vec<String> = (0..k).map(|_| unique("T")).collect();
+    let many_run = load(&app.base_url(), k, CLIENTS, &|i| many[i].clone(), "/slack/events");
+    let _ = delivery_latencies(&fake, &many_run, Duration::from_secs(120));
+    println!("| 4 | {} teams, one event each, {CLIENTS} clients | p50 {} ms, p99 {} ms, {} non-2xx; runtime RSS {:.0} MiB |", k, ms(pct(&many_run.latencies(), 0.5)), ms(pct(&many_run.latencies(), 0.99)), many_run.non_2xx(), app.rss_bytes() as f64 / 1048576.0);
+
+    // 5: growth: an actor with 1,000,000 receipts and 100,000 delivered rows vs an empty one.
+    let (big, empty) = (unique("T"), unique("T"));
+    let c = app.client();
+    let (receipts, done) = (scale(1_000_000), scale(100_000));
+    let seed_started = Instant::now();
+    for chunk in 0..(receipts / 100_000).max(1) {
+        let d = if chunk == 0 { done } else { 0 };
+        let a = c.admin_post(&format!("/admin/teams/{big}/seed?receipts={}&done={d}&from={}", receipts.min(100_000), chunk * 100_000));
+        assert_eq!(a.status, 200, "{}", a.body);
+    }
+    let seeded = c.stats(&big);
+    let g = scale(2000);
+    let empty_run = load(&app.base_url(), g, CLIENTS, &|_| empty.clone(), "/slack/events");
+    let big_run = load(&app.base_url(), g, CLIENTS, &|_| big.clone(), "/slack/events");
+    let (e50, b50) = (pct(&empty_run.latencies(), 0.5), pct(&big_run.latencies(), 0.5));
+    println!("| 5 | growth: ack p50, empty actor vs {} receipts + {} done rows (seeded in {:.0} s) | {} ms vs {} ms: ratio {:.2} |", seeded["receipts"], done, seed_started.elapsed().as_secs_f64(), ms(e50), ms(b50), b50.as_secs_f64() / e50.as_secs_f64());
+
+    // 6: bundle size.
+    let wasm = format!("{root}/build/index_bg.wasm");
+    let js = format!("{root}/build/index.js");
+    let raw = std::fs::metadata(&wasm).map(|m| m.len()).unwrap_or(0) + std::fs::metadata(&js).map(|m| m.len()).unwrap_or(0);
+    println!("| 6 | bundle (index_bg.wasm + index.js) raw / gzip -9 | {:.0} KiB / {:.0} KiB |", raw as f64 / 1024.0, (gzip_size(&wasm) + gzip_size(&js)) as f64 / 1024.0);
+}

@@ -1,0 +1,11 @@
+//! Interactivity form parsing (a JSON payload inside a form) never panics; a dispatched
+//! interaction always has its keys.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use slackline::slack::envelope::{parse_interaction_form, Inbound};
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(Inbound::Dispatch(d)) = parse_interaction_form(data) {
+        assert!(!d.team_key().is_empty() && !d.op_key().is_empty());
+    }
+});
