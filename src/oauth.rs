@@ -133,8 +133,13 @@ impl Installation {
 
     /// Whether the token should be refreshed before use at `now_ms`.
     pub fn needs_refresh(&self, now_ms: i64) -> bool {
-        self.refresh_token.is_some() && self.token_expires_at.is_some_and(|at| at - now_ms < REFRESH_MARGIN_MS)
+        self.refresh_token.is_some() && refresh_due(self.token_expires_at, now_ms)
     }
+}
+
+/// Whether a rotating token expiring at `expires_at` is within [`REFRESH_MARGIN_MS`] of expiry.
+pub fn refresh_due(expires_at: Option<i64>, now_ms: i64) -> bool {
+    expires_at.is_some_and(|at| at - now_ms < REFRESH_MARGIN_MS)
 }
 
 /// Why an `oauth.v2.access` answer is not an installation.

@@ -9,7 +9,7 @@
 use super::http;
 use super::store;
 use crate::config::Config;
-use crate::oauth::{parse_refresh, AccessError, Installation};
+use crate::oauth::{parse_refresh, refresh_due, AccessError};
 use crate::outbox::reasons;
 use crate::slack::classify::Verdict;
 use worker::SqlStorage;
@@ -41,29 +41,25 @@ pub async fn resolve(sql: &SqlStorage, config: &Config, now: i64) -> worker::Res
         Ok(token) => token,
         Err(_) => return Ok(Credential::Unusable(Verdict::Permanent { code: "token_unreadable".into() })),
     };
-    let installation = Installation {
-        refresh_token: stored.refresh_token.as_deref().and_then(|r| config.cipher.open(r).ok()),
-        token_expires_at: stored.token_expires_at,
-        ..placeholder(bot_token.clone())
-    };
-    if !installation.needs_refresh(now) {
+    let refresh_token = stored.refresh_token.as_deref().and_then(|r| config.cipher.open(r).ok());
+    if refresh_token.is_none() || !refresh_due(stored.token_expires_at, now) {
         return Ok(Credential::Token(bot_token));
     }
-    refresh(sql, config, &installation, now).await
+    let current = Current { bot_token, refresh_token, expires_at: stored.token_expires_at };
+    refresh(sql, config, &current, now).await
 }
 
-fn placeholder(bot_token: String) -> Installation {
-    Installation {
-        team_id: None, team_name: None, enterprise_id: None, enterprise_name: None, is_enterprise_install: false,
-        app_id: None, bot_user_id: None, bot_id: None, bot_scopes: String::new(), installer_user_id: None,
-        bot_token, refresh_token: None, token_expires_at: None,
-    }
+/// The token pair in use, opened.
+struct Current {
+    bot_token: String,
+    refresh_token: Option<String>,
+    expires_at: Option<i64>,
 }
 
 /// Refreshes (single-flight) or, when that is not possible now, falls back to the current token
 /// while it is still valid.
-async fn refresh(sql: &SqlStorage, config: &Config, current: &Installation, now: i64) -> worker::Result<Credential> {
-    let still_valid = current.token_expires_at.is_some_and(|at| at > now);
+async fn refresh(sql: &SqlStorage, config: &Config, current: &Current, now: i64) -> worker::Result<Credential> {
+    let still_valid = current.expires_at.is_some_and(|at| at > now);
     let fallback = |verdict: Verdict| if still_valid { Credential::Token(current.bot_token.clone()) } else { Credential::Unusable(verdict) };
     let (Some(client_id), Some(client_secret), Some(refresh_token)) = (&config.client_id, &config.client_secret, &current.refresh_token) else {
         return Ok(fallback(Verdict::Permanent { code: reasons::NOT_CONFIGURED.into() }));
