@@ -12,6 +12,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Two `make dev` (or a `make dev` and a `make test`) started at once must not install at once.
+exec 9>.setup.lock
+flock 9
+
 WORKER_BUILD_VERSION=0.8.7
 CARGO_BIN="${CARGO_HOME:-$HOME/.cargo}/bin"
 export PATH="$CARGO_BIN:$PATH"
