@@ -214,6 +214,10 @@ fn a_parked_row_can_be_redriven_to_delivery_or_discarded_with_an_audit() {
     assert_eq!(c.admin_delete(&format!("/admin/teams/{team}/outbox/{rb}")).status, 409);
     assert!(c.rows(&team, "parked").is_empty());
     assert_eq!(c.admin_get(&format!("/admin/teams/{team}/outbox/{rb}")).status, 404);
+    let audit = c.admin_get(&format!("/admin/teams/{team}/audit")).json()["audit"].clone();
+    let actions: Vec<(&str, i64)> = audit.as_array().unwrap().iter().map(|a| (a["action"].as_str().unwrap(), a["row_id"].as_i64().unwrap())).collect();
+    assert_eq!(actions, vec![("discard", rb), ("redrive", ra)]);
+    assert!(audit[0]["detail"].as_str().unwrap().contains(&b), "the discarded row's payload is kept in the audit record");
 }
 
 #[test]

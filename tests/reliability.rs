@@ -267,9 +267,10 @@ fn corpus(team: &str) -> Vec<Hostile> {
         Hostile { name: "admin token in the query", method: "GET", path: format!("/admin/teams/{team}/stats?token={ADMIN_TOKEN}"), headers: vec![], body: vec![], status: 401 },
         Hostile { name: "admin with a forged session", method: "GET", path: format!("/admin/teams/{team}/stats"), headers: vec![("cookie".into(), "slackline_admin=99999999999999.00".into())], body: vec![], status: 401 },
     ];
-    // A replay of a valid request, five minutes later.
+    // A replay of a valid request, five minutes (and a second) after it was signed.
     let replay = signed("a replay after five minutes", "/slack/events", json, good, 401);
-    c.push(with_header(replay, "x-slackline-test-now", &((now + 301) * 1000).to_string()));
+    let signed_at: i64 = replay.headers.iter().find(|(k, _)| k == "x-slack-request-timestamp").unwrap().1.parse().unwrap();
+    c.push(with_header(replay, "x-slackline-test-now", &((signed_at + 301) * 1000).to_string()));
     c
 }
 

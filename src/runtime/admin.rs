@@ -13,6 +13,7 @@
 //! | `GET /admin/teams/{team}` | the HTML dead-letter page (or the login form) |
 //! | `GET /admin/teams/{team}/stats` | `GET /admin/stats` |
 //! | `GET /admin/teams/{team}/outbox?status=&limit=&before=` | `GET /admin/outbox` |
+//! | `GET /admin/teams/{team}/audit` | `GET /admin/audit` (redrives and discards, newest first) |
 //! | `GET /admin/teams/{team}/outbox/{id}` | `GET /admin/outbox/{id}` |
 //! | `POST /admin/teams/{team}/outbox/{id}/redrive` | `POST /admin/outbox/{id}/redrive` |
 //! | `DELETE /admin/teams/{team}/outbox/{id}` | `DELETE /admin/outbox/{id}` |
@@ -86,6 +87,7 @@ pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Respo
     let allowed = matches!(
         (req.method(), rest.as_slice()),
         (Method::Get, ["stats"])
+            | (Method::Get, ["audit"])
             | (Method::Get, ["outbox"])
             | (Method::Get, ["outbox", _])
             | (Method::Delete, ["outbox", _])

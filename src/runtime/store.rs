@@ -527,6 +527,11 @@ pub enum Operated {
     NotParked,
 }
 
+/// The latest operator actions (redrive, bulk redrive, discard), newest first.
+pub fn audit(sql: &SqlStorage, limit: i64) -> worker::Result<Vec<Value>> {
+    rows(sql, sql::AUDIT_LIST, vec![int(limit)])
+}
+
 /// Sends a parked row back to pending (audited), due now.
 pub fn redrive(storage: &Storage, sql: &SqlStorage, id: i64, max_attempts: u32, now: i64) -> worker::Result<Operated> {
     let sql = sql.clone();

@@ -58,6 +58,7 @@ impl DurableObject for TeamActor {
             (Method::Post, ["installation"]) => self.install(req, &config).await,
             (Method::Get, ["admin", "stats"]) => self.stats(),
             (Method::Get, ["admin", "outbox"]) => self.list(&req),
+            (Method::Get, ["admin", "audit"]) => Response::from_json(&json!({ "audit": store::audit(&self.sql, MAX_PAGE)? })),
             (Method::Get, ["admin", "outbox", id]) => self.show(id),
             (Method::Post, ["admin", "outbox", id, "redrive"]) => self.redrive(id, &config).await,
             (Method::Delete, ["admin", "outbox", id]) => self.discard(id),

@@ -226,6 +226,9 @@ pub const REDRIVE: &str = "UPDATE outbox
 pub const DISCARD: &str = "DELETE FROM outbox WHERE id = ?1 AND status = 'parked'
  RETURNING id, idem_key, effect, target, payload, attempts, reason, last_error, created_at";
 
+/// The latest operator actions, newest first: ?1 limit.
+pub const AUDIT_LIST: &str = "SELECT id, at, action, row_id, detail FROM audit ORDER BY id DESC LIMIT ?1";
+
 /// Records an operator's action: ?1 at, ?2 action, ?3 row id, ?4 detail JSON.
 pub const AUDIT: &str = "INSERT INTO audit(at, action, row_id, detail) VALUES (?1, ?2, ?3, ?4)";
 
