@@ -143,7 +143,8 @@ pub struct Config {
     /// `ALLOW_BENCH_SEED=1`: the admin API can bulk-insert synthetic receipts and delivered rows
     /// (`POST /admin/teams/{team}/seed`). For benchmarks only; never set it in production.
     pub allow_bench_seed: bool,
-    /// `ALLOW_TEST_CLOCK=1`: the front door accepts `x-slackline-test-now` (epoch ms) as its clock.
+    /// `ALLOW_TEST_CLOCK=1`: the front door accepts `x-slackline-test-now` (epoch ms) as its clock,
+    /// and `x-slackline-test-actor-delay-ms` to slow the team actor down (to exceed the ack budget).
     /// For end-to-end tests only; never set it in production.
     pub allow_test_clock: bool,
     /// Settings that are legal but risky, logged at start of each request that builds a config.

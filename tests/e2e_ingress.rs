@@ -262,3 +262,30 @@ fn without_a_signing_secret_every_slack_route_refuses_and_says_why() {
     assert_eq!(line["verdict"], "refused");
     assert!(!rt.log_text().contains(support::SECRET));
 }
+
+#[test]
+fn an_actor_slower_than_the_ack_budget_gets_a_500_and_slacks_retry_records_it_once() {
+    let (s, team, channel) = (shared(), unique("T"), unique("C"));
+    let body = envelope(&team, &unique("Ev"), mention(&channel, "13.1", "slow")).to_string().into_bytes();
+    let mut headers = signed_headers(&now_secs().to_string(), &body);
+    headers.push(("x-slackline-test-actor-delay-ms".into(), "3000".into()));
+    let started = Instant::now();
+    assert_eq!(post(&s.client(), "/slack/events", &headers, &body), 500, "beyond the 2 s budget");
+    let took = started.elapsed();
+    assert!(took < Duration::from_millis(2900), "answered at the budget, not when the actor finished: {took:?}");
+    // Slack retries (x-slack-retry-num: 1) without the delay: recorded once, one reply.
+    let mut retry = signed_headers(&now_secs().to_string(), &body);
+    retry.push(("x-slack-retry-num".into(), "1".into()));
+    retry.push(("x-slack-retry-reason".into(), "http_error".into()));
+    assert_eq!(post(&s.client(), "/slack/events", &retry, &body), 200);
+    s.fake.wait_calls("chat.postMessage", &channel, 1, Duration::from_secs(20));
+    let c = s.client();
+    eventually("the delayed unit has finished too", Duration::from_secs(10), || (c.receipts(&team) == 1 && c.rows(&team, "done").len() == 1).then_some(()));
+    // The delayed unit runs 3 s after it arrived and must land as a duplicate: wait out that known
+    // delay (it leaves no other trace to await), then check nothing was added.
+    let delayed_done = started + Duration::from_millis(3500);
+    std::thread::sleep(delayed_done.saturating_duration_since(Instant::now()));
+    assert_eq!(c.receipts(&team), 1);
+    assert_eq!(c.all_rows(&team).len(), 1);
+    assert_eq!(s.fake.calls("chat.postMessage", &channel).len(), 1);
+}

@@ -21,12 +21,12 @@
 //! | `POST /admin/teams/{team}/redrive?reason=&since=&until=[&dry_run=false&expect=N]` | `POST /admin/redrive` |
 
 use super::front_door::FrontDoorError;
-use super::{clock, directory};
+use super::{clock, directory, team};
 use crate::admin_ui::{self, ACTION_HEADER, SESSION_COOKIE, SESSION_TTL_MS};
 use crate::config::{Config, Secret};
 use crate::oauth::cookie;
 use serde_json::Value;
-use worker::{Env, Headers, Method, Request, RequestInit, Response};
+use worker::{Env, Headers, Method, Request, Response};
 
 /// A team key as it may appear in a path: Slack ids are short and alphanumeric.
 fn valid_team(team: &str) -> bool {
@@ -100,7 +100,7 @@ pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Respo
         return Err(FrontDoorError::NotFound);
     }
     let query = req.url()?.query().map(|q| format!("?{q}")).unwrap_or_default();
-    Ok(forward(env, team, req.method(), &format!("https://team/admin/{}{query}", rest.join("/"))).await?)
+    Ok(team::call(env, team, req.method(), &format!("/admin/{}{query}", rest.join("/")), None, None).await?)
 }
 
 fn html(status: u16, body: &str) -> worker::Result<Response> {
@@ -127,16 +127,8 @@ async fn login(req: &mut Request, token: &Secret) -> Result<Response, FrontDoorE
 
 /// The dead-letter page of one team.
 async fn page(env: &Env, team: &str) -> Result<Response, FrontDoorError> {
-    let stats: Value = forward(env, team, Method::Get, "https://team/admin/stats").await?.json().await?;
-    let parked: Value = forward(env, team, Method::Get, "https://team/admin/outbox?status=parked&limit=200").await?.json().await?;
+    let stats: Value = team::call(env, team, Method::Get, "/admin/stats", None, None).await?.json().await?;
+    let parked: Value = team::call(env, team, Method::Get, "/admin/outbox?status=parked&limit=200", None, None).await?.json().await?;
     let rows = parked["rows"].as_array().cloned().unwrap_or_default();
     Ok(html(200, &admin_ui::dead_letter_page(team, &stats, &rows))?)
-}
-
-async fn forward(env: &Env, team: &str, method: Method, url: &str) -> worker::Result<Response> {
-    let namespace = env.durable_object("TEAM")?;
-    let stub = namespace.id_from_name(team)?.get_stub()?;
-    let mut init = RequestInit::new();
-    init.with_method(method);
-    stub.fetch_with_request(Request::new_with_init(url, &init)?).await
 }

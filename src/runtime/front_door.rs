@@ -6,7 +6,7 @@
 //! before any hashing) → signature and timestamp (401) → content type (415) → parse (400). Every
 //! error is mapped to HTTP in one place, [`FrontDoorError::into_response`].
 
-use super::{admin, clock, env, log, oauth};
+use super::{admin, clock, env, log, oauth, team};
 use crate::config::{Config, MAX_BODY_BYTES};
 use crate::slack::envelope::{self, Dispatch, Event, Inbound, ParseError};
 use crate::slack::signature::{self, SignatureError};
@@ -14,7 +14,7 @@ use futures::future::{select, Either};
 use futures::StreamExt;
 use serde_json::{json, Value};
 use std::time::Duration;
-use worker::{event, Delay, Env, Method, Request, RequestInit, Response};
+use worker::{event, Delay, Env, Method, Request, Response};
 
 /// Everything that can go wrong at the front door.
 #[derive(Debug)]
@@ -199,7 +199,8 @@ async fn slack(mut req: Request, env: &Env, config: &Config, route: SlackRoute, 
         "kind": "request", "route": route.path(),
         "retry_num": header(&req, "x-slack-retry-num"), "retry_reason": header(&req, "x-slack-retry-reason"),
     });
-    let response = answer(inbound, env, config, &mut line).await?;
+    let test_delay = if config.allow_test_clock { header(&req, TEST_ACTOR_DELAY) } else { None };
+    let response = answer(inbound, env, config, &mut line, test_delay).await?;
     line["ack_ms"] = json!(clock::now_ms() - started);
     log::emit(line);
     Ok(response)
@@ -224,7 +225,7 @@ async fn read_capped(req: &mut Request, limit: usize) -> Result<Vec<u8>, FrontDo
 }
 
 /// Answers a verified, parsed request; fills the log line's verdict.
-async fn answer(inbound: Inbound, env: &Env, config: &Config, line: &mut Value) -> Result<Response, FrontDoorError> {
+async fn answer(inbound: Inbound, env: &Env, config: &Config, line: &mut Value, test_delay: Option<String>) -> Result<Response, FrontDoorError> {
     match inbound {
         Inbound::UrlVerification { challenge } => {
             line["verdict"] = json!("url_verification");
@@ -248,7 +249,7 @@ async fn answer(inbound: Inbound, env: &Env, config: &Config, line: &mut Value) 
             line["type"] = json!(kind);
             Ok(Response::empty()?)
         }
-        Inbound::Dispatch(dispatch) => dispatch_to_actor(dispatch, env, config, line).await,
+        Inbound::Dispatch(dispatch) => dispatch_to_actor(dispatch, env, config, line, test_delay).await,
     }
 }
 
@@ -266,11 +267,15 @@ fn dispatch_type(d: &Dispatch) -> String {
     }
 }
 
-async fn dispatch_to_actor(d: Dispatch, env: &Env, config: &Config, line: &mut Value) -> Result<Response, FrontDoorError> {
+/// Tests only (`ALLOW_TEST_CLOCK=1`): the actor waits this many ms before its unit, so tests can
+/// exceed the ack budget.
+pub const TEST_ACTOR_DELAY: &str = "x-slackline-test-actor-delay-ms";
+
+async fn dispatch_to_actor(d: Dispatch, env: &Env, config: &Config, line: &mut Value, test_delay: Option<String>) -> Result<Response, FrontDoorError> {
     line["team"] = json!(d.team_key());
     line["op_key"] = json!(d.op_key());
     line["type"] = json!(dispatch_type(&d));
-    let outcome = call_actor(env, &d, config.ack_budget_ms).await?;
+    let outcome = call_actor(env, &d, config.ack_budget_ms, test_delay).await?;
     let receipt = outcome.pointer("/receipt/receipt").and_then(Value::as_str).unwrap_or("unknown");
     let ignored = outcome.get("ignored").and_then(Value::as_str);
     line["verdict"] = json!(match (receipt, ignored) {
@@ -288,15 +293,18 @@ async fn dispatch_to_actor(d: Dispatch, env: &Env, config: &Config, line: &mut V
 }
 
 /// Sends the dispatch to its team actor and waits at most `budget_ms` for the recorded outcome.
-async fn call_actor(env: &Env, d: &Dispatch, budget_ms: i64) -> Result<Value, FrontDoorError> {
-    let namespace = env.durable_object("TEAM")?;
-    let stub = namespace.id_from_name(d.team_key())?.get_stub()?;
-    let mut init = RequestInit::new();
+async fn call_actor(env: &Env, d: &Dispatch, budget_ms: i64, test_delay: Option<String>) -> Result<Value, FrontDoorError> {
     let body = serde_json::to_string(d).map_err(|e| FrontDoorError::Internal(e.to_string()))?;
-    init.with_method(Method::Post).with_body(Some(body.into()));
-    let request = Request::new_with_init("https://team/ingest", &init)?;
+    let headers = match test_delay {
+        Some(delay) => {
+            let headers = worker::Headers::new();
+            headers.set(TEST_ACTOR_DELAY, &delay)?;
+            Some(headers)
+        }
+        None => None,
+    };
     let call = async move {
-        let mut response = stub.fetch_with_request(request).await?;
+        let mut response = team::call(env, d.team_key(), Method::Post, "/ingest", Some(body), headers).await?;
         if response.status_code() != 200 {
             let text = response.text().await.unwrap_or_default();
             return Err(FrontDoorError::Internal(format!("actor answered {}: {text}", response.status_code())));

@@ -25,3 +25,8 @@ pub mod oauth;
 pub mod store;
 pub mod sweep;
 pub mod team;
+
+/// The value of one query parameter of a request's URL.
+pub fn query_param(req: &worker::Request, name: &str) -> Option<String> {
+    req.url().ok()?.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned())
+}

@@ -7,19 +7,16 @@
 //! installation stored in the team actor of its team key. Every failure answers a small HTML page
 //! that says what went wrong, and stores nothing.
 
-use super::{clock, directory, http, log};
+use super::{clock, directory, http, log, query_param, team};
 use crate::config::Config;
 use crate::oauth::{self, Installation, StateError, STATE_COOKIE, STATE_TTL_MS};
 use serde_json::{json, Value};
-use worker::{Env, Headers, Method, Request, RequestInit, Response};
+use worker::{Env, Headers, Method, Request, Response};
 
 fn html(status: u16, title: &str, message: &str) -> worker::Result<Response> {
     Ok(Response::from_html(oauth::page(title, message))?.with_status(status))
 }
 
-fn query(req: &Request, name: &str) -> Option<String> {
-    req.url().ok()?.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned())
-}
 
 fn redirect_uri(req: &Request, config: &Config) -> worker::Result<String> {
     if let Some(uri) = &config.redirect_uri {
@@ -46,7 +43,7 @@ pub fn install(req: &Request, config: &Config, now: i64) -> worker::Result<Respo
 
 /// `GET /slack/oauth_redirect`.
 pub async fn redirect(req: &Request, env: &Env, config: &Config, now: i64) -> worker::Result<Response> {
-    if let Some(error) = query(req, "error") {
+    if let Some(error) = query_param(req, "error") {
         log::emit(json!({"kind": "install", "outcome": "denied", "error": error}));
         return html(400, "Installation cancelled", &format!("Slack reported: {error}. Nothing was installed."));
     }
@@ -54,7 +51,7 @@ pub async fn redirect(req: &Request, env: &Env, config: &Config, now: i64) -> wo
         return html(500, "Install is not configured", "This app has no SLACK_CLIENT_ID / SLACK_CLIENT_SECRET yet.");
     };
     let cookie_header = req.headers().get("cookie")?;
-    let nonce = match oauth::check_state(secret.expose(), query(req, "state").as_deref(), oauth::cookie(cookie_header.as_deref(), STATE_COOKIE), now) {
+    let nonce = match oauth::check_state(secret.expose(), query_param(req, "state").as_deref(), oauth::cookie(cookie_header.as_deref(), STATE_COOKIE), now) {
         Ok(nonce) => nonce,
         Err(e) => return refuse(e),
     };
@@ -62,7 +59,7 @@ pub async fn redirect(req: &Request, env: &Env, config: &Config, now: i64) -> wo
         log::emit(json!({"kind": "install", "outcome": "refused", "reason": "state_reused"}));
         return html(400, "Install link already used", "This install link was already used. Start again from the install page.");
     }
-    let Some(code) = query(req, "code") else {
+    let Some(code) = query_param(req, "code") else {
         return html(400, "Installation failed", "Slack sent no authorization code. Start again from the install page.");
     };
     let fields = [("client_id", client_id.as_str()), ("client_secret", secret.expose()), ("code", code.as_str()), ("redirect_uri", &redirect_uri(req, config)?)];
@@ -107,10 +104,7 @@ async fn bot_id(config: &Config, token: &str) -> Option<String> {
 /// Stores the installation in its team actor, then notes it in the directory.
 async fn store(env: &Env, installation: &Installation) -> worker::Result<()> {
     let key = installation.team_key().ok_or_else(|| worker::Error::RustError("installation without a team key".into()))?;
-    let stub = env.durable_object("TEAM")?.id_from_name(key)?.get_stub()?;
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post).with_body(Some(serde_json::to_string(installation)?.into()));
-    let answer = stub.fetch_with_request(Request::new_with_init("https://team/installation", &init)?).await?;
+    let answer = team::call(env, key, Method::Post, "/installation", Some(serde_json::to_string(installation)?), None).await?;
     if answer.status_code() != 200 {
         return Err(worker::Error::RustError(format!("team actor answered {}", answer.status_code())));
     }

@@ -11,14 +11,31 @@
 
 use super::store::{self, Ingest, NewRow, Operated, Receipt};
 use super::sweep::{SweepReport, Sweeper};
-use super::{clock, directory, env, log};
+use super::{clock, directory, env, log, query_param};
 use crate::app::{self, Decision, DefaultApp};
 use crate::config::{Config, BULK_REDRIVE_CAP};
 use crate::oauth::Installation;
 use crate::outbox::Status;
 use crate::slack::envelope::{Dispatch, Event};
 use serde_json::{json, Value};
-use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, Response, Result, ScheduledTime, SqlStorage, State};
+use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, RequestInit, Response, Result, ScheduledTime, SqlStorage, State};
+
+/// The Durable Object binding of the team actors.
+pub const BINDING: &str = "TEAM";
+
+/// Sends one request to the team actor named `team_key` (the only way the Worker reaches it).
+pub async fn call(env: &Env, team_key: &str, method: Method, path: &str, body: Option<String>, headers: Option<worker::Headers>) -> Result<Response> {
+    let stub = env.durable_object(BINDING)?.id_from_name(team_key)?.get_stub()?;
+    let mut init = RequestInit::new();
+    init.with_method(method);
+    if let Some(body) = body {
+        init.with_body(Some(body.into()));
+    }
+    if let Some(headers) = headers {
+        init.with_headers(headers);
+    }
+    stub.fetch_with_request(Request::new_with_init(&format!("https://team{path}"), &init)?).await
+}
 
 /// When a sweep fails on storage, the alarm is re-armed this far ahead: 5 s.
 pub const REARM_AFTER_ERROR_MS: i64 = 5_000;
@@ -98,6 +115,10 @@ fn uninstalls(dispatch: &Dispatch) -> bool {
 impl TeamActor {
     async fn ingest(&self, mut req: Request, config: &Config) -> Result<Response> {
         let dispatch: Dispatch = req.json().await?;
+        let test_delay = req.headers().get(super::front_door::TEST_ACTOR_DELAY)?.and_then(|d| d.parse::<u64>().ok());
+        if let (true, Some(ms)) = (config.allow_test_clock, test_delay) {
+            worker::Delay::from(std::time::Duration::from_millis(ms)).await;
+        }
         let ctx = app::Context { llm_enabled: config.llm.is_some() };
         let (decision, ack) = app::decide(&DefaultApp, &dispatch, &ctx);
         let now = clock::now_ms();
@@ -210,8 +231,7 @@ impl TeamActor {
     }
 
     fn list(&self, req: &Request) -> Result<Response> {
-        let url = req.url()?;
-        let query = |name: &str| url.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned());
+        let query = |name: &str| query_param(req, name);
         let status = query("status").unwrap_or_else(|| "pending".into());
         let Some(status) = Status::parse(&status) else {
             return Response::error("status must be pending, parked or done", 400);
@@ -226,8 +246,7 @@ impl TeamActor {
     /// Bulk redrive by reason and time window. A dry run (the default) only counts; to act, pass
     /// `dry_run=false` and `expect=<the dry run's count>` (409 if the count changed since).
     async fn bulk_redrive(&self, req: &Request, config: &Config) -> Result<Response> {
-        let url = req.url()?;
-        let query = |name: &str| url.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned());
+        let query = |name: &str| query_param(req, name);
         let number = |name: &str, default: i64| query(name).map(|v| v.parse::<i64>()).unwrap_or(Ok(default));
         let (Ok(since), Ok(until)) = (number("since", 0), number("until", i64::from(i32::MAX) * 1_000_000)) else {
             return Response::error("since and until must be epoch milliseconds", 400);
@@ -253,8 +272,7 @@ impl TeamActor {
 
     /// Benchmarks only (`ALLOW_BENCH_SEED=1`): `?receipts=N&done=M&from=K`.
     fn seed(&self, req: &Request) -> Result<Response> {
-        let url = req.url()?;
-        let number = |name: &str| url.query_pairs().find(|(k, _)| k == name).and_then(|(_, v)| v.parse::<i64>().ok()).unwrap_or(0);
+        let number = |name: &str| query_param(req, name).and_then(|v| v.parse::<i64>().ok()).unwrap_or(0);
         let (receipts, done, from) = (number("receipts").clamp(0, 200_000), number("done").clamp(0, 200_000), number("from"));
         store::seed(&self.sql, receipts, done, from, clock::now_ms())?;
         Response::from_json(&json!({ "seeded_receipts": receipts, "seeded_done": done }))
