@@ -21,7 +21,7 @@
 //! | `POST /admin/teams/{team}/redrive?reason=&since=&until=[&dry_run=false&expect=N]` | `POST /admin/redrive` |
 
 use super::front_door::FrontDoorError;
-use super::{clock, directory, team};
+use super::{clock, directory, html_page, team};
 use crate::admin_ui::{self, ACTION_HEADER, SESSION_COOKIE, SESSION_TTL_MS};
 use crate::config::{Config, Secret};
 use crate::oauth::cookie;
@@ -68,7 +68,7 @@ pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Respo
     let page_request = matches!((req.method(), segments.as_slice()), (Method::Get, ["admin", "teams", _]));
     let Some(who) = caller(&req, token) else {
         if page_request {
-            return Ok(html(401, &admin_ui::login_page(&path, None))?);
+            return Ok(html_page(401, &admin_ui::login_page(&path, None))?);
         }
         return Err(FrontDoorError::Unauthorized);
     };
@@ -103,12 +103,6 @@ pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Respo
     Ok(team::call(env, team, req.method(), &format!("/admin/{}{query}", rest.join("/")), None, None).await?)
 }
 
-fn html(status: u16, body: &str) -> worker::Result<Response> {
-    let headers = Headers::new();
-    headers.set("content-type", "text/html; charset=utf-8")?;
-    headers.set("cache-control", "no-store")?;
-    Ok(Response::ok(body)?.with_status(status).with_headers(headers))
-}
 
 /// `POST /admin/login`: checks the token from the form body and sets the session cookie.
 async fn login(req: &mut Request, token: &Secret) -> Result<Response, FrontDoorError> {
@@ -116,7 +110,7 @@ async fn login(req: &mut Request, token: &Secret) -> Result<Response, FrontDoorE
     let fields: std::collections::HashMap<String, String> = form_urlencoded::parse(body.as_bytes()).into_owned().collect();
     let next = fields.get("next").filter(|n| n.starts_with("/admin/teams/") && !n.contains("//")).cloned().unwrap_or_else(|| "/admin/teams".into());
     if !fields.get("token").is_some_and(|given| token.matches(given)) {
-        return Ok(html(401, &admin_ui::login_page(&next, Some("That token is not right.")))?);
+        return Ok(html_page(401, &admin_ui::login_page(&next, Some("That token is not right.")))?);
     }
     let session = admin_ui::issue_session(token.expose(), clock::now_ms());
     let headers = Headers::new();
@@ -130,5 +124,5 @@ async fn page(env: &Env, team: &str) -> Result<Response, FrontDoorError> {
     let stats: Value = team::call(env, team, Method::Get, "/admin/stats", None, None).await?.json().await?;
     let parked: Value = team::call(env, team, Method::Get, "/admin/outbox?status=parked&limit=200", None, None).await?.json().await?;
     let rows = parked["rows"].as_array().cloned().unwrap_or_default();
-    Ok(html(200, &admin_ui::dead_letter_page(team, &stats, &rows))?)
+    Ok(html_page(200, &admin_ui::dead_letter_page(team, &stats, &rows))?)
 }

@@ -30,3 +30,11 @@ pub mod team;
 pub fn query_param(req: &worker::Request, name: &str) -> Option<String> {
     req.url().ok()?.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned())
 }
+
+/// An HTML page that no cache keeps (install results and admin pages are per person).
+pub fn html_page(status: u16, body: &str) -> worker::Result<worker::Response> {
+    let headers = worker::Headers::new();
+    headers.set("content-type", "text/html; charset=utf-8")?;
+    headers.set("cache-control", "no-store")?;
+    Ok(worker::Response::ok(body)?.with_status(status).with_headers(headers))
+}

@@ -7,14 +7,14 @@
 //! installation stored in the team actor of its team key. Every failure answers a small HTML page
 //! that says what went wrong, and stores nothing.
 
-use super::{clock, directory, http, log, query_param, team};
+use super::{clock, directory, html_page, http, log, query_param, team};
 use crate::config::Config;
 use crate::oauth::{self, Installation, StateError, STATE_COOKIE, STATE_TTL_MS};
 use serde_json::{json, Value};
 use worker::{Env, Headers, Method, Request, Response};
 
 fn html(status: u16, title: &str, message: &str) -> worker::Result<Response> {
-    Ok(Response::from_html(oauth::page(title, message))?.with_status(status))
+    html_page(status, &oauth::page(title, message))
 }
 
 
