@@ -134,17 +134,21 @@ fn main() {
     let fake = FakeSlack::start();
     let app = Runtime::start(Settings::new("bench-app", &fake).var("ALLOW_BENCH_SEED", "1"));
     let floor = Runtime::start(Settings::new("bench-floor", &fake).config("bench/floor/wrangler.toml"));
+    let floor_logs = Runtime::start(Settings::new("bench-floor-logs", &fake).config("bench/floor-logs/wrangler.toml"));
     let root = env!("CARGO_MANIFEST_DIR");
 
     println!("| # | measure | figure |\n| --- | --- | --- |");
     // Warm both up (first requests compile and instantiate).
     let _ = load(&floor.base_url(), 200, CLIENTS, &|_| "TWARM".into(), "/");
+    let _ = load(&floor_logs.base_url(), 200, CLIENTS, &|_| "TWARM".into(), "/");
     let warm_teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
     let _ = load(&app.base_url(), 400, CLIENTS, &|i| warm_teams[i % CLIENTS].clone(), "/slack/events");
 
     // 1 + 2 + 6b: ack latency at 16 clients vs the floor, ack-to-delivery, CPU per event.
     let n = scale(4000);
     let floor_run = load(&floor.base_url(), n, CLIENTS, &|_| "TFLOOR".into(), "/");
+    let logs_run = load(&floor_logs.base_url(), n, CLIENTS, &|_| "TFLOOR".into(), "/");
+    drop(floor_logs);
     let teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
     let cpu_before = app.cpu_seconds();
     let app_run = load(&app.base_url(), n, CLIENTS, &|i| teams[i % CLIENTS].clone(), "/slack/events");
@@ -152,6 +156,8 @@ fn main() {
     let cpu = app.cpu_seconds() - cpu_before;
     let (fl, al) = (floor_run.latencies(), app_run.latencies());
     println!("| 1 | floor (hello world) ack p50 / p90 / p99, {} requests, {CLIENTS} clients | {} / {} / {} ms, {:.0} req/s, {} non-2xx |", n, ms(pct(&fl, 0.5)), ms(pct(&fl, 0.9)), ms(pct(&fl, 0.99)), floor_run.rps(), floor_run.non_2xx());
+    let gl = logs_run.latencies();
+    println!("| 1 | floor + slackline's 3 JSON log lines per request, p50 / p90 / p99 | {} / {} / {} ms, {:.0} req/s, {} non-2xx |", ms(pct(&gl, 0.5)), ms(pct(&gl, 0.9)), ms(pct(&gl, 0.99)), logs_run.rps(), logs_run.non_2xx());
     println!("| 1 | slackline ack p50 / p90 / p99, {} signed events, {CLIENTS} clients ({CLIENTS} teams) | {} / {} / {} ms, {:.0} req/s, {} non-2xx |", n, ms(pct(&al, 0.5)), ms(pct(&al, 0.9)), ms(pct(&al, 0.99)), app_run.rps(), app_run.non_2xx());
     println!("| 1 | ratio slackline / floor, p50 and p99 | {:.2}x / {:.2}x |", pct(&al, 0.5).as_secs_f64() / pct(&fl, 0.5).as_secs_f64(), pct(&al, 0.99).as_secs_f64() / pct(&fl, 0.99).as_secs_f64());
     println!("| 2 | ack-to-delivery p50 / p99 ({} of {} delivered) | {} / {} ms |", deliveries.len(), wanted, ms(pct(&deliveries, 0.5)), ms(pct(&deliveries, 0.99)));
