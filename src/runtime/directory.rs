@@ -5,11 +5,10 @@
 //! it records its team key, in the background (`wait_until`); installs and uninstalls note
 //! themselves too. Losing such a note loses only a line of the admin list, never an event.
 
-use super::{clock, log};
-use crate::store::sql;
+use super::{clock, log, store};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, RequestInit, Response, Result, SqlStorage, SqlStorageValue as V, State};
+use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, RequestInit, Response, Result, SqlStorage, State};
 
 /// The binding and the one name it is reached by.
 pub const BINDING: &str = "DIRECTORY";
@@ -37,14 +36,10 @@ struct StateNote {
     expires_at: i64,
 }
 
-fn opt(v: &Option<String>) -> V {
-    v.as_deref().map(|s| V::String(s.to_string())).unwrap_or(V::Null)
-}
-
 impl DurableObject for Directory {
     fn new(state: State, _env: Env) -> Self {
         let sql = state.storage().sql();
-        if let Err(e) = sql.exec(sql::DIRECTORY_SCHEMA, None) {
+        if let Err(e) = store::directory_migrate(&sql) {
             log::error(json!({"kind": "schema_error", "actor": "directory", "error": e.to_string()}));
         }
         Directory { sql }
@@ -53,31 +48,27 @@ impl DurableObject for Directory {
     async fn fetch(&self, mut req: Request) -> Result<Response> {
         let now = clock::now_ms();
         match (req.method(), req.path().as_str()) {
-            (Method::Get, "/teams") => {
-                let teams: Vec<Value> = self.sql.exec(sql::DIRECTORY_LIST, vec![V::Integer(MAX_TEAMS)])?.to_array()?;
-                Response::from_json(&json!({ "teams": teams }))
-            }
+            (Method::Get, "/teams") => Response::from_json(&json!({ "teams": store::directory_teams(&self.sql, MAX_TEAMS)? })),
             (Method::Post, "/seen") => {
                 let note: TeamNote = req.json().await?;
-                self.sql.exec(sql::DIRECTORY_SEEN, vec![V::String(note.team_key), V::Integer(now)])?;
+                store::directory_seen(&self.sql, &note.team_key, now)?;
                 Response::ok("")
             }
             (Method::Post, "/installed") => {
                 let n: TeamNote = req.json().await?;
-                let org = V::Integer(i64::from(n.is_enterprise_install.unwrap_or(false)));
-                self.sql.exec(sql::DIRECTORY_INSTALLED, vec![V::String(n.team_key.clone()), opt(&n.team_name), opt(&n.enterprise_name), org, V::Integer(now)])?;
+                let org_wide = n.is_enterprise_install.unwrap_or(false);
+                store::directory_installed(&self.sql, &n.team_key, n.team_name.as_deref(), n.enterprise_name.as_deref(), org_wide, now)?;
                 Response::ok("")
             }
             (Method::Post, "/uninstalled") => {
                 let note: TeamNote = req.json().await?;
-                self.sql.exec(sql::DIRECTORY_UNINSTALLED, vec![V::String(note.team_key), V::Integer(now)])?;
+                store::directory_uninstalled(&self.sql, &note.team_key, now)?;
                 Response::ok("")
             }
             (Method::Post, "/states/consume") => {
                 let note: StateNote = req.json().await?;
-                self.sql.exec(sql::PRUNE_STATES, vec![V::Integer(now)])?;
-                let fresh: Vec<Value> = self.sql.exec(sql::CONSUME_STATE, vec![V::String(note.nonce), V::Integer(note.expires_at)])?.to_array()?;
-                Response::from_json(&json!({ "fresh": !fresh.is_empty() }))
+                let fresh = store::consume_state(&self.sql, &note.nonce, note.expires_at, now)?;
+                Response::from_json(&json!({ "fresh": fresh }))
             }
             _ => Response::error("not found", 404),
         }

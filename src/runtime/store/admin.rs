@@ -1,0 +1,171 @@
+//! What the admin API reads and does: stats, listings, redrive, discard, audit, seeding.
+
+use super::{int, rows, run, text, tx_sync};
+use crate::store::sql;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use worker::{SqlStorage, SqlStorageValue as V, Storage};
+use super::team_key;
+
+/// Pending rows: how many, and how long the oldest has waited.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Pending {
+    /// How many rows are pending.
+    pub pending: i64,
+    /// Age of the oldest pending row (ms), if any.
+    pub oldest_pending_age_ms: Option<i64>,
+}
+
+/// The pending summary at `now`.
+pub fn pending(sql: &SqlStorage, now: i64) -> worker::Result<Pending> {
+    #[derive(Deserialize)]
+    struct Row {
+        n: i64,
+        oldest: Option<i64>,
+    }
+    let row = rows::<Row>(sql, sql::PENDING_SUMMARY, vec![])?.into_iter().next();
+    Ok(row.map(|r| Pending { pending: r.n, oldest_pending_age_ms: r.oldest.map(|o| now - o) }).unwrap_or_default())
+}
+
+/// Keeps the last sweep's report for the stats.
+pub fn save_last_sweep(sql: &SqlStorage, report: &Value) -> worker::Result<()> {
+    run(sql, sql::SAVE_LAST_SWEEP, vec![V::String(report.to_string())])
+}
+
+/// The admin API's view of the team.
+pub fn stats(sql: &SqlStorage, now: i64) -> worker::Result<Value> {
+    #[derive(Deserialize)]
+    struct Text {
+        value: String,
+    }
+    let groups: Vec<Value> = rows(sql, sql::STATS_BY_STATUS, vec![])?;
+    let receipts: Vec<Value> = rows(sql, sql::RECEIPT_COUNT, vec![])?;
+    let counters: Vec<Value> = rows(sql, sql::COUNTERS, vec![])?;
+    let holds: Vec<Value> = rows(sql, sql::ACTIVE_HOLDS, vec![int(now)])?;
+    let parked: Vec<Value> = rows(sql, sql::PARKED_BY_REASON, vec![])?;
+    let streaks: Vec<Value> = rows(sql, sql::STREAKS, vec![])?;
+    let last_sweep = rows::<Text>(sql, sql::LAST_SWEEP, vec![])?.into_iter().next().and_then(|t| serde_json::from_str::<Value>(&t.value).ok());
+    let pending = pending(sql, now)?;
+    Ok(serde_json::json!({
+        "team": team_key(sql)?,
+        "pending": pending.pending,
+        "oldest_pending_age_ms": pending.oldest_pending_age_ms,
+        "parked_by_reason": parked,
+        "groups": groups,
+        "receipts": receipts.first().and_then(|r| r.get("n")).cloned().unwrap_or(Value::from(0)),
+        "counters": counters,
+        "holds": holds,
+        "failing_targets": streaks,
+        "last_sweep": last_sweep,
+    }))
+}
+
+/// Which parked rows a bulk redrive takes.
+#[derive(Debug, Clone)]
+pub struct ParkedFilter {
+    /// Only this reason (None: any).
+    pub reason: Option<String>,
+    /// Parked at or after (epoch ms).
+    pub since: i64,
+    /// Parked at or before (epoch ms).
+    pub until: i64,
+}
+
+impl ParkedFilter {
+    fn bindings(&self) -> Vec<V> {
+        vec![self.reason.as_deref().map(text).unwrap_or(V::Null), int(self.since), int(self.until)]
+    }
+}
+
+/// How many parked rows match.
+pub fn count_parked(sql: &SqlStorage, filter: &ParkedFilter) -> worker::Result<i64> {
+    #[derive(Deserialize)]
+    struct Row {
+        n: i64,
+    }
+    Ok(rows::<Row>(sql, sql::COUNT_PARKED_MATCHING, filter.bindings())?.first().map(|r| r.n).unwrap_or(0))
+}
+
+/// Redrives up to `cap` matching rows, spaced `spacing_ms` apart so Slack is not hit all at once;
+/// audited. Returns how many were redriven.
+pub fn bulk_redrive(storage: &Storage, sql: &SqlStorage, filter: ParkedFilter, cap: i64, spacing_ms: i64, max_attempts: u32, now: i64) -> worker::Result<i64> {
+    #[derive(Deserialize)]
+    struct Row {
+        id: i64,
+    }
+    let sql = sql.clone();
+    tx_sync(storage, move || {
+        let mut bindings = filter.bindings();
+        bindings.push(int(cap));
+        let ids: Vec<Row> = rows(&sql, sql::PARKED_MATCHING_IDS, bindings)?;
+        for (i, row) in ids.iter().enumerate() {
+            run(&sql, sql::REDRIVE, vec![int(row.id), int(now + i as i64 * spacing_ms), int(max_attempts as i64)])?;
+        }
+        let detail = serde_json::json!({"reason": filter.reason, "since": filter.since, "until": filter.until, "count": ids.len()});
+        run(&sql, sql::AUDIT, vec![int(now), text("bulk_redrive"), V::Null, V::String(detail.to_string())])?;
+        Ok(ids.len() as i64)
+    })
+}
+
+/// A page of rows in one status, newest first.
+pub fn list_rows(sql: &SqlStorage, status: &str, before_id: i64, limit: i64) -> worker::Result<Vec<Value>> {
+    rows(sql, sql::LIST_ROWS, vec![text(status), int(before_id), int(limit)])
+}
+
+/// One row with its attempt history, if it exists.
+pub fn row_with_attempts(sql: &SqlStorage, id: i64) -> worker::Result<Option<Value>> {
+    let found: Vec<Value> = rows(sql, sql::ONE_ROW, vec![int(id)])?;
+    let Some(mut row) = found.into_iter().next() else { return Ok(None) };
+    let attempts: Vec<Value> = rows(sql, sql::ROW_ATTEMPTS, vec![int(id)])?;
+    row["attempts_log"] = Value::Array(attempts);
+    Ok(Some(row))
+}
+
+/// Whether an operator's request found its row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operated {
+    /// Done.
+    Applied,
+    /// No parked row with that id.
+    NotParked,
+}
+
+/// The latest operator actions (redrive, bulk redrive, discard), newest first.
+pub fn audit(sql: &SqlStorage, limit: i64) -> worker::Result<Vec<Value>> {
+    rows(sql, sql::AUDIT_LIST, vec![int(limit)])
+}
+
+/// Sends a parked row back to pending (audited), due now.
+pub fn redrive(storage: &Storage, sql: &SqlStorage, id: i64, max_attempts: u32, now: i64) -> worker::Result<Operated> {
+    let sql = sql.clone();
+    tx_sync(storage, move || {
+        let done: Vec<Value> = rows(&sql, sql::REDRIVE, vec![int(id), int(now), int(max_attempts as i64)])?;
+        if done.is_empty() {
+            return Ok(Operated::NotParked);
+        }
+        run(&sql, sql::AUDIT, vec![int(now), text("redrive"), int(id), V::Null])?;
+        Ok(Operated::Applied)
+    })
+}
+
+/// Deletes a parked row, keeping an audit record of what it was.
+pub fn discard(storage: &Storage, sql: &SqlStorage, id: i64, now: i64) -> worker::Result<Operated> {
+    let sql = sql.clone();
+    tx_sync(storage, move || {
+        let gone: Vec<Value> = rows(&sql, sql::DISCARD, vec![int(id)])?;
+        let Some(row) = gone.into_iter().next() else { return Ok(Operated::NotParked) };
+        run(&sql, sql::AUDIT, vec![int(now), text("discard"), int(id), V::String(row.to_string())])?;
+        Ok(Operated::Applied)
+    })
+}
+
+/// Benchmarks only: bulk-inserts synthetic receipts and delivered rows (offset `from`).
+pub fn seed(sql: &SqlStorage, receipts: i64, done: i64, from: i64, now: i64) -> worker::Result<()> {
+    if receipts > 0 {
+        run(sql, sql::SEED_RECEIPTS, vec![int(receipts), int(now), int(from)])?;
+    }
+    if done > 0 {
+        run(sql, sql::SEED_DONE, vec![int(done), int(now), int(from)])?;
+    }
+    Ok(())
+}

@@ -1,0 +1,104 @@
+//! The ingest unit: a receipt and the outbox rows its effects call for, all or nothing.
+
+use super::{int, opt_int, rows, run, text, tx_sync};
+use crate::store::sql;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use worker::{SqlStorage, SqlStorageValue as V, Storage};
+use crate::effect::Effect;
+
+/// What the ingest unit did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "receipt", rename_all = "snake_case")]
+pub enum Receipt {
+    /// First time this operation key was seen: its effects were offered to the outbox.
+    New {
+        /// Rows inserted.
+        queued: u32,
+        /// Effects whose idempotency key was already queued (the same fact seen before).
+        already_queued: u32,
+    },
+    /// The operation key was already recorded: nothing was written.
+    Duplicate,
+}
+
+/// An effect ready to insert, with its absolute deadline.
+#[derive(Debug, Clone)]
+pub struct NewRow {
+    /// The effect.
+    pub effect: Effect,
+    /// Absolute deadline (epoch ms), if any.
+    pub deadline_at: Option<i64>,
+}
+
+impl NewRow {
+    /// A row for `effect` queued at `now`.
+    pub fn queued_at(effect: Effect, now: i64) -> NewRow {
+        let deadline_at = effect.deadline_after_ms.map(|after| now + after);
+        NewRow { effect, deadline_at }
+    }
+}
+
+pub(super) fn insert_rows(sql: &SqlStorage, op_key: &str, rows_to_insert: &[NewRow], max_attempts: u32, now: i64) -> worker::Result<(u32, u32)> {
+    let (mut queued, mut already) = (0, 0);
+    for row in rows_to_insert {
+        let payload = serde_json::to_string(&row.effect.action).map_err(|e| worker::Error::RustError(e.to_string()))?;
+        let inserted: Vec<Value> = rows(sql, sql::INSERT_OUTBOX, vec![
+            text(&row.effect.key), text(op_key), text(row.effect.action.label()), text(&row.effect.action.target()),
+            V::String(payload), int(max_attempts as i64), int(now), opt_int(row.deadline_at), int(now),
+        ])?;
+        if inserted.is_empty() { already += 1 } else { queued += 1 }
+    }
+    Ok((queued, already))
+}
+
+/// What the ingest unit recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recorded {
+    /// New or duplicate, and what was queued.
+    pub receipt: Receipt,
+    /// True the first time this actor saw its team key (for the directory).
+    pub first_seen: bool,
+    /// Rows parked by an uninstall in this unit.
+    pub parked: u32,
+}
+
+/// What one ingest unit writes: the receipt key, its effects, and whether it uninstalls the team.
+pub struct Ingest {
+    /// The installation.
+    pub team_key: String,
+    /// The receipt key.
+    pub op_key: String,
+    /// `event`, `command` or `interaction`.
+    pub kind: String,
+    /// The effects to queue.
+    pub rows: Vec<NewRow>,
+    /// `app_uninstalled` or a revoked bot token: delete the tokens, park every pending row.
+    pub uninstall: bool,
+    /// Attempt budget of new rows.
+    pub max_attempts: u32,
+}
+
+/// The ingest unit: the receipt, its outbox rows (and, for an uninstall, the revocation), all or
+/// nothing.
+pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64) -> worker::Result<Recorded> {
+    let sql = sql.clone();
+    tx_sync(storage, move || {
+        let first: Vec<Value> = rows(&sql, sql::REMEMBER_TEAM_KEY_RETURNING, vec![text(&ingest.team_key)])?;
+        let fresh: Vec<Value> = rows(&sql, sql::INSERT_RECEIPT, vec![text(&ingest.op_key), text(&ingest.kind), int(now)])?;
+        if fresh.is_empty() {
+            return Ok(Recorded { receipt: Receipt::Duplicate, first_seen: !first.is_empty(), parked: 0 });
+        }
+        let (queued, already_queued) = insert_rows(&sql, &ingest.op_key, &ingest.rows, ingest.max_attempts, now)?;
+        let parked = if ingest.uninstall { revoke(&sql, now)? } else { 0 };
+        Ok(Recorded { receipt: Receipt::New { queued, already_queued }, first_seen: !first.is_empty(), parked })
+    })
+}
+
+/// Deletes the tokens, marks the team uninstalled, parks every pending row as `uninstalled`.
+fn revoke(sql: &SqlStorage, now: i64) -> worker::Result<u32> {
+    run(sql, sql::DELETE_INSTALLATION, vec![])?;
+    run(sql, sql::MARK_UNINSTALLED, vec![text(&now.to_string())])?;
+    let parked: Vec<Value> = rows(sql, sql::PARK_ALL_PENDING, vec![int(now), text(crate::outbox::reasons::UNINSTALLED)])?;
+    Ok(parked.len() as u32)
+}

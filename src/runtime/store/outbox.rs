@@ -1,0 +1,179 @@
+//! Claims, fenced completions, the next alarm time and housekeeping.
+
+use super::{int, opt_int, rows, run, text, tx_sync};
+use crate::store::sql;
+use serde::Deserialize;
+use serde_json::Value;
+use worker::{SqlStorage, SqlStorageValue as V, Storage};
+use super::ingest::insert_rows;
+use super::NewRow;
+use crate::outbox::Transition;
+
+/// A row as claimed by a sweep.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ClaimedRow {
+    /// Row id.
+    pub id: i64,
+    /// Idempotency key.
+    pub idem_key: String,
+    /// The receipt that produced it.
+    pub op_key: String,
+    /// Effect label.
+    pub effect: String,
+    /// Rate-limit target.
+    pub target: String,
+    /// The effect's action, as JSON.
+    pub payload: String,
+    /// Attempts including this one.
+    pub attempts: i64,
+    /// The row's maximum.
+    pub max_attempts: i64,
+    /// Absolute deadline.
+    pub deadline_at: Option<i64>,
+}
+
+/// Claims up to `limit` due rows for `token` until `lease_until`.
+pub fn claim(sql: &SqlStorage, token: &str, lease_until: i64, now: i64, limit: i64) -> worker::Result<Vec<ClaimedRow>> {
+    let mut claimed: Vec<ClaimedRow> = rows(sql, sql::CLAIM, vec![text(token), int(lease_until), int(now), int(limit)])?;
+    claimed.sort_by_key(|r| r.id);
+    Ok(claimed)
+}
+
+/// The outcome of a fenced completion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completion {
+    /// Our claim still held: the transition was stored.
+    Stored,
+    /// Another claimer owns the row now: nothing of ours was written but the attempt log.
+    Fenced,
+}
+
+/// One attempt, for the row's history.
+#[derive(Debug, Clone)]
+pub struct AttemptLog {
+    /// Which attempt.
+    pub attempt: i64,
+    /// `success`, `retry`, `parked` or `fenced`.
+    pub outcome: &'static str,
+    /// The Slack error or failure code.
+    pub detail: Option<String>,
+    /// The HTTP status, when there was an answer.
+    pub http_status: Option<i64>,
+    /// How long the attempt took.
+    pub latency_ms: i64,
+}
+
+/// Everything a completion writes, in one unit.
+pub struct Completing {
+    /// The row.
+    pub row_id: i64,
+    /// Our claim token (the fence).
+    pub token: String,
+    /// The state machine's decision.
+    pub transition: Transition,
+    /// For a retry that was a 429: hold this target until the retry time.
+    pub hold_target: Option<String>,
+    /// The error to keep as `last_error`.
+    pub last_error: Option<String>,
+    /// The attempt's history entry.
+    pub log: AttemptLog,
+    /// Follow-up rows (an LLM answer's post), inserted only if the completion is stored.
+    pub followups: Vec<NewRow>,
+    /// The row's receipt key, given to follow-ups.
+    pub op_key: String,
+    /// Attempt budget for follow-ups.
+    pub max_attempts: u32,
+    /// Now.
+    pub now: i64,
+}
+
+/// What a completion stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completed {
+    /// Stored or fenced.
+    pub completion: Completion,
+    /// Failures in a row of the row's target after this attempt (0 after a success).
+    pub target_failures: i64,
+}
+
+/// Stores a completion if our claim still holds (fenced by `claim_token`), with its follow-ups,
+/// hold, attempt history, counters and the target's failure streak, all or nothing.
+pub fn complete(storage: &Storage, sql: &SqlStorage, c: Completing, target: String) -> worker::Result<Completed> {
+    let sql = sql.clone();
+    tx_sync(storage, move || {
+        let stored: Vec<Value> = match &c.transition {
+            Transition::Done => rows(&sql, sql::COMPLETE_DONE, vec![int(c.row_id), text(&c.token), int(c.now), opt_int(c.log.http_status)])?,
+            Transition::Retry { at, .. } => rows(&sql, sql::COMPLETE_RETRY, vec![
+                int(c.row_id), text(&c.token), int(*at), c.last_error.as_deref().map(text).unwrap_or(V::Null), opt_int(c.log.http_status),
+            ])?,
+            Transition::Park { reason } => rows(&sql, sql::COMPLETE_PARK, vec![
+                int(c.row_id), text(&c.token), text(reason), c.last_error.as_deref().map(text).unwrap_or(V::Null),
+                opt_int(c.log.http_status), int(c.now),
+            ])?,
+        };
+        let completion = if stored.is_empty() { Completion::Fenced } else { Completion::Stored };
+        let outcome = if completion == Completion::Fenced { "fenced" } else { c.log.outcome };
+        run(&sql, sql::LOG_ATTEMPT, vec![
+            int(c.row_id), int(c.log.attempt), int(c.now), text(outcome), c.log.detail.as_deref().map(text).unwrap_or(V::Null),
+            opt_int(c.log.http_status), int(c.log.latency_ms),
+        ])?;
+        run(&sql, sql::BUMP_COUNTER, vec![text(outcome), int(1)])?;
+        let target_failures = match (outcome, &c.log.detail) {
+            ("success", _) => streak(&sql, &target, true)?,
+            ("fenced", _) | (_, None) => 0,
+            (_, Some(_)) => streak(&sql, &target, false)?,
+        };
+        if completion == Completion::Stored {
+            if let (Some(target), Transition::Retry { at, .. }) = (&c.hold_target, &c.transition) {
+                run(&sql, sql::HOLD_TARGET, vec![text(target), int(*at)])?;
+            }
+            insert_rows(&sql, &c.op_key, &c.followups, c.max_attempts, c.now)?;
+        }
+        Ok(Completed { completion, target_failures })
+    })
+}
+
+/// Ends or extends the target's streak of failed attempts; returns its length.
+fn streak(sql: &SqlStorage, target: &str, succeeded: bool) -> worker::Result<i64> {
+    #[derive(Deserialize)]
+    struct Row {
+        failures: i64,
+    }
+    if succeeded {
+        run(sql, sql::STREAK_RESET, vec![text(target)])?;
+        return Ok(0);
+    }
+    Ok(rows::<Row>(sql, sql::STREAK_FAIL, vec![text(target)])?.first().map(|r| r.failures).unwrap_or(0))
+}
+
+#[derive(Deserialize)]
+struct NextAt {
+    next_at: Option<i64>,
+}
+
+/// When the alarm should next fire: the earliest due work, or housekeeping (not before
+/// `prune_not_before`), if any.
+pub fn next_alarm(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_retention_ms: i64, prune_not_before: i64) -> worker::Result<Option<i64>> {
+    let due: Vec<NextAt> = rows(sql, sql::NEXT_DUE, vec![int(now)])?;
+    let prune: Vec<NextAt> = rows(sql, sql::NEXT_PRUNE, vec![int(receipt_retention_ms), int(done_retention_ms)])?;
+    let never = 9_007_199_254_740_991;
+    let prune_at = prune.into_iter().filter_map(|r| r.next_at).filter(|t| *t < never).map(|t| t.max(prune_not_before));
+    Ok(due.into_iter().filter_map(|r| r.next_at).chain(prune_at).min())
+}
+
+/// Housekeeping: deletes receipts and delivered rows past retention (bounded), and stale holds.
+pub fn prune(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_retention_ms: i64, limit: i64) -> worker::Result<()> {
+    run(sql, sql::PRUNE_RECEIPTS, vec![int(now - receipt_retention_ms), int(limit)])?;
+    run(sql, sql::PRUNE_DONE_ATTEMPTS, vec![int(now - done_retention_ms), int(limit)])?;
+    run(sql, sql::PRUNE_DONE, vec![int(now - done_retention_ms), int(limit)])?;
+    run(sql, sql::PRUNE_HOLDS, vec![int(now)])
+}
+
+/// The team key this actor recorded, if any.
+pub fn team_key(sql: &SqlStorage) -> worker::Result<Option<String>> {
+    #[derive(Deserialize)]
+    struct Row {
+        value: String,
+    }
+    Ok(rows::<Row>(sql, sql::TEAM_KEY, vec![])?.into_iter().next().map(|r| r.value))
+}
