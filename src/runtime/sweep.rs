@@ -23,6 +23,8 @@ use worker::{SqlStorage, Storage};
 /// What one sweep did.
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct SweepReport {
+    /// The team key.
+    pub team: Option<String>,
     /// `alarm` or `admin`.
     pub trigger: &'static str,
     /// Rows claimed.
@@ -79,7 +81,7 @@ impl Sweeper<'_> {
     /// Runs one sweep. Storage errors end it early (recorded in the report); they never escape.
     pub async fn run(&self, trigger: &'static str) -> SweepReport {
         let started = clock::now_ms();
-        let mut report = SweepReport { trigger, ..SweepReport::default() };
+        let mut report = SweepReport { trigger, team: self.team.clone(), ..SweepReport::default() };
         if let Err(e) = self.drain(started, &mut report).await {
             report.error = Some(e.to_string());
         }

@@ -210,7 +210,7 @@ impl TeamActor {
     }
 
     fn log_sweep(&self, report: &SweepReport, config: &Config) {
-        let mut line = json!({ "kind": "sweep", "team": store::team_key(&self.sql).ok().flatten() });
+        let mut line = json!({ "kind": "sweep" });
         if let (Value::Object(fields), Ok(Value::Object(more))) = (&mut line, serde_json::to_value(report)) {
             fields.extend(more);
         }
