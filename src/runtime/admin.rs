@@ -21,7 +21,7 @@
 //! | `POST /admin/teams/{team}/redrive?reason=&since=&until=[&dry_run=false&expect=N]` | `POST /admin/redrive` |
 
 use super::front_door::FrontDoorError;
-use super::{clock, directory, html_page, team};
+use super::{clock, directory, header, html_page, team};
 use crate::admin_ui::{self, ACTION_HEADER, SESSION_COOKIE, SESSION_TTL_MS};
 use crate::config::{Config, Secret};
 use crate::oauth::cookie;
@@ -40,10 +40,6 @@ enum Caller {
     Bearer,
     /// The login cookie.
     Session,
-}
-
-fn header(req: &Request, name: &str) -> Option<String> {
-    req.headers().get(name).ok().flatten()
 }
 
 fn caller(req: &Request, token: &Secret) -> Option<Caller> {

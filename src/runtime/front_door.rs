@@ -6,7 +6,7 @@
 //! before any hashing) → signature and timestamp (401) → content type (415) → parse (400). Every
 //! error is mapped to HTTP in one place, [`FrontDoorError::into_response`].
 
-use super::{admin, clock, env, log, oauth, team};
+use super::{admin, clock, env, header, log, oauth, team};
 use crate::config::{Config, MAX_BODY_BYTES};
 use crate::slack::envelope::{self, Dispatch, Event, Inbound, ParseError};
 use crate::slack::signature::{self, SignatureError};
@@ -178,10 +178,6 @@ fn request_now_ms(config: &Config, req: &Request, started: i64) -> i64 {
         return started;
     }
     header(req, "x-slackline-test-now").and_then(|v| v.parse().ok()).unwrap_or(started)
-}
-
-fn header(req: &Request, name: &str) -> Option<String> {
-    req.headers().get(name).ok().flatten()
 }
 
 async fn slack(mut req: Request, env: &Env, config: &Config, route: SlackRoute, started: i64) -> Result<Response, FrontDoorError> {

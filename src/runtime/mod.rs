@@ -26,6 +26,11 @@ pub mod store;
 pub mod sweep;
 pub mod team;
 
+/// The value of one request header, if present and readable.
+pub fn header(req: &worker::Request, name: &str) -> Option<String> {
+    req.headers().get(name).ok().flatten()
+}
+
 /// The value of one query parameter of a request's URL.
 pub fn query_param(req: &worker::Request, name: &str) -> Option<String> {
     req.url().ok()?.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned())

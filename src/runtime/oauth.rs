@@ -7,7 +7,7 @@
 //! installation stored in the team actor of its team key. Every failure answers a small HTML page
 //! that says what went wrong, and stores nothing.
 
-use super::{clock, directory, html_page, http, log, query_param, team};
+use super::{clock, directory, header, html_page, http, log, query_param, team};
 use crate::config::Config;
 use crate::oauth::{self, Installation, StateError, STATE_COOKIE, STATE_TTL_MS};
 use serde_json::{json, Value};
@@ -50,7 +50,7 @@ pub async fn redirect(req: &Request, env: &Env, config: &Config, now: i64) -> wo
     let (Some(client_id), Some(secret)) = (&config.client_id, &config.client_secret) else {
         return html(500, "Install is not configured", "This app has no SLACK_CLIENT_ID / SLACK_CLIENT_SECRET yet.");
     };
-    let cookie_header = req.headers().get("cookie")?;
+    let cookie_header = header(req, "cookie");
     let nonce = match oauth::check_state(secret.expose(), query_param(req, "state").as_deref(), oauth::cookie(cookie_header.as_deref(), STATE_COOKIE), now) {
         Ok(nonce) => nonce,
         Err(e) => return refuse(e),

@@ -11,7 +11,7 @@
 
 use super::store::{self, Ingest, NewRow, Operated, Receipt};
 use super::sweep::{SweepReport, Sweeper};
-use super::{clock, directory, env, log, query_param};
+use super::{clock, directory, env, header, log, query_param};
 use crate::app::{self, Decision, DefaultApp};
 use crate::config::{Config, BULK_REDRIVE_CAP};
 use crate::oauth::Installation;
@@ -115,7 +115,7 @@ fn uninstalls(dispatch: &Dispatch) -> bool {
 impl TeamActor {
     async fn ingest(&self, mut req: Request, config: &Config) -> Result<Response> {
         let dispatch: Dispatch = req.json().await?;
-        let test_delay = req.headers().get(super::front_door::TEST_ACTOR_DELAY)?.and_then(|d| d.parse::<u64>().ok());
+        let test_delay = header(&req, super::front_door::TEST_ACTOR_DELAY).and_then(|d| d.parse::<u64>().ok());
         if let (true, Some(ms)) = (config.allow_test_clock, test_delay) {
             worker::Delay::from(std::time::Duration::from_millis(ms)).await;
         }
