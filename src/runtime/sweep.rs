@@ -12,7 +12,7 @@ use super::http::{self, Failure};
 use super::log;
 use super::store::{self, AttemptLog, ClaimedRow, Completing, Completion, NewRow};
 use crate::config::{Config, PRUNE_BATCH};
-use crate::effect::{Action, Followup};
+use crate::effect::Action;
 use crate::outbox::{after_attempt, before_attempt, reasons, Attempted, Transition};
 use crate::slack::classify::{self, Verdict};
 use futures::StreamExt;
@@ -128,17 +128,22 @@ impl Sweeper<'_> {
             deadline_at: row.deadline_at,
         };
         let started = clock::now_ms();
+        let action = serde_json::from_str::<Action>(&row.payload).ok();
         let (performed, transition) = match before_attempt(&attempted, started) {
             // Not performed: the previous attempt's error stays as `last_error`.
             Some(expired) => (Performed::verdict(Verdict::Success), expired),
             None => {
-                let performed = self.perform(&row, credential).await;
+                let performed = match &action {
+                    Some(action) => self.perform(action, credential).await,
+                    None => Performed::verdict(Verdict::Permanent { code: reasons::BAD_PAYLOAD.into() }),
+                };
                 let now = clock::now_ms();
                 let transition = after_attempt(&self.config.retry, &attempted, &performed.verdict, now, clock::jitter());
                 (performed, transition)
             }
         };
-        self.finish(row, token, attempted, performed, transition, started).await
+        let followups = followups(&row, action.as_ref(), &performed);
+        self.finish(row, token, attempted, performed, transition, followups, started).await
     }
 
     async fn finish(
@@ -148,6 +153,7 @@ impl Sweeper<'_> {
         attempted: Attempted,
         performed: Performed,
         transition: Transition,
+        followups: Vec<NewRow>,
         started: i64,
     ) -> worker::Result<&'static str> {
         let now = clock::now_ms();
@@ -161,7 +167,6 @@ impl Sweeper<'_> {
             Transition::Retry { .. } => "retry",
             Transition::Park { .. } => "parked",
         };
-        let followups = self.followups(&row, &performed);
         let completing = Completing {
             row_id: row.id,
             token: token.to_string(),
@@ -187,20 +192,7 @@ impl Sweeper<'_> {
         Ok(outcome)
     }
 
-    fn followups(&self, row: &ClaimedRow, performed: &Performed) -> Vec<NewRow> {
-        let (Some(answer), Ok(Action::LlmReply { then, .. })) =
-            (&performed.answer, serde_json::from_str::<Action>(&row.payload))
-        else {
-            return Vec::new();
-        };
-        let effect = then.effect(&row.idem_key, answer, None);
-        vec![NewRow { effect, deadline_at: row.deadline_at }]
-    }
-
-    async fn perform(&self, row: &ClaimedRow, credential: &Credential) -> Performed {
-        let Ok(action) = serde_json::from_str::<Action>(&row.payload) else {
-            return Performed::verdict(Verdict::Permanent { code: reasons::BAD_PAYLOAD.into() });
-        };
+    async fn perform(&self, action: &Action, credential: &Credential) -> Performed {
         let c = self.config;
         let timeout = c.attempt_timeout_ms;
         match action {
@@ -209,18 +201,18 @@ impl Sweeper<'_> {
                     Credential::Token(token) => token,
                     Credential::Unusable(verdict) => return Performed::verdict(verdict.clone()),
                 };
-                let answer = http::post_json(&c.slack_method_url(&method), Some(token), &args, timeout).await;
+                let answer = http::post_json(&c.slack_method_url(method), Some(token), args, timeout).await;
                 judge(answer, |a| classify::classify_web_api(a.status, a.retry_after.as_deref(), &a.json))
             }
             Action::RespondUrl { url, body } => {
-                let answer = http::post_json(&url, None, &body, timeout).await;
+                let answer = http::post_json(url, None, body, timeout).await;
                 judge(answer, |a| classify::classify_http(a.status, a.retry_after.as_deref()).unwrap_or(Verdict::Success))
             }
-            Action::LlmReply { prompt, then } => self.complete_chat(&prompt, &then).await,
+            Action::LlmReply { prompt, .. } => self.complete_chat(prompt).await,
         }
     }
 
-    async fn complete_chat(&self, prompt: &str, _then: &Followup) -> Performed {
+    async fn complete_chat(&self, prompt: &str) -> Performed {
         let Some(llm) = self.config.llm.as_ref() else {
             return Performed::verdict(Verdict::Permanent { code: reasons::NOT_CONFIGURED.into() });
         };
@@ -232,10 +224,11 @@ impl Sweeper<'_> {
             ]
         });
         let answer = http::post_json(&llm.url, llm.api_key.as_ref().map(|k| k.expose()), &body, self.config.attempt_timeout_ms).await;
-        let text = answer.as_ref().ok().and_then(|a| a.json.pointer("/choices/0/message/content")).and_then(Value::as_str).map(str::to_string);
+        let content = |a: &http::Answer| a.json.pointer("/choices/0/message/content").and_then(Value::as_str).map(str::to_string);
+        let text = answer.as_ref().ok().and_then(content);
         let mut performed = judge(answer, |a| match classify::classify_http(a.status, a.retry_after.as_deref()) {
             Some(v) => v,
-            None if a.json.pointer("/choices/0/message/content").and_then(Value::as_str).is_some() => Verdict::Success,
+            None if text.is_some() => Verdict::Success,
             None => Verdict::Transient { code: "bad_response".into(), retry_after_ms: None, hold_target: false },
         });
         if performed.verdict == Verdict::Success {
@@ -243,6 +236,15 @@ impl Sweeper<'_> {
         }
         performed
     }
+}
+
+/// The rows an attempt's answer produces: an LLM completion's post, in the completion's unit.
+fn followups(row: &ClaimedRow, action: Option<&Action>, performed: &Performed) -> Vec<NewRow> {
+    let (Some(answer), Some(Action::LlmReply { then, .. })) = (&performed.answer, action) else {
+        return Vec::new();
+    };
+    let effect = then.effect(&row.idem_key, answer, None);
+    vec![NewRow { effect, deadline_at: row.deadline_at }]
 }
 
 fn judge(answer: Result<http::Answer, Failure>, classify: impl Fn(&http::Answer) -> Verdict) -> Performed {
