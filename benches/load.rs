@@ -1,9 +1,12 @@
 //! `make bench`: slackline against the runtime's floor, on this machine, on 127.0.0.1 only.
 //!
-//! One run starts three runtimes (wrangler dev / workerd, the same versions): slackline, slackline
-//! with benchmark seeding allowed, and a hello-world Worker (the floor). A load generator sends
-//! signed Slack requests with unique event ids, bounded in count and time, and prints the figures
-//! as a Markdown table (copied into docs/benchmarks.md). These are figures, not pass/fail tests.
+//! One run starts, under the same wrangler and workerd: slackline (with benchmark seeding allowed),
+//! a hello-world Worker (the floor) and the floor printing slackline's log lines. They are served
+//! by `scripts/serve.mjs` (wrangler's own API with the dev-only tooling off: inspector, local
+//! explorer, local observability); at the end the floor and slackline are measured once more under
+//! plain `wrangler dev` with its defaults. A load generator sends signed Slack requests with unique
+//! event ids, bounded in count and time, and prints the figures as a Markdown table (copied into
+//! docs/benchmarks.md). These are figures, not pass/fail tests.
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -56,8 +59,21 @@ fn ms(d: Duration) -> String {
     format!("{:.2}", d.as_secs_f64() * 1000.0)
 }
 
-/// Sends `n` signed mentions from `clients` threads; `team_of(i)` picks each event's team.
+/// What the load generator sends.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    /// An `app_mention`: a receipt, one outbox row, one reply delivered.
+    Mention,
+    /// A `reaction_added` the app ignores: a receipt only (the ack path without deliveries).
+    Ignored,
+}
+
+/// Sends `n` signed events from `clients` threads; `team_of(i)` picks each event's team.
 fn load(base: &str, n: usize, clients: usize, team_of: &(dyn Fn(usize) -> String + Sync), path: &str) -> Run {
+    load_kind(base, n, clients, team_of, path, Kind::Mention)
+}
+
+fn load_kind(base: &str, n: usize, clients: usize, team_of: &(dyn Fn(usize) -> String + Sync), path: &str, kind: Kind) -> Run {
     let next = AtomicUsize::new(0);
     let samples = Mutex::new(Vec::with_capacity(n));
     let started = Instant::now();
@@ -73,7 +89,11 @@ fn load(base: &str, n: usize, clients: usize, team_of: &(dyn Fn(usize) -> String
                         break;
                     }
                     let ts = format!("{}.{i:06}", 1_700_000_000 + i);
-                    let body = envelope(&team_of(i), &unique("Ev"), mention(&channel, &ts, "bench")).to_string().into_bytes();
+                    let event = match kind {
+                        Kind::Mention => mention(&channel, &ts, "bench"),
+                        Kind::Ignored => serde_json::json!({"type": "reaction_added", "user": "U1", "reaction": "eyes", "event_ts": ts}),
+                    };
+                    let body = envelope(&team_of(i), &unique("Ev"), event).to_string().into_bytes();
                     let stamp = now_secs().to_string();
                     let sent = Instant::now();
                     let status = match agent
@@ -95,6 +115,39 @@ fn load(base: &str, n: usize, clients: usize, team_of: &(dyn Fn(usize) -> String
         }
     });
     Run { samples: samples.into_inner().unwrap(), wall: started.elapsed() }
+}
+
+/// Sends `n` signed mentions one at a time at `per_second` (open loop: a slot is kept even when
+/// an ack was slow), rotating over `teams`: the latency of a reply when the runtime is not saturated.
+fn load_paced(base: &str, n: usize, per_second: f64, teams: &[String]) -> Run {
+    let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).build();
+    let channel = unique("C");
+    let started = Instant::now();
+    let mut samples = Vec::with_capacity(n);
+    for i in 0..n {
+        let slot = started + Duration::from_secs_f64(i as f64 / per_second);
+        if let Some(wait) = slot.checked_duration_since(Instant::now()) {
+            std::thread::sleep(wait);
+        }
+        let ts = format!("{}.{i:06}", 1_600_000_000 + i);
+        let body = envelope(&teams[i % teams.len()], &unique("Ev"), mention(&channel, &ts, "paced")).to_string().into_bytes();
+        let stamp = now_secs().to_string();
+        let sent = Instant::now();
+        let status = match agent
+            .post(&format!("{base}/slack/events"))
+            .set("content-type", "application/json")
+            .set("x-slack-request-timestamp", &stamp)
+            .set("x-slack-signature", &sign(&stamp, &body))
+            .send_bytes(&body)
+        {
+            Ok(r) => r.status(),
+            Err(ureq::Error::Status(code, _)) => code,
+            Err(_) => 0,
+        };
+        let acked_at = Instant::now();
+        samples.push(Sample { latency: acked_at - sent, status, acked_at, channel: channel.clone(), ts });
+    }
+    Run { samples, wall: started.elapsed() }
 }
 
 /// Ack-to-delivery: for each acked event, the fake's arrival time of its reply minus the ack time.
@@ -123,6 +176,23 @@ fn delivery_latencies(fake: &FakeSlack, run: &Run, deadline: Duration) -> (Vec<D
     }
 }
 
+/// One row of latency figures.
+fn latency_row(label: &str, run: &Run) -> String {
+    let l = run.latencies();
+    format!("| 1 | {label} | {} / {} / {} ms, {:.0} req/s, {} non-2xx |", ms(pct(&l, 0.5)), ms(pct(&l, 0.9)), ms(pct(&l, 0.99)), run.rps(), run.non_2xx())
+}
+
+/// CPU seconds per process kind used between two readings of [`Runtime::cpu_by_process`].
+fn cpu_split(before: &[(&'static str, f64)], after: &[(&'static str, f64)], events: usize) -> String {
+    after
+        .iter()
+        .zip(before)
+        .filter(|((_, a), (_, b))| a - b > 0.005)
+        .map(|((kind, a), (_, b))| format!("{kind} {:.2}", (a - b) * 1000.0 / events as f64))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn gzip_size(path: &str) -> u64 {
     let out = std::process::Command::new("sh").arg("-c").arg(format!("gzip -9 -c {path} | wc -c")).output().unwrap();
     String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(0)
@@ -132,13 +202,13 @@ fn main() {
     let quick = std::env::var("BENCH_QUICK").is_ok();
     let scale = |n: usize| if quick { n / 10 } else { n };
     let fake = FakeSlack::start();
-    let app = Runtime::start(Settings::new("bench-app", &fake).var("ALLOW_BENCH_SEED", "1"));
-    let floor = Runtime::start(Settings::new("bench-floor", &fake).config("bench/floor/wrangler.toml"));
-    let floor_logs = Runtime::start(Settings::new("bench-floor-logs", &fake).config("bench/floor-logs/wrangler.toml"));
+    let app = Runtime::start(Settings::new("bench-app", &fake).var("ALLOW_BENCH_SEED", "1").bare());
+    let floor = Runtime::start(Settings::new("bench-floor", &fake).config("bench/floor/wrangler.toml").bare());
+    let floor_logs = Runtime::start(Settings::new("bench-floor-logs", &fake).config("bench/floor-logs/wrangler.toml").bare());
     let root = env!("CARGO_MANIFEST_DIR");
 
     println!("| # | measure | figure |\n| --- | --- | --- |");
-    // Warm both up (first requests compile and instantiate).
+    // Warm up (first requests compile and instantiate).
     let _ = load(&floor.base_url(), 200, CLIENTS, &|_| "TWARM".into(), "/");
     let _ = load(&floor_logs.base_url(), 200, CLIENTS, &|_| "TWARM".into(), "/");
     let warm_teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
@@ -146,23 +216,33 @@ fn main() {
 
     // 1 + 2 + 6b: ack latency at 16 clients vs the floor, ack-to-delivery, CPU per event.
     let n = scale(4000);
+    let floor_cpu = floor.cpu_by_process();
     let floor_run = load(&floor.base_url(), n, CLIENTS, &|_| "TFLOOR".into(), "/");
+    let floor_split = cpu_split(&floor_cpu, &floor.cpu_by_process(), n);
     let logs_run = load(&floor_logs.base_url(), n, CLIENTS, &|_| "TFLOOR".into(), "/");
     drop(floor_logs);
     let teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
-    let cpu_before = app.cpu_seconds();
+    let receipt_teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
+    let receipts_run = load_kind(&app.base_url(), n, CLIENTS, &|i| receipt_teams[i % CLIENTS].clone(), "/slack/events", Kind::Ignored);
+    let app_cpu = app.cpu_by_process();
     let app_run = load(&app.base_url(), n, CLIENTS, &|i| teams[i % CLIENTS].clone(), "/slack/events");
     let (deliveries, wanted) = delivery_latencies(&fake, &app_run, Duration::from_secs(120));
-    let cpu = app.cpu_seconds() - cpu_before;
+    let app_cpu_after = app.cpu_by_process();
+    let cpu: f64 = app_cpu_after.iter().map(|p| p.1).sum::<f64>() - app_cpu.iter().map(|p| p.1).sum::<f64>();
     let (fl, al) = (floor_run.latencies(), app_run.latencies());
-    println!("| 1 | floor (hello world) ack p50 / p90 / p99, {} requests, {CLIENTS} clients | {} / {} / {} ms, {:.0} req/s, {} non-2xx |", n, ms(pct(&fl, 0.5)), ms(pct(&fl, 0.9)), ms(pct(&fl, 0.99)), floor_run.rps(), floor_run.non_2xx());
-    let gl = logs_run.latencies();
-    println!("| 1 | floor + slackline's 3 JSON log lines per request, p50 / p90 / p99 | {} / {} / {} ms, {:.0} req/s, {} non-2xx |", ms(pct(&gl, 0.5)), ms(pct(&gl, 0.9)), ms(pct(&gl, 0.99)), logs_run.rps(), logs_run.non_2xx());
-    println!("| 1 | slackline ack p50 / p90 / p99, {} signed events, {CLIENTS} clients ({CLIENTS} teams) | {} / {} / {} ms, {:.0} req/s, {} non-2xx |", n, ms(pct(&al, 0.5)), ms(pct(&al, 0.9)), ms(pct(&al, 0.99)), app_run.rps(), app_run.non_2xx());
+    println!("{}", latency_row(&format!("floor (hello world) ack p50 / p90 / p99, {n} requests, {CLIENTS} clients"), &floor_run));
+    println!("{}", latency_row("floor + slackline's JSON log lines (3 per request), p50 / p90 / p99", &logs_run));
+    println!("{}", latency_row(&format!("slackline ack p50 / p90 / p99, {n} signed events, {CLIENTS} clients ({CLIENTS} teams)"), &app_run));
     println!("| 1 | ratio slackline / floor, p50 and p99 | {:.2}x / {:.2}x |", pct(&al, 0.5).as_secs_f64() / pct(&fl, 0.5).as_secs_f64(), pct(&al, 0.99).as_secs_f64() / pct(&fl, 0.99).as_secs_f64());
+    println!("{}", latency_row(&format!("slackline, receipt only (an event the app ignores: no outbox row, no delivery), {n} events"), &receipts_run));
     println!("| 2 | ack-to-delivery p50 / p99 ({} of {} delivered) | {} / {} ms |", deliveries.len(), wanted, ms(pct(&deliveries, 0.5)), ms(pct(&deliveries, 0.99)));
+    let paced_teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
+    let paced = load_paced(&app.base_url(), scale(1000), 25.0, &paced_teams);
+    let (paced_deliveries, paced_wanted) = delivery_latencies(&fake, &paced, Duration::from_secs(60));
+    let pl = paced.latencies();
+    println!("| 2 | paced: 25 events/s in total over {CLIENTS} teams, one at a time: ack p50 / p99; ack-to-delivery p50 / p99 ({} of {} delivered) | {} / {} ms; {} / {} ms |", paced_deliveries.len(), paced_wanted, ms(pct(&pl, 0.5)), ms(pct(&pl, 0.99)), ms(pct(&paced_deliveries, 0.5)), ms(pct(&paced_deliveries, 0.99)));
     println!("| 6 | runtime CPU per acked-and-delivered event | {:.2} ms ({:.1} CPU s for {} events) |", cpu * 1000.0 / n as f64, cpu, n);
-
+    println!("| 6 | the same by process, ms per event: slackline / floor | {} / {} |", cpu_split(&app_cpu, &app_cpu_after, n), floor_split);
     // 3: one team, sustained: acked and delivered per second.
     let one = unique("T");
     let m = scale(3000);
@@ -196,6 +276,21 @@ fn main() {
     let big_run = load(&app.base_url(), g, CLIENTS, &|_| big.clone(), "/slack/events");
     let (e50, b50) = (pct(&empty_run.latencies(), 0.5), pct(&big_run.latencies(), 0.5));
     println!("| 5 | growth: ack p50, empty actor vs {} receipts + {} done rows (seeded in {:.0} s) | {} ms vs {} ms: ratio {:.2} |", seeded["receipts"], done, seed_started.elapsed().as_secs_f64(), ms(e50), ms(b50), b50.as_secs_f64() / e50.as_secs_f64());
+
+    // 1 again under plain `wrangler dev` (its inspector, local explorer and observability on).
+    drop(app);
+    drop(floor);
+    let floor_cli = Runtime::start(Settings::new("bench-floor-cli", &fake).config("bench/floor/wrangler.toml"));
+    let app_cli = Runtime::start(Settings::new("bench-app-cli", &fake));
+    let _ = load(&floor_cli.base_url(), 200, CLIENTS, &|_| "TWARM".into(), "/");
+    let _ = load(&app_cli.base_url(), 400, CLIENTS, &|i| warm_teams[i % CLIENTS].clone(), "/slack/events");
+    let cli_floor_run = load(&floor_cli.base_url(), n, CLIENTS, &|_| "TFLOOR".into(), "/");
+    let cli_teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
+    let cli_app_run = load(&app_cli.base_url(), n, CLIENTS, &|i| cli_teams[i % CLIENTS].clone(), "/slack/events");
+    let _ = delivery_latencies(&fake, &cli_app_run, Duration::from_secs(120));
+    println!("{}", latency_row("`wrangler dev` defaults: floor", &cli_floor_run));
+    println!("{}", latency_row("`wrangler dev` defaults: slackline", &cli_app_run));
+    drop((floor_cli, app_cli));
 
     // 6: bundle size.
     let wasm = format!("{root}/build/index_bg.wasm");

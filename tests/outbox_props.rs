@@ -277,3 +277,17 @@ fn query_count(db: &Connection, statement: &str, params: impl rusqlite::Params) 
     let n = stmt.query_map(params, |_| Ok(())).unwrap().count();
     n
 }
+
+/// The query plan of `statement`, one line per step, as SQLite's `EXPLAIN QUERY PLAN` prints it.
+fn query_plan(db: &Connection, statement: &str, params: impl rusqlite::Params) -> Vec<String> {
+    let mut stmt = db.prepare(&format!("EXPLAIN QUERY PLAN {statement}")).unwrap();
+    stmt.query_map(params, |r| r.get::<_, String>(3)).unwrap().map(Result::unwrap).collect()
+}
+
+#[test]
+fn the_claim_reaches_due_rows_through_the_due_index_not_a_scan_of_the_outbox() {
+    let world = World::new(50);
+    let plan = query_plan(&world.db, sql::CLAIM, params!["token", world.now + LEASE_MS, world.now, 10]);
+    assert!(plan.iter().any(|step| step.contains("USING INDEX outbox_due")), "{plan:#?}");
+    assert!(!plan.iter().any(|step| step.starts_with("SCAN outbox")), "{plan:#?}");
+}

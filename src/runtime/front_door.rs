@@ -300,12 +300,13 @@ async fn call_actor(env: &Env, d: &Dispatch, budget_ms: i64, test_delay: Option<
         None => None,
     };
     let call = async move {
-        let mut response = team::call(env, d.team_key(), Method::Post, "/ingest", Some(body), headers).await?;
-        if response.status_code() != 200 {
-            let text = response.text().await.unwrap_or_default();
-            return Err(FrontDoorError::Internal(format!("actor answered {}: {text}", response.status_code())));
+        let response = team::call(env, d.team_key(), Method::Post, "/ingest", Some(body), headers).await?;
+        let status = response.status_code();
+        let text = super::body_text(response).await?;
+        if status != 200 {
+            return Err(FrontDoorError::Internal(format!("actor answered {status}: {text}")));
         }
-        Ok(response.json::<Value>().await?)
+        serde_json::from_str::<Value>(&text).map_err(|e| FrontDoorError::Internal(format!("actor's answer is not JSON: {e}")))
     };
     let timer = Delay::from(Duration::from_millis(budget_ms as u64));
     futures::pin_mut!(call);

@@ -44,10 +44,10 @@ async fn send(request: Request, timeout_ms: i64) -> Result<Answer, Failure> {
     let signal = controller.signal();
     let call = async {
         let fetch = Fetch::Request(request);
-        let mut response = fetch.send_with_signal(&signal).await?;
+        let response = fetch.send_with_signal(&signal).await?;
         let status = response.status_code();
         let retry_after = response.headers().get("retry-after")?;
-        let text = response.text().await?;
+        let text = super::body_text(response).await?;
         Ok::<_, worker::Error>(Answer { status, retry_after, json: serde_json::from_str(&text).unwrap_or(Value::Null) })
     };
     let timer = Delay::from(Duration::from_millis(timeout_ms.max(1) as u64));

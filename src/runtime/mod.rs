@@ -43,3 +43,18 @@ pub fn html_page(status: u16, body: &str) -> worker::Result<worker::Response> {
     headers.set("cache-control", "no-store")?;
     Ok(worker::Response::ok(body)?.with_status(status).with_headers(headers))
 }
+
+/// A fetched response's whole body as text, read with the runtime's own `Response.text()` (one
+/// promise) rather than chunk by chunk through a stream reader (several promises per body).
+pub async fn body_text(response: worker::Response) -> worker::Result<String> {
+    let raw: worker::web_sys::Response = response.into();
+    let text = worker::wasm_bindgen_futures::JsFuture::from(raw.text()?).await?;
+    text.as_string().ok_or_else(|| worker::Error::RustError("response body is not text".into()))
+}
+
+/// A request's JSON body, parsed in Rust from its text: cheaper than `Request::json`, which
+/// builds a JavaScript object graph first and then walks it across the Wasm boundary.
+pub async fn json_body<T: serde::de::DeserializeOwned>(req: &mut worker::Request) -> worker::Result<T> {
+    let text = req.text().await?;
+    serde_json::from_str(&text).map_err(|e| worker::Error::RustError(format!("bad JSON body: {e}")))
+}

@@ -10,7 +10,7 @@ use super::clock;
 use super::credential::{self, Credential};
 use super::http::{self, Failure};
 use super::log;
-use super::store::{self, AttemptLog, ClaimedRow, Completing, Completion, NewRow};
+use super::store::{self, AttemptLog, ClaimedRow, Completed, Completing, Completion, NewRow};
 use crate::config::{Config, PRUNE_BATCH};
 use crate::effect::Action;
 use crate::outbox::{after_attempt, before_attempt, reasons, Attempted, Transition};
@@ -77,6 +77,76 @@ impl Performed {
     }
 }
 
+/// How one attempt ended, as counted by the sweep and written to the row's history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// Delivered (or expired: a terminal `done`-like transition decided before performing).
+    Success,
+    /// Scheduled for another attempt.
+    Retry,
+    /// Parked with a reason.
+    Parked,
+    /// Our claim had been taken over: nothing of ours was stored but the attempt log.
+    Fenced,
+}
+
+impl Outcome {
+    fn of(transition: &Transition) -> Outcome {
+        match transition {
+            Transition::Done => Outcome::Success,
+            Transition::Retry { .. } => Outcome::Retry,
+            Transition::Park { .. } => Outcome::Parked,
+        }
+    }
+
+    /// The label in the attempt history, the counters and the log lines.
+    fn label(self) -> &'static str {
+        match self {
+            Outcome::Success => "success",
+            Outcome::Retry => "retry",
+            Outcome::Parked => "parked",
+            Outcome::Fenced => "fenced",
+        }
+    }
+}
+
+/// A performed attempt waiting to be stored.
+struct Finished {
+    row: ClaimedRow,
+    attempted: Attempted,
+    performed: Performed,
+    transition: Transition,
+    followups: Vec<NewRow>,
+    started: i64,
+}
+
+impl Finished {
+    /// What storing this attempt writes.
+    fn completing(&self, token: &str, max_attempts: u32, now: i64) -> Completing {
+        let code = self.performed.verdict.code().map(str::to_string);
+        let hold = matches!(self.performed.verdict, Verdict::Transient { hold_target: true, .. });
+        Completing {
+            row_id: self.row.id,
+            token: token.to_string(),
+            hold_target: hold.then(|| self.row.target.clone()),
+            last_error: code.clone(),
+            log: AttemptLog {
+                attempt: self.attempted.attempts as i64,
+                outcome: Outcome::of(&self.transition).label(),
+                detail: code,
+                http_status: self.performed.http_status,
+                latency_ms: now - self.started,
+            },
+            followups: self.followups.clone(),
+            op_key: self.row.op_key.clone(),
+            max_attempts,
+            now,
+            transition: self.transition.clone(),
+            target: self.row.target.clone(),
+        }
+    }
+}
+
 impl Sweeper<'_> {
     /// Runs one sweep. Storage errors end it early (recorded in the report); they never escape.
     pub async fn run(&self, trigger: &'static str) -> SweepReport {
@@ -103,25 +173,27 @@ impl Sweeper<'_> {
             }
             report.claimed += batch.len() as u32;
             let credential = credential::resolve(self.sql, c, now).await?;
-            let outcomes: Vec<worker::Result<&'static str>> = futures::stream::iter(batch)
-                .map(|row| self.deliver(row, &token, &credential))
+            // Attempts that finish together are stored together: one unit, one commit.
+            let mut finished = futures::stream::iter(batch)
+                .map(|row| self.attempt(row, &credential))
                 .buffer_unordered(c.delivery_concurrency)
-                .collect()
-                .await;
-            for outcome in outcomes {
-                match outcome? {
-                    "success" => report.delivered += 1,
-                    "retry" => report.retried += 1,
-                    "parked" => report.parked += 1,
-                    _ => report.fenced += 1,
+                .ready_chunks(c.delivery_concurrency);
+            while let Some(chunk) = finished.next().await {
+                for outcome in self.store(chunk, &token)? {
+                    match outcome {
+                        Outcome::Success => report.delivered += 1,
+                        Outcome::Retry => report.retried += 1,
+                        Outcome::Parked => report.parked += 1,
+                        Outcome::Fenced => report.fenced += 1,
+                    }
                 }
             }
         }
         Ok(())
     }
 
-    /// Performs one claimed row and stores its outcome; returns the attempt-log outcome label.
-    async fn deliver(&self, row: ClaimedRow, token: &str, credential: &Credential) -> worker::Result<&'static str> {
+    /// Performs one claimed row (or expires it) and decides its transition; stores nothing.
+    async fn attempt(&self, row: ClaimedRow, credential: &Credential) -> Finished {
         let attempted = Attempted {
             attempts: row.attempts.max(0) as u32,
             max_attempts: row.max_attempts.max(1) as u32,
@@ -143,53 +215,30 @@ impl Sweeper<'_> {
             }
         };
         let followups = followups(&row, action.as_ref(), &performed);
-        self.finish(row, token, attempted, performed, transition, followups, started).await
+        Finished { row, attempted, performed, transition, followups, started }
     }
 
-    async fn finish(
-        &self,
-        row: ClaimedRow,
-        token: &str,
-        attempted: Attempted,
-        performed: Performed,
-        transition: Transition,
-        followups: Vec<NewRow>,
-        started: i64,
-    ) -> worker::Result<&'static str> {
+    /// Stores finished attempts in one fenced unit, then logs each; returns their outcomes.
+    fn store(&self, finished: Vec<Finished>, token: &str) -> worker::Result<Vec<Outcome>> {
         let now = clock::now_ms();
-        let (code, hold) = match &performed.verdict {
-            Verdict::Success => (None, false),
-            Verdict::Transient { code, hold_target, .. } => (Some(code.clone()), *hold_target),
-            Verdict::Permanent { code } => (Some(code.clone()), false),
-        };
-        let outcome = match &transition {
-            Transition::Done => "success",
-            Transition::Retry { .. } => "retry",
-            Transition::Park { .. } => "parked",
-        };
-        let completing = Completing {
-            row_id: row.id,
-            token: token.to_string(),
-            hold_target: hold.then(|| row.target.clone()),
-            last_error: code.clone(),
-            log: AttemptLog { attempt: attempted.attempts as i64, outcome, detail: code.clone(), http_status: performed.http_status, latency_ms: now - started },
-            followups,
-            op_key: row.op_key.clone(),
-            max_attempts: self.config.retry.max_attempts,
-            now,
-            transition: transition.clone(),
-        };
-        let completed = store::complete(self.storage, self.sql, completing, row.target.clone())?;
-        let outcome = if completed.completion == Completion::Fenced { "fenced" } else { outcome };
-        let mut line = attempt_line(&row, attempted, outcome, &transition, code.as_deref(), performed.http_status, now - started);
+        let completing = finished.iter().map(|f| f.completing(token, self.config.retry.max_attempts, now)).collect();
+        let completed = store::complete(self.storage, self.sql, completing)?;
+        Ok(finished.iter().zip(completed).map(|(f, done)| self.log_attempt(f, done, now)).collect())
+    }
+
+    /// The `delivery` line of one stored attempt, and a `target_failing` alert on a long streak.
+    fn log_attempt(&self, f: &Finished, done: Completed, now: i64) -> Outcome {
+        let outcome = if done.completion == Completion::Fenced { Outcome::Fenced } else { Outcome::of(&f.transition) };
+        let code = f.performed.verdict.code();
+        let mut line = attempt_line(&f.row, f.attempted, outcome.label(), &f.transition, code, f.performed.http_status, now - f.started);
         line["team"] = json!(self.team);
         log::emit(line);
-        let failures = completed.target_failures;
+        let failures = done.target_failures;
         if failures > 0 && failures % self.config.alert_failure_streak == 0 {
-            let alert = json!({"kind": "alert", "alert": "target_failing", "team": self.team, "target": row.target, "target_failures": failures, "error": code});
+            let alert = json!({"kind": "alert", "alert": "target_failing", "team": self.team, "target": f.row.target, "target_failures": failures, "error": code});
             log::emit(alert);
         }
-        Ok(outcome)
+        outcome
     }
 
     async fn perform(&self, action: &Action, credential: &Credential) -> Performed {

@@ -11,13 +11,14 @@
 
 use super::store::{self, Ingest, NewRow, Operated, Receipt};
 use super::sweep::{SweepReport, Sweeper};
-use super::{clock, directory, env, header, log, query_param};
+use super::{clock, directory, env, header, json_body, log, query_param};
 use crate::app::{self, Decision, DefaultApp};
 use crate::config::{Config, BULK_REDRIVE_CAP};
 use crate::oauth::Installation;
 use crate::outbox::Status;
 use crate::slack::envelope::{Dispatch, Event};
 use serde_json::{json, Value};
+use std::cell::{Cell, RefCell};
 use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, RequestInit, Response, Result, ScheduledTime, SqlStorage, State};
 
 /// The Durable Object binding of the team actors.
@@ -51,7 +52,13 @@ pub struct TeamActor {
     env: Env,
     sql: SqlStorage,
     /// Housekeeping runs in a sweep at most once per [`PRUNE_EVERY_MS`].
-    next_prune_at: std::cell::Cell<i64>,
+    next_prune_at: Cell<i64>,
+    /// The alarm this instance set and that has not started yet (cleared when `alarm()` starts).
+    /// Lets an ingest skip `setAlarm` when a sweep is already due; lost with the instance, which
+    /// only costs one redundant `setAlarm`.
+    armed_at: Cell<Option<i64>>,
+    /// The team key, once known (it never changes for an actor).
+    team: RefCell<Option<String>>,
 }
 
 impl DurableObject for TeamActor {
@@ -60,7 +67,7 @@ impl DurableObject for TeamActor {
         if let Err(e) = store::migrate(&sql) {
             log::error(json!({"kind": "schema_error", "error": e.to_string()}));
         }
-        TeamActor { state, env, sql, next_prune_at: std::cell::Cell::new(0) }
+        TeamActor { state, env, sql, next_prune_at: Cell::new(0), armed_at: Cell::new(None), team: RefCell::new(None) }
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
@@ -87,6 +94,7 @@ impl DurableObject for TeamActor {
     }
 
     async fn alarm(&self) -> Result<Response> {
+        self.armed_at.set(None);
         match env::config(&self.env) {
             Ok(config) => {
                 self.sweep(&config, "alarm").await?;
@@ -114,7 +122,7 @@ fn uninstalls(dispatch: &Dispatch) -> bool {
 
 impl TeamActor {
     async fn ingest(&self, mut req: Request, config: &Config) -> Result<Response> {
-        let dispatch: Dispatch = req.json().await?;
+        let dispatch: Dispatch = json_body(&mut req).await?;
         let test_delay = header(&req, super::front_door::TEST_ACTOR_DELAY).and_then(|d| d.parse::<u64>().ok());
         if let (true, Some(ms)) = (config.allow_test_clock, test_delay) {
             worker::Delay::from(std::time::Duration::from_millis(ms)).await;
@@ -134,12 +142,14 @@ impl TeamActor {
             rows: effects.into_iter().map(|e| NewRow::queued_at(e, now)).collect(),
             uninstall,
             max_attempts: config.retry.max_attempts,
+            team_key_stored: self.team.borrow().is_some(),
         };
         let recorded = store::record(&self.state.storage(), &self.sql, ingest, now)?;
         if matches!(recorded.receipt, Receipt::New { queued, .. } if queued > 0) {
             // Issued right after the unit, with no await between: committed with it.
-            self.arm(now).await?;
+            self.arm_by(now).await?;
         }
+        self.team.borrow_mut().get_or_insert_with(|| dispatch.team_key().to_string());
         self.note_in_directory(dispatch.team_key(), recorded.first_seen, uninstall && recorded.receipt != Receipt::Duplicate);
         if recorded.parked > 0 {
             log::emit(json!({"kind": "uninstall", "team": dispatch.team_key(), "parked": recorded.parked, "alert": "team_uninstalled"}));
@@ -160,7 +170,7 @@ impl TeamActor {
 
     /// Stores an installation from the OAuth flow: tokens sealed, an earlier uninstall cleared.
     async fn install(&self, mut req: Request, config: &Config) -> Result<Response> {
-        let installation: Installation = req.json().await?;
+        let installation: Installation = json_body(&mut req).await?;
         let bot = config.cipher.seal(&installation.bot_token, clock::random_bytes());
         let refresh = installation.refresh_token.as_deref().map(|r| config.cipher.seal(r, clock::random_bytes()));
         store::save_installation(&self.state.storage(), &self.sql, installation, bot, refresh, clock::now_ms())?;
@@ -176,13 +186,32 @@ impl TeamActor {
 
     async fn arm(&self, at_ms: i64) -> Result<()> {
         let date = worker::js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(at_ms as f64));
-        self.state.storage().set_alarm(ScheduledTime::new(date)).await
+        self.state.storage().set_alarm(ScheduledTime::new(date)).await?;
+        self.armed_at.set(Some(at_ms));
+        Ok(())
+    }
+
+    /// Makes sure a sweep starts no later than `at_ms`: sets the alarm unless one this instance
+    /// set is already due by then (under load most ingests find one and skip the write).
+    async fn arm_by(&self, at_ms: i64) -> Result<()> {
+        match self.armed_at.get() {
+            Some(armed) if armed <= at_ms => Ok(()),
+            _ => self.arm(at_ms).await,
+        }
+    }
+
+    /// The team key: remembered from the first ingest, else read once from storage.
+    fn team_key(&self) -> Option<String> {
+        if self.team.borrow().is_none() {
+            *self.team.borrow_mut() = store::team_key(&self.sql).ok().flatten();
+        }
+        self.team.borrow().clone()
     }
 
     /// One sweep, then the alarm re-armed to the next due time (or a short delay after an error).
     async fn sweep(&self, config: &Config, trigger: &'static str) -> Result<SweepReport> {
         let storage = self.state.storage();
-        let team = store::team_key(&self.sql).ok().flatten();
+        let team = self.team_key();
         let prune = clock::now_ms() >= self.next_prune_at.get();
         if prune {
             self.next_prune_at.set(clock::now_ms() + PRUNE_EVERY_MS);
@@ -264,9 +293,9 @@ impl TeamActor {
         let spacing = config.redrive_spacing_ms;
         let redriven = store::bulk_redrive(&self.state.storage(), &self.sql, filter, BULK_REDRIVE_CAP, spacing, config.retry.max_attempts, now)?;
         if redriven > 0 {
-            self.arm(now).await?;
+            self.arm_by(now).await?;
         }
-        log::emit(json!({"kind": "admin", "action": "bulk_redrive", "team": store::team_key(&self.sql)?, "redriven": redriven}));
+        log::emit(json!({"kind": "admin", "action": "bulk_redrive", "team": self.team_key(), "redriven": redriven}));
         Response::from_json(&json!({ "redriven": redriven, "remaining": matching - redriven, "spacing_ms": spacing }))
     }
 
@@ -291,7 +320,7 @@ impl TeamActor {
         let now = clock::now_ms();
         match store::redrive(&self.state.storage(), &self.sql, id, config.retry.max_attempts, now)? {
             Operated::Applied => {
-                self.arm(now).await?;
+                self.arm_by(now).await?;
                 Response::from_json(&json!({ "redriven": id }))
             }
             Operated::NotParked => Response::error("no parked row with that id", 409),

@@ -31,6 +31,16 @@ pub enum Verdict {
     },
 }
 
+impl Verdict {
+    /// The error code of a failed attempt (`None` for a success).
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            Verdict::Success => None,
+            Verdict::Transient { code, .. } | Verdict::Permanent { code } => Some(code),
+        }
+    }
+}
+
 /// Slack `error` values that mean the goal is already met.
 pub const SUCCESS_ERRORS: &[&str] = &["already_reacted", "already_pinned", "no_reaction", "not_pinned"];
 
@@ -158,6 +168,13 @@ mod tests {
 
     fn transient(code: &str) -> Verdict {
         Verdict::Transient { code: code.into(), retry_after_ms: None, hold_target: false }
+    }
+
+    #[test]
+    fn a_verdict_names_its_error_code_unless_it_succeeded() {
+        assert_eq!(Verdict::Success.code(), None);
+        assert_eq!(transient("ratelimited").code(), Some("ratelimited"));
+        assert_eq!(Verdict::Permanent { code: "channel_not_found".into() }.code(), Some("channel_not_found"));
     }
 
     #[test]

@@ -22,6 +22,8 @@ pub struct Settings {
     pub vars: Vec<(String, String)>,
     /// Another wrangler config than the project's (the benchmarks' floor Worker).
     pub config: Option<PathBuf>,
+    /// Serve through `scripts/serve.mjs` (dev tooling off) instead of `wrangler dev`.
+    pub bare: bool,
 }
 
 impl Settings {
@@ -38,7 +40,14 @@ impl Settings {
             ("TOKEN_ENCRYPTION_KEY", super::ENCRYPTION_KEY.to_string()),
             ("ALERT_PENDING_AGE_MS", "1000".to_string()),
         ];
-        Settings { name: name.into(), vars: vars.into_iter().map(|(k, v)| (k.to_string(), v)).collect(), config: None }
+        Settings { name: name.into(), vars: vars.into_iter().map(|(k, v)| (k.to_string(), v)).collect(), config: None, bare: false }
+    }
+
+    /// Serves through `scripts/serve.mjs`: the same wrangler and workerd with the dev-only tooling
+    /// (inspector, local explorer, local observability) off. For the benchmarks.
+    pub fn bare(mut self) -> Settings {
+        self.bare = true;
+        self
     }
 
     /// Serves another wrangler config (relative to the project root).
@@ -109,13 +118,17 @@ impl Runtime {
         );
         // The watchdog: run wrangler in the background, wait for stdin to close, kill the group.
         let watchdog = "\"$@\" & cat >/dev/null; kill -KILL 0";
-        let child = Command::new("bash")
-            .arg("-c")
-            .arg(watchdog)
-            .arg("slackline-runtime")
-            .arg(root.join("node_modules/.bin/wrangler"))
-            .args(["dev", "--ip", "127.0.0.1", "--show-interactive-dev-session=false"])
-            .args(["--port", &self.port.to_string(), "--inspector-port", &free_port().to_string()])
+        let mut command = Command::new("bash");
+        command.arg("-c").arg(watchdog).arg("slackline-runtime");
+        if self.settings.bare {
+            command.arg("node").arg(root.join("scripts/serve.mjs")).args(["--port", &self.port.to_string()]);
+        } else {
+            command
+                .arg(root.join("node_modules/.bin/wrangler"))
+                .args(["dev", "--ip", "127.0.0.1", "--show-interactive-dev-session=false"])
+                .args(["--port", &self.port.to_string(), "--inspector-port", &free_port().to_string()]);
+        }
+        let child = command
             .arg("--persist-to")
             .arg(self.dir.join("state"))
             .arg("--env-file")
@@ -224,16 +237,30 @@ impl Runtime {
 
     /// CPU seconds (user + system) the runtime's processes used so far.
     pub fn cpu_seconds(&self) -> f64 {
+        self.cpu_by_process().iter().map(|(_, secs)| secs).sum()
+    }
+
+    /// CPU seconds so far per kind of process: `worker` (the workerd that runs the Worker and its
+    /// Durable Objects), `proxy` (wrangler's own workerd in front of it, which owns our port),
+    /// `node` (wrangler) and `other`.
+    pub fn cpu_by_process(&self) -> Vec<(&'static str, f64)> {
         let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
-        self.pids()
-            .iter()
-            .filter_map(|pid| fs::read_to_string(format!("/proc/{pid}/stat")).ok())
-            .filter_map(|s| {
-                let fields: Vec<&str> = s.rsplit_once(')')?.1.split_whitespace().collect();
-                Some(fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?)
-            })
-            .sum::<f64>()
-            / ticks
+        let ours = format!("entry=127.0.0.1:{}", self.port);
+        let mut totals: Vec<(&'static str, f64)> = vec![("worker", 0.0), ("proxy", 0.0), ("node", 0.0), ("other", 0.0)];
+        for pid in self.pids() {
+            let (Ok(stat), Ok(cmdline)) = (fs::read_to_string(format!("/proc/{pid}/stat")), fs::read(format!("/proc/{pid}/cmdline"))) else { continue };
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            let Some(fields) = stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect::<Vec<_>>()) else { continue };
+            let secs = (fields.get(11).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0) + fields.get(12).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0)) / ticks;
+            let kind = match stat.split_once('(').and_then(|(_, rest)| rest.split_once(')')).map(|(name, _)| name) {
+                Some("workerd") if cmdline.contains(&ours) => 1,
+                Some("workerd") => 0,
+                Some("node") => 2,
+                _ => 3,
+            };
+            totals[kind].1 += secs;
+        }
+        totals
     }
 }
 

@@ -77,6 +77,8 @@ pub struct Ingest {
     pub uninstall: bool,
     /// Attempt budget of new rows.
     pub max_attempts: u32,
+    /// The actor already knows its team key is stored (skips one statement).
+    pub team_key_stored: bool,
 }
 
 /// The ingest unit: the receipt, its outbox rows (and, for an uninstall, the revocation), all or
@@ -84,7 +86,10 @@ pub struct Ingest {
 pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64) -> worker::Result<Recorded> {
     let sql = sql.clone();
     tx_sync(storage, move || {
-        let first: Vec<Value> = rows(&sql, sql::REMEMBER_TEAM_KEY_RETURNING, vec![text(&ingest.team_key)])?;
+        let first: Vec<Value> = match ingest.team_key_stored {
+            true => Vec::new(),
+            false => rows(&sql, sql::REMEMBER_TEAM_KEY_RETURNING, vec![text(&ingest.team_key)])?,
+        };
         let fresh: Vec<Value> = rows(&sql, sql::INSERT_RECEIPT, vec![text(&ingest.op_key), text(&ingest.kind), int(now)])?;
         if fresh.is_empty() {
             return Ok(Recorded { receipt: Receipt::Duplicate, first_seen: !first.is_empty(), parked: 0 });

@@ -85,6 +85,8 @@ pub struct Completing {
     pub max_attempts: u32,
     /// Now.
     pub now: i64,
+    /// The row's rate-limit target (for its failure streak).
+    pub target: String,
 }
 
 /// What a completion stored.
@@ -92,45 +94,65 @@ pub struct Completing {
 pub struct Completed {
     /// Stored or fenced.
     pub completion: Completion,
+    /// The outcome written to the attempt history: the attempt's, or `fenced`.
+    pub outcome: &'static str,
     /// Failures in a row of the row's target after this attempt (0 after a success).
     pub target_failures: i64,
 }
 
-/// Stores a completion if our claim still holds (fenced by `claim_token`), with its follow-ups,
-/// hold, attempt history, counters and the target's failure streak, all or nothing.
-pub fn complete(storage: &Storage, sql: &SqlStorage, c: Completing, target: String) -> worker::Result<Completed> {
+/// Stores completions whose claims still hold (each fenced by `claim_token`), with their
+/// follow-ups, holds, attempt history, counters and target failure streaks, all in one unit: the
+/// sweep hands over every attempt that finished together, so one commit serves several rows.
+/// Returns one [`Completed`] per completion, in order.
+pub fn complete(storage: &Storage, sql: &SqlStorage, completions: Vec<Completing>) -> worker::Result<Vec<Completed>> {
     let sql = sql.clone();
     tx_sync(storage, move || {
-        let stored: Vec<Value> = match &c.transition {
-            Transition::Done => rows(&sql, sql::COMPLETE_DONE, vec![int(c.row_id), text(&c.token), int(c.now), opt_int(c.log.http_status)])?,
-            Transition::Retry { at, .. } => rows(&sql, sql::COMPLETE_RETRY, vec![
-                int(c.row_id), text(&c.token), int(*at), c.last_error.as_deref().map(text).unwrap_or(V::Null), opt_int(c.log.http_status),
-            ])?,
-            Transition::Park { reason } => rows(&sql, sql::COMPLETE_PARK, vec![
-                int(c.row_id), text(&c.token), text(reason), c.last_error.as_deref().map(text).unwrap_or(V::Null),
-                opt_int(c.log.http_status), int(c.now),
-            ])?,
-        };
-        let completion = if stored.is_empty() { Completion::Fenced } else { Completion::Stored };
-        let outcome = if completion == Completion::Fenced { "fenced" } else { c.log.outcome };
-        run(&sql, sql::LOG_ATTEMPT, vec![
-            int(c.row_id), int(c.log.attempt), int(c.now), text(outcome), c.log.detail.as_deref().map(text).unwrap_or(V::Null),
-            opt_int(c.log.http_status), int(c.log.latency_ms),
-        ])?;
-        run(&sql, sql::BUMP_COUNTER, vec![text(outcome), int(1)])?;
-        let target_failures = match (outcome, &c.log.detail) {
-            ("success", _) => streak(&sql, &target, true)?,
-            ("fenced", _) | (_, None) => 0,
-            (_, Some(_)) => streak(&sql, &target, false)?,
-        };
-        if completion == Completion::Stored {
-            if let (Some(target), Transition::Retry { at, .. }) = (&c.hold_target, &c.transition) {
-                run(&sql, sql::HOLD_TARGET, vec![text(target), int(*at)])?;
+        let mut counts: Vec<(&'static str, i64)> = Vec::new();
+        let mut done = Vec::with_capacity(completions.len());
+        for c in completions {
+            let completed = complete_one(&sql, c)?;
+            match counts.iter_mut().find(|(name, _)| *name == completed.outcome) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((completed.outcome, 1)),
             }
-            insert_rows(&sql, &c.op_key, &c.followups, c.max_attempts, c.now)?;
+            done.push(completed);
         }
-        Ok(Completed { completion, target_failures })
+        for (name, n) in counts {
+            run(&sql, sql::BUMP_COUNTER, vec![text(name), int(n)])?;
+        }
+        Ok(done)
     })
+}
+
+fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
+    let stored: Vec<Value> = match &c.transition {
+        Transition::Done => rows(sql, sql::COMPLETE_DONE, vec![int(c.row_id), text(&c.token), int(c.now), opt_int(c.log.http_status)])?,
+        Transition::Retry { at, .. } => rows(sql, sql::COMPLETE_RETRY, vec![
+            int(c.row_id), text(&c.token), int(*at), c.last_error.as_deref().map(text).unwrap_or(V::Null), opt_int(c.log.http_status),
+        ])?,
+        Transition::Park { reason } => rows(sql, sql::COMPLETE_PARK, vec![
+            int(c.row_id), text(&c.token), text(reason), c.last_error.as_deref().map(text).unwrap_or(V::Null),
+            opt_int(c.log.http_status), int(c.now),
+        ])?,
+    };
+    let completion = if stored.is_empty() { Completion::Fenced } else { Completion::Stored };
+    let outcome = if completion == Completion::Fenced { "fenced" } else { c.log.outcome };
+    run(sql, sql::LOG_ATTEMPT, vec![
+        int(c.row_id), int(c.log.attempt), int(c.now), text(outcome), c.log.detail.as_deref().map(text).unwrap_or(V::Null),
+        opt_int(c.log.http_status), int(c.log.latency_ms),
+    ])?;
+    let target_failures = match (outcome, &c.log.detail) {
+        ("success", _) => streak(sql, &c.target, true)?,
+        ("fenced", _) | (_, None) => 0,
+        (_, Some(_)) => streak(sql, &c.target, false)?,
+    };
+    if completion == Completion::Stored {
+        if let (Some(target), Transition::Retry { at, .. }) = (&c.hold_target, &c.transition) {
+            run(sql, sql::HOLD_TARGET, vec![text(target), int(*at)])?;
+        }
+        insert_rows(sql, &c.op_key, &c.followups, c.max_attempts, c.now)?;
+    }
+    Ok(Completed { completion, outcome, target_failures })
 }
 
 /// Ends or extends the target's streak of failed attempts; returns its length.
