@@ -202,11 +202,17 @@ async fn slack(mut req: Request, env: &Env, config: &Config, route: SlackRoute, 
     Ok(response)
 }
 
-/// Reads the body, refusing (413) as soon as it is known to exceed `limit`: from Content-Length,
-/// or while streaming when there is none.
+/// Reads the body, refusing (413) as soon as it is known to exceed `limit`: from Content-Length
+/// (then the body is read whole, in one promise: the runtime holds it to that length), or while
+/// streaming when there is none.
 async fn read_capped(req: &mut Request, limit: usize) -> Result<Vec<u8>, FrontDoorError> {
-    if header(req, "content-length").and_then(|v| v.parse::<usize>().ok()).is_some_and(|len| len > limit) {
-        return Err(FrontDoorError::TooLarge);
+    match header(req, "content-length").and_then(|v| v.parse::<usize>().ok()) {
+        Some(len) if len > limit => return Err(FrontDoorError::TooLarge),
+        Some(_) => {
+            let body = req.bytes().await?;
+            return if body.len() > limit { Err(FrontDoorError::TooLarge) } else { Ok(body) };
+        }
+        None => {}
     }
     let mut body = Vec::new();
     let Ok(mut stream) = req.stream() else { return Ok(body) };
