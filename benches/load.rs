@@ -68,6 +68,30 @@ enum Kind {
     Ignored,
 }
 
+/// Sends one signed event (posted at `ts` in `channel`, unique event id) and times its answer.
+fn send(agent: &ureq::Agent, url: &str, team: &str, channel: &str, ts: String, kind: Kind) -> Sample {
+    let event = match kind {
+        Kind::Mention => mention(channel, &ts, "bench"),
+        Kind::Ignored => serde_json::json!({"type": "reaction_added", "user": "U1", "reaction": "eyes", "event_ts": ts}),
+    };
+    let body = envelope(team, &unique("Ev"), event).to_string().into_bytes();
+    let stamp = now_secs().to_string();
+    let sent = Instant::now();
+    let status = match agent
+        .post(url)
+        .set("content-type", "application/json")
+        .set("x-slack-request-timestamp", &stamp)
+        .set("x-slack-signature", &sign(&stamp, &body))
+        .send_bytes(&body)
+    {
+        Ok(r) => r.status(),
+        Err(ureq::Error::Status(code, _)) => code,
+        Err(_) => 0,
+    };
+    let acked_at = Instant::now();
+    Sample { latency: acked_at - sent, status, acked_at, channel: channel.to_string(), ts }
+}
+
 /// Sends `n` signed events from `clients` threads; `team_of(i)` picks each event's team.
 fn load(base: &str, n: usize, clients: usize, team_of: &(dyn Fn(usize) -> String + Sync), path: &str) -> Run {
     load_kind(base, n, clients, team_of, path, Kind::Mention)
@@ -89,26 +113,7 @@ fn load_kind(base: &str, n: usize, clients: usize, team_of: &(dyn Fn(usize) -> S
                         break;
                     }
                     let ts = format!("{}.{i:06}", 1_700_000_000 + i);
-                    let event = match kind {
-                        Kind::Mention => mention(&channel, &ts, "bench"),
-                        Kind::Ignored => serde_json::json!({"type": "reaction_added", "user": "U1", "reaction": "eyes", "event_ts": ts}),
-                    };
-                    let body = envelope(&team_of(i), &unique("Ev"), event).to_string().into_bytes();
-                    let stamp = now_secs().to_string();
-                    let sent = Instant::now();
-                    let status = match agent
-                        .post(&format!("{base}{path}"))
-                        .set("content-type", "application/json")
-                        .set("x-slack-request-timestamp", &stamp)
-                        .set("x-slack-signature", &sign(&stamp, &body))
-                        .send_bytes(&body)
-                    {
-                        Ok(r) => r.status(),
-                        Err(ureq::Error::Status(code, _)) => code,
-                        Err(_) => 0,
-                    };
-                    let acked_at = Instant::now();
-                    mine.push(Sample { latency: acked_at - sent, status, acked_at, channel: channel.clone(), ts });
+                    mine.push(send(&agent, &format!("{base}{path}"), &team_of(i), &channel, ts, kind));
                 }
                 samples.lock().unwrap().extend(mine);
             });
@@ -130,22 +135,7 @@ fn load_paced(base: &str, n: usize, per_second: f64, teams: &[String]) -> Run {
             std::thread::sleep(wait);
         }
         let ts = format!("{}.{i:06}", 1_600_000_000 + i);
-        let body = envelope(&teams[i % teams.len()], &unique("Ev"), mention(&channel, &ts, "paced")).to_string().into_bytes();
-        let stamp = now_secs().to_string();
-        let sent = Instant::now();
-        let status = match agent
-            .post(&format!("{base}/slack/events"))
-            .set("content-type", "application/json")
-            .set("x-slack-request-timestamp", &stamp)
-            .set("x-slack-signature", &sign(&stamp, &body))
-            .send_bytes(&body)
-        {
-            Ok(r) => r.status(),
-            Err(ureq::Error::Status(code, _)) => code,
-            Err(_) => 0,
-        };
-        let acked_at = Instant::now();
-        samples.push(Sample { latency: acked_at - sent, status, acked_at, channel: channel.clone(), ts });
+        samples.push(send(&agent, &format!("{base}/slack/events"), &teams[i % teams.len()], &channel, ts, Kind::Mention));
     }
     Run { samples, wall: started.elapsed() }
 }
