@@ -261,10 +261,19 @@ fn main() {
         assert_eq!(a.status, 200, "{}", a.body);
     }
     let seeded = c.stats(&big);
-    let g = scale(2000);
-    let empty_run = load(&app.base_url(), g, CLIENTS, &|_| empty.clone(), "/slack/events");
-    let big_run = load(&app.base_url(), g, CLIENTS, &|_| big.clone(), "/slack/events");
-    let (e50, b50) = (pct(&empty_run.latencies(), 0.5), pct(&big_run.latencies(), 0.5));
+    // Interleaved rounds (empty first, then big first, ...) so that drift in the machine's speed
+    // during the run weighs on both sides alike.
+    let (rounds, g) = (4, scale(2000) / 4);
+    let (mut empty_l, mut big_l) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        for actor in if round % 2 == 0 { [&empty, &big] } else { [&big, &empty] } {
+            let run = load(&app.base_url(), g, CLIENTS, &|_| actor.clone(), "/slack/events");
+            if actor == &empty { empty_l.extend(run.latencies()) } else { big_l.extend(run.latencies()) }
+        }
+    }
+    empty_l.sort();
+    big_l.sort();
+    let (e50, b50) = (pct(&empty_l, 0.5), pct(&big_l, 0.5));
     println!("| 5 | growth: ack p50, empty actor vs {} receipts + {} done rows (seeded in {:.0} s) | {} ms vs {} ms: ratio {:.2} |", seeded["receipts"], done, seed_started.elapsed().as_secs_f64(), ms(e50), ms(b50), b50.as_secs_f64() / e50.as_secs_f64());
 
     // 1 again under plain `wrangler dev` (its inspector, local explorer and observability on).

@@ -137,6 +137,9 @@ impl Runtime {
             .current_dir(&root)
             .env("PATH", path)
             .env("WRANGLER_SEND_METRICS", "false")
+            // wrangler otherwise appends every line it prints to a debug file under
+            // ~/.config/.wrangler/logs (one append per line: CPU, and disk that tests would fill).
+            .env("WRANGLER_WRITE_LOGS", "false")
             .env("CI", "true")
             .env("NO_COLOR", "1")
             .env("FORCE_COLOR", "0")
