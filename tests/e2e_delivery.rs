@@ -138,6 +138,24 @@ fn transient_failures_that_never_end_park_as_attempts_exhausted() {
 }
 
 #[test]
+fn a_slow_delivery_does_not_hold_back_the_teams_next_reply() {
+    let s = shared();
+    let c = s.runtime.client();
+    let (team, slow, quick) = (unique("T"), unique("C"), unique("C"));
+    let stall = Duration::from_secs(4);
+    s.fake.script("chat.postMessage", &slow, vec![Reply::Delay(stall, Box::new(Reply::Ok))]);
+    assert_eq!(c.event(&envelope(&team, &unique("Ev"), mention(&slow, "8.5", "slow"))).status, 200);
+    let slow_call = s.fake.wait_calls("chat.postMessage", &slow, 1, WAIT).remove(0);
+    // The sweep is now waiting on Slack's slow answer; the same team's next event must not wait.
+    assert_eq!(c.event(&envelope(&team, &unique("Ev"), mention(&quick, "8.6", "quick"))).status, 200);
+    let quick_call = s.fake.wait_calls("chat.postMessage", &quick, 1, WAIT).remove(0);
+    let after_slow = quick_call.at.duration_since(slow_call.at);
+    assert!(after_slow < stall - Duration::from_millis(1500), "the quick reply waited {after_slow:?} behind the slow one");
+    eventually("both rows are done", WAIT, || (c.rows(&team, "done").len() == 2).then_some(()));
+    assert_eq!(s.fake.calls("chat.postMessage", &slow).len(), 1, "the slow post was not attempted twice");
+}
+
+#[test]
 fn a_delivery_slower_than_its_lease_is_reclaimed_and_the_late_completion_is_fenced() {
     let (fake, rt) = fast();
     let c = rt.client();

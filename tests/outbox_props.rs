@@ -291,3 +291,13 @@ fn the_claim_reaches_due_rows_through_the_due_index_not_a_scan_of_the_outbox() {
     assert!(plan.iter().any(|step| step.contains("USING INDEX outbox_due")), "{plan:#?}");
     assert!(!plan.iter().any(|step| step.starts_with("SCAN outbox")), "{plan:#?}");
 }
+
+#[test]
+fn a_sweep_never_takes_back_its_own_rows_even_after_their_lease_expired() {
+    let mut world = World::new(1);
+    let token = "the-same-sweep";
+    assert_eq!(query_ids(&world.db, sql::CLAIM, params![token, world.now + LEASE_MS, world.now, 10]).len(), 1);
+    world.now += LEASE_MS; // its own attempt outlived the lease
+    assert!(query_ids(&world.db, sql::CLAIM, params![token, world.now + LEASE_MS, world.now, 10]).is_empty(), "in flight in this sweep");
+    assert_eq!(query_ids(&world.db, sql::CLAIM, params!["another-sweep", world.now + LEASE_MS, world.now, 10]).len(), 1, "another sweep takes the expired lease over");
+}

@@ -1,5 +1,7 @@
 //! The alarm's delivery loop: claim a bounded batch, perform each effect (a few at a time, each
-//! with a timeout), complete each with a fenced write, repeat until nothing is due or the time
+//! with a timeout), complete each with a fenced write; claim again as soon as the claimed rows
+//! have all started and a slot is free, or when the actor signals that new rows were queued, so a
+//! slow attempt never holds back the team's other deliveries; stop when nothing is due or the time
 //! budget is spent. The caller re-arms the alarm from the returned report on every path.
 //!
 //! Invariants: the claim is one UPDATE (no SELECT-then-UPDATE); a completion whose claim was taken
@@ -15,7 +17,12 @@ use crate::config::{Config, PRUNE_BATCH};
 use crate::effect::Action;
 use crate::outbox::{after_attempt, before_attempt, reasons, Attempted, Transition};
 use crate::slack::classify::{self, Verdict};
-use futures::StreamExt;
+use futures::channel::mpsc::UnboundedReceiver;
+use futures::future::{select, Either};
+use futures::stream::FuturesUnordered;
+use futures::{FutureExt, StreamExt};
+use std::collections::VecDeque;
+use std::rc::Rc;
 use serde::Serialize;
 use serde_json::{json, Value};
 use worker::{SqlStorage, Storage};
@@ -149,43 +156,71 @@ impl Finished {
 
 impl Sweeper<'_> {
     /// Runs one sweep. Storage errors end it early (recorded in the report); they never escape.
-    pub async fn run(&self, trigger: &'static str) -> SweepReport {
+    /// A message on `woken` says new rows were queued while the sweep runs: it claims them as soon
+    /// as a delivery slot is free instead of leaving them to the next alarm.
+    pub async fn run(&self, trigger: &'static str, woken: UnboundedReceiver<()>) -> SweepReport {
         let started = clock::now_ms();
         let mut report = SweepReport { trigger, team: self.team.clone(), ..SweepReport::default() };
-        if let Err(e) = self.drain(started, &mut report).await {
+        if let Err(e) = self.drain(started, &mut report, woken).await {
             report.error = Some(e.to_string());
         }
         report.duration_ms = clock::now_ms() - started;
         report
     }
 
-    async fn drain(&self, started: i64, report: &mut SweepReport) -> worker::Result<()> {
+    async fn drain(&self, started: i64, report: &mut SweepReport, woken: UnboundedReceiver<()>) -> worker::Result<()> {
         let c = self.config;
         if self.prune {
             store::prune(self.sql, started, c.receipt_retention_ms, c.done_retention_ms, PRUNE_BATCH)?;
         }
         let token = clock::claim_token();
-        while clock::now_ms() - started < c.sweep_budget_ms {
-            let now = clock::now_ms();
-            let batch = store::claim(self.sql, &token, now + c.lease_ms, now, c.batch_size)?;
-            if batch.is_empty() {
+        let mut queued: VecDeque<(ClaimedRow, Rc<Credential>)> = VecDeque::new();
+        let mut in_flight = FuturesUnordered::new();
+        let mut woken = Some(woken);
+        loop {
+            // Claim again as soon as the claimed rows have all started and a slot is free: a slow
+            // attempt never holds back the team's other deliveries.
+            if queued.is_empty() && in_flight.len() < c.delivery_concurrency && clock::now_ms() - started < c.sweep_budget_ms {
+                let now = clock::now_ms();
+                let batch = store::claim(self.sql, &token, now + c.lease_ms, now, c.batch_size)?;
+                if !batch.is_empty() {
+                    report.claimed += batch.len() as u32;
+                    let credential = Rc::new(credential::resolve(self.sql, c, now).await?);
+                    queued.extend(batch.into_iter().map(|row| (row, credential.clone())));
+                }
+            }
+            while in_flight.len() < c.delivery_concurrency {
+                let Some((row, credential)) = queued.pop_front() else { break };
+                in_flight.push(self.attempt(row, credential));
+            }
+            // Nothing in flight: nothing was claimed (none due, or the budget is spent).
+            if in_flight.is_empty() {
                 break;
             }
-            report.claimed += batch.len() as u32;
-            let credential = credential::resolve(self.sql, c, now).await?;
-            // Attempts that finish together are stored together: one unit, one commit.
-            let mut finished = futures::stream::iter(batch)
-                .map(|row| self.attempt(row, &credential))
-                .buffer_unordered(c.delivery_concurrency)
-                .ready_chunks(c.delivery_concurrency);
-            while let Some(chunk) = finished.next().await {
-                for outcome in self.store(chunk, &token)? {
-                    match outcome {
-                        Outcome::Success => report.delivered += 1,
-                        Outcome::Retry => report.retried += 1,
-                        Outcome::Parked => report.parked += 1,
-                        Outcome::Fenced => report.fenced += 1,
+            let first = match &mut woken {
+                Some(signals) => match select(in_flight.next(), signals.next()).await {
+                    Either::Left((finished, _)) => finished,
+                    Either::Right((signal, _)) => {
+                        if signal.is_none() {
+                            woken = None; // the actor let go of the sender: no more signals
+                        }
+                        continue;
                     }
+                },
+                None => in_flight.next().await,
+            };
+            let Some(first) = first else { break };
+            // Attempts that finished together are stored together: one unit, one commit.
+            let mut chunk = vec![first];
+            while let Some(Some(finished)) = in_flight.next().now_or_never() {
+                chunk.push(finished);
+            }
+            for outcome in self.store(chunk, &token)? {
+                match outcome {
+                    Outcome::Success => report.delivered += 1,
+                    Outcome::Retry => report.retried += 1,
+                    Outcome::Parked => report.parked += 1,
+                    Outcome::Fenced => report.fenced += 1,
                 }
             }
         }
@@ -193,7 +228,7 @@ impl Sweeper<'_> {
     }
 
     /// Performs one claimed row (or expires it) and decides its transition; stores nothing.
-    async fn attempt(&self, row: ClaimedRow, credential: &Credential) -> Finished {
+    async fn attempt(&self, row: ClaimedRow, credential: Rc<Credential>) -> Finished {
         let attempted = Attempted {
             attempts: row.attempts.max(0) as u32,
             max_attempts: row.max_attempts.max(1) as u32,
@@ -206,7 +241,7 @@ impl Sweeper<'_> {
             Some(expired) => (Performed::verdict(Verdict::Success), expired),
             None => {
                 let performed = match &action {
-                    Some(action) => self.perform(action, credential).await,
+                    Some(action) => self.perform(action, &credential).await,
                     None => Performed::verdict(Verdict::Permanent { code: reasons::BAD_PAYLOAD.into() }),
                 };
                 let now = clock::now_ms();

@@ -18,6 +18,7 @@ use crate::oauth::Installation;
 use crate::outbox::Status;
 use crate::slack::envelope::{Dispatch, Event};
 use serde_json::{json, Value};
+use futures::channel::mpsc::UnboundedSender;
 use std::cell::{Cell, RefCell};
 use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, RequestInit, Response, Result, ScheduledTime, SqlStorage, State};
 
@@ -59,6 +60,9 @@ pub struct TeamActor {
     armed_at: Cell<Option<i64>>,
     /// The team key, once known (it never changes for an actor).
     team: RefCell<Option<String>>,
+    /// One per running sweep (an alarm's and an admin's may overlap): tells it that an ingest
+    /// queued new rows (see `Sweeper::run`).
+    sweep_wake: RefCell<Vec<UnboundedSender<()>>>,
 }
 
 impl DurableObject for TeamActor {
@@ -67,7 +71,7 @@ impl DurableObject for TeamActor {
         if let Err(e) = store::migrate(&sql) {
             log::error(json!({"kind": "schema_error", "error": e.to_string()}));
         }
-        TeamActor { state, env, sql, next_prune_at: Cell::new(0), armed_at: Cell::new(None), team: RefCell::new(None) }
+        TeamActor { state, env, sql, next_prune_at: Cell::new(0), armed_at: Cell::new(None), team: RefCell::new(None), sweep_wake: RefCell::new(Vec::new()) }
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
@@ -146,7 +150,11 @@ impl TeamActor {
         };
         let recorded = store::record(&self.state.storage(), &self.sql, ingest, now)?;
         if matches!(recorded.receipt, Receipt::New { queued, .. } if queued > 0) {
-            // Issued right after the unit, with no await between: committed with it.
+            for wake in self.sweep_wake.borrow().iter() {
+                let _ = wake.unbounded_send(());
+            }
+            // Issued right after the unit, with no await between: committed with it. Set even
+            // while a sweep runs: the alarm is what survives if this instance does not.
             self.arm_by(now).await?;
         }
         self.team.borrow_mut().get_or_insert_with(|| dispatch.team_key().to_string());
@@ -216,7 +224,11 @@ impl TeamActor {
         if prune {
             self.next_prune_at.set(clock::now_ms() + PRUNE_EVERY_MS);
         }
-        let mut report = Sweeper { storage: &storage, sql: &self.sql, config, team, prune }.run(trigger).await;
+        let (wake, woken) = futures::channel::mpsc::unbounded();
+        self.sweep_wake.borrow_mut().push(wake);
+        let mut report = Sweeper { storage: &storage, sql: &self.sql, config, team, prune }.run(trigger, woken).await;
+        // `run` dropped its receiver: forget every sender whose sweep has ended.
+        self.sweep_wake.borrow_mut().retain(|wake| !wake.is_closed());
         let now = clock::now_ms();
         let next = match (&report.error, store::next_alarm(&self.sql, now, config.receipt_retention_ms, config.done_retention_ms, self.next_prune_at.get())) {
             (None, Ok(next)) => next,

@@ -110,7 +110,8 @@ pub const INSERT_OUTBOX: &str = "INSERT INTO outbox(idem_key, op_key, effect, ta
 pub const CLAIM_COLUMNS: &str = "id, idem_key, op_key, effect, target, payload, attempts, max_attempts, deadline_at, created_at";
 
 /// Claims a bounded batch in one statement: ?1 claim token, ?2 lease expiry, ?3 now, ?4 limit.
-/// Eligible: pending, due, not held, and unclaimed, lease expired, or already this token's.
+/// Eligible: pending, due, not held, and unclaimed or claimed by another sweep whose lease has
+/// expired. A sweep never takes back its own rows: they are in flight in that very sweep.
 /// Counts the attempt at claim time.
 ///
 /// The subquery's parameters are wrapped (`?3 + 0`, `?1 || ''`, `?4 + 0`) so that the query
@@ -123,7 +124,7 @@ pub const CLAIM: &str = "UPDATE outbox
  WHERE id IN (
    SELECT id FROM outbox
    WHERE status = 'pending' AND next_attempt_at <= ?3 + 0
-     AND (claim_token IS NULL OR claim_expires_at <= ?3 + 0 OR claim_token = ?1 || '')
+     AND (claim_token IS NULL OR (claim_expires_at <= ?3 + 0 AND claim_token <> ?1 || ''))
      AND target NOT IN (SELECT target FROM holds WHERE until_ms > ?3 + 0)
    ORDER BY next_attempt_at, id
    LIMIT ?4 + 0)
