@@ -1,8 +1,9 @@
 //! The alarm's delivery loop: claim a bounded batch, perform each effect (a few at a time, each
-//! with a timeout), complete each with a fenced write; claim again as soon as the claimed rows
-//! have all started and a slot is free, or when the actor signals that new rows were queued, so a
-//! slow attempt never holds back the team's other deliveries; stop when nothing is due or the time
-//! budget is spent. The caller re-arms the alarm from the returned report on every path.
+//! with a timeout), complete each with a fenced write; claim again when the batch is done — or
+//! earlier, when rows are waiting (a full claim, or the actor's signal that an ingest queued some)
+//! behind an attempt that has run past [`HOLDBACK_MS`], so a slow call never holds back the team's
+//! other deliveries; stop when nothing is due or the time budget is spent. The caller re-arms the
+//! alarm from the returned report on every path.
 //!
 //! Invariants: the claim is one UPDATE (no SELECT-then-UPDATE); a completion whose claim was taken
 //! over is counted as fenced and changes nothing; a row past its deadline is parked without being
@@ -26,6 +27,49 @@ use std::rc::Rc;
 use serde::Serialize;
 use serde_json::{json, Value};
 use worker::{SqlStorage, Storage};
+
+/// How long the attempts in flight may run before rows waiting behind them are claimed anyway,
+/// outside a batch boundary: 300 ms. A Slack Web API call usually answers well within it, so
+/// claims stay batched; a slow call (up to `ATTEMPT_TIMEOUT_MS`) holds nothing back for longer.
+const HOLDBACK_MS: i64 = 300;
+
+/// What the delivery loop waits for.
+enum Event {
+    /// An attempt finished (`None`: none in flight).
+    Finished(Option<Finished>),
+    /// An ingest queued rows (`None`: the actor dropped the sender; no more signals).
+    Signal(Option<()>),
+    /// The oldest attempt in flight ran past [`HOLDBACK_MS`].
+    Stalled,
+}
+
+/// The next of: an attempt finishing, an ingest's signal, the hold-back time running out.
+async fn next_event<F: std::future::Future<Output = Finished>>(
+    in_flight: &mut FuturesUnordered<F>,
+    woken: &mut Option<UnboundedReceiver<()>>,
+    holdback_ms: Option<i64>,
+) -> Event {
+    let finished = in_flight.next().map(Event::Finished);
+    let signal = async {
+        match woken {
+            Some(signals) => Event::Signal(signals.next().await),
+            None => futures::future::pending().await,
+        }
+    };
+    let stall = async {
+        match holdback_ms {
+            Some(ms) => {
+                worker::Delay::from(std::time::Duration::from_millis(ms.max(0) as u64)).await;
+                Event::Stalled
+            }
+            None => futures::future::pending().await,
+        }
+    };
+    futures::pin_mut!(signal, stall);
+    match select(finished, select(signal, stall)).await {
+        Either::Left((event, _)) | Either::Right((Either::Left((event, _)), _)) | Either::Right((Either::Right((event, _)), _)) => event,
+    }
+}
 
 /// What one sweep did.
 #[derive(Debug, Default, Clone, Serialize)]
@@ -176,13 +220,21 @@ impl Sweeper<'_> {
         let token = clock::claim_token();
         let mut queued: VecDeque<(ClaimedRow, Rc<Credential>)> = VecDeque::new();
         let mut in_flight = FuturesUnordered::new();
+        // (row id, start) of each attempt in flight.
+        let mut started_at: Vec<(i64, i64)> = Vec::new();
         let mut woken = Some(woken);
+        // Rows may be due that no claim has taken yet (the last claim was full, or an ingest said so).
+        let mut waiting = false;
         loop {
-            // Claim again as soon as the claimed rows have all started and a slot is free: a slow
-            // attempt never holds back the team's other deliveries.
-            if queued.is_empty() && in_flight.len() < c.delivery_concurrency && clock::now_ms() - started < c.sweep_budget_ms {
-                let now = clock::now_ms();
+            let now = clock::now_ms();
+            let oldest = started_at.iter().map(|(_, at)| *at).min();
+            let stalled = oldest.is_some_and(|at| now - at >= HOLDBACK_MS);
+            let room = queued.is_empty() && in_flight.len() < c.delivery_concurrency;
+            // Claim at a batch boundary (nothing in flight), or early when rows are waiting behind
+            // an attempt that has run past HOLDBACK_MS: a slow call never holds the team back.
+            if room && now - started < c.sweep_budget_ms && (in_flight.is_empty() || (waiting && stalled)) {
                 let batch = store::claim(self.sql, &token, now + c.lease_ms, now, c.batch_size)?;
+                waiting = batch.len() as i64 == c.batch_size;
                 if !batch.is_empty() {
                     report.claimed += batch.len() as u32;
                     let credential = Rc::new(credential::resolve(self.sql, c, now).await?);
@@ -191,36 +243,37 @@ impl Sweeper<'_> {
             }
             while in_flight.len() < c.delivery_concurrency {
                 let Some((row, credential)) = queued.pop_front() else { break };
+                started_at.push((row.id, clock::now_ms()));
                 in_flight.push(self.attempt(row, credential));
             }
             // Nothing in flight: nothing was claimed (none due, or the budget is spent).
             if in_flight.is_empty() {
                 break;
             }
-            let first = match &mut woken {
-                Some(signals) => match select(in_flight.next(), signals.next()).await {
-                    Either::Left((finished, _)) => finished,
-                    Either::Right((signal, _)) => {
-                        if signal.is_none() {
-                            woken = None; // the actor let go of the sender: no more signals
-                        }
-                        continue;
-                    }
-                },
-                None => in_flight.next().await,
+            let holdback = match (oldest, waiting && room && !stalled) {
+                (Some(at), true) => Some(at + HOLDBACK_MS - now),
+                _ => None,
             };
-            let Some(first) = first else { break };
-            // Attempts that finished together are stored together: one unit, one commit.
-            let mut chunk = vec![first];
-            while let Some(Some(finished)) = in_flight.next().now_or_never() {
-                chunk.push(finished);
-            }
-            for outcome in self.store(chunk, &token)? {
-                match outcome {
-                    Outcome::Success => report.delivered += 1,
-                    Outcome::Retry => report.retried += 1,
-                    Outcome::Parked => report.parked += 1,
-                    Outcome::Fenced => report.fenced += 1,
+            match next_event(&mut in_flight, &mut woken, holdback).await {
+                Event::Signal(Some(())) => waiting = true,
+                Event::Signal(None) => woken = None, // the actor let go of the sender
+                Event::Stalled => {}
+                Event::Finished(None) => break,
+                Event::Finished(Some(first)) => {
+                    // Attempts that finished together are stored together: one unit, one commit.
+                    let mut chunk = vec![first];
+                    while let Some(Some(finished)) = in_flight.next().now_or_never() {
+                        chunk.push(finished);
+                    }
+                    started_at.retain(|(id, _)| !chunk.iter().any(|f| f.row.id == *id));
+                    for outcome in self.store(chunk, &token)? {
+                        match outcome {
+                            Outcome::Success => report.delivered += 1,
+                            Outcome::Retry => report.retried += 1,
+                            Outcome::Parked => report.parked += 1,
+                            Outcome::Fenced => report.fenced += 1,
+                        }
+                    }
                 }
             }
         }
