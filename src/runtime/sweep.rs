@@ -18,7 +18,8 @@ use crate::config::{Config, PRUNE_BATCH};
 use crate::effect::Action;
 use crate::outbox::{after_attempt, before_attempt, reasons, Attempted, Transition};
 use crate::slack::classify::{self, Verdict};
-use futures::channel::mpsc::UnboundedReceiver;
+use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender};
+use std::cell::Cell;
 use futures::future::{select, Either};
 use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
@@ -32,6 +33,41 @@ use worker::{SqlStorage, Storage};
 /// outside a batch boundary: 300 ms. A Slack Web API call usually answers well within it, so
 /// claims stay batched; a slow call (up to `ATTEMPT_TIMEOUT_MS`) holds nothing back for longer.
 const HOLDBACK_MS: i64 = 300;
+
+/// How an ingest tells a running sweep that it queued rows. At most one signal is outstanding
+/// until the sweep's next claim, so a burst of ingests wakes the sweep once, not once per event.
+#[derive(Clone)]
+pub struct Nudge {
+    signal: UnboundedSender<()>,
+    outstanding: Rc<Cell<bool>>,
+}
+
+impl Nudge {
+    /// Says "rows were queued" unless a signal is already waiting for the sweep's next claim.
+    pub fn send(&self) {
+        if !self.outstanding.replace(true) {
+            let _ = self.signal.unbounded_send(());
+        }
+    }
+
+    /// True once the sweep has ended (its receiving side is gone).
+    pub fn is_closed(&self) -> bool {
+        self.signal.is_closed()
+    }
+}
+
+/// The sweep's side of a [`Nudge`].
+pub struct Nudges {
+    signals: Option<UnboundedReceiver<()>>,
+    outstanding: Rc<Cell<bool>>,
+}
+
+/// A connected pair: the actor keeps the [`Nudge`], the sweep takes the [`Nudges`].
+pub fn nudges() -> (Nudge, Nudges) {
+    let (signal, signals) = futures::channel::mpsc::unbounded();
+    let outstanding = Rc::new(Cell::new(false));
+    (Nudge { signal, outstanding: outstanding.clone() }, Nudges { signals: Some(signals), outstanding })
+}
 
 /// What the delivery loop waits for.
 enum Event {
@@ -200,19 +236,19 @@ impl Finished {
 
 impl Sweeper<'_> {
     /// Runs one sweep. Storage errors end it early (recorded in the report); they never escape.
-    /// A message on `woken` says new rows were queued while the sweep runs: it claims them as soon
-    /// as a delivery slot is free instead of leaving them to the next alarm.
-    pub async fn run(&self, trigger: &'static str, woken: UnboundedReceiver<()>) -> SweepReport {
+    /// A signal on `nudges` says an ingest queued rows while the sweep runs: they are claimed in
+    /// this sweep (early if the attempts in flight are slow) instead of waiting for the next alarm.
+    pub async fn run(&self, trigger: &'static str, nudges: Nudges) -> SweepReport {
         let started = clock::now_ms();
         let mut report = SweepReport { trigger, team: self.team.clone(), ..SweepReport::default() };
-        if let Err(e) = self.drain(started, &mut report, woken).await {
+        if let Err(e) = self.drain(started, &mut report, nudges).await {
             report.error = Some(e.to_string());
         }
         report.duration_ms = clock::now_ms() - started;
         report
     }
 
-    async fn drain(&self, started: i64, report: &mut SweepReport, woken: UnboundedReceiver<()>) -> worker::Result<()> {
+    async fn drain(&self, started: i64, report: &mut SweepReport, nudges: Nudges) -> worker::Result<()> {
         let c = self.config;
         if self.prune {
             store::prune(self.sql, started, c.receipt_retention_ms, c.done_retention_ms, PRUNE_BATCH)?;
@@ -222,7 +258,7 @@ impl Sweeper<'_> {
         let mut in_flight = FuturesUnordered::new();
         // (row id, start) of each attempt in flight.
         let mut started_at: Vec<(i64, i64)> = Vec::new();
-        let mut woken = Some(woken);
+        let Nudges { signals: mut woken, outstanding } = nudges;
         // Rows may be due that no claim has taken yet (the last claim was full, or an ingest said so).
         let mut waiting = false;
         loop {
@@ -233,6 +269,7 @@ impl Sweeper<'_> {
             // Claim at a batch boundary (nothing in flight), or early when rows are waiting behind
             // an attempt that has run past HOLDBACK_MS: a slow call never holds the team back.
             if room && now - started < c.sweep_budget_ms && (in_flight.is_empty() || (waiting && stalled)) {
+                outstanding.set(false); // this claim takes what was queued until now
                 let batch = store::claim(self.sql, &token, now + c.lease_ms, now, c.batch_size)?;
                 waiting = batch.len() as i64 == c.batch_size;
                 if !batch.is_empty() {

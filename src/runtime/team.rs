@@ -10,7 +10,7 @@
 //! - `/admin/...` serves the admin API's reads and operator actions (see `runtime::admin`).
 
 use super::store::{self, Ingest, NewRow, Operated, Receipt};
-use super::sweep::{SweepReport, Sweeper};
+use super::sweep::{Nudge, SweepReport, Sweeper};
 use super::{clock, directory, env, header, json_body, log, query_param};
 use crate::app::{self, Decision, DefaultApp};
 use crate::config::{Config, BULK_REDRIVE_CAP};
@@ -18,7 +18,6 @@ use crate::oauth::Installation;
 use crate::outbox::Status;
 use crate::slack::envelope::{Dispatch, Event};
 use serde_json::{json, Value};
-use futures::channel::mpsc::UnboundedSender;
 use std::cell::{Cell, RefCell};
 use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, RequestInit, Response, Result, ScheduledTime, SqlStorage, State};
 
@@ -62,7 +61,7 @@ pub struct TeamActor {
     team: RefCell<Option<String>>,
     /// One per running sweep (an alarm's and an admin's may overlap): tells it that an ingest
     /// queued new rows (see `Sweeper::run`).
-    sweep_wake: RefCell<Vec<UnboundedSender<()>>>,
+    sweep_wake: RefCell<Vec<Nudge>>,
 }
 
 impl DurableObject for TeamActor {
@@ -151,7 +150,7 @@ impl TeamActor {
         let recorded = store::record(&self.state.storage(), &self.sql, ingest, now)?;
         if matches!(recorded.receipt, Receipt::New { queued, .. } if queued > 0) {
             for wake in self.sweep_wake.borrow().iter() {
-                let _ = wake.unbounded_send(());
+                wake.send();
             }
             // Issued right after the unit, with no await between: committed with it. Set even
             // while a sweep runs: the alarm is what survives if this instance does not.
@@ -224,7 +223,7 @@ impl TeamActor {
         if prune {
             self.next_prune_at.set(clock::now_ms() + PRUNE_EVERY_MS);
         }
-        let (wake, woken) = futures::channel::mpsc::unbounded();
+        let (wake, woken) = super::sweep::nudges();
         self.sweep_wake.borrow_mut().push(wake);
         let mut report = Sweeper { storage: &storage, sql: &self.sql, config, team, prune }.run(trigger, woken).await;
         // `run` dropped its receiver: forget every sender whose sweep has ended.
