@@ -70,6 +70,17 @@ impl Settings {
     }
 }
 
+/// Another process holds the port this runtime was meant to use.
+#[derive(Debug)]
+struct PortTaken;
+
+/// Who listens on a runtime's port.
+enum Holder {
+    Us,
+    Someone,
+    Nobody,
+}
+
 /// A running (or killed) runtime.
 pub struct Runtime {
     pub port: u16,
@@ -77,6 +88,8 @@ pub struct Runtime {
     settings: Settings,
     child: Option<Child>,
     starts: u32,
+    /// Relaunches because another process held the port (bounded).
+    port_retries: u32,
 }
 
 fn project_root() -> PathBuf {
@@ -92,7 +105,7 @@ impl Runtime {
     pub fn start(settings: Settings) -> Runtime {
         let dir = project_root().join("target/e2e").join(super::unique(&format!("{}-", settings.name)));
         fs::create_dir_all(dir.join("state")).unwrap();
-        let mut runtime = Runtime { port: free_port(), dir, settings, child: None, starts: 0 };
+        let mut runtime = Runtime { port: free_port(), dir, settings, child: None, starts: 0, port_retries: 0 };
         runtime.launch();
         runtime
     }
@@ -150,20 +163,64 @@ impl Runtime {
             .spawn()
             .expect("bash must be on PATH");
         self.child = Some(child);
-        self.wait_ready();
+        if self.wait_ready().is_err() {
+            // Another process took the port between our probe and wrangler's bind (ports are
+            // picked by binding port 0 and releasing it). A first start moves to a fresh port;
+            // a restart must keep its port, so it waits for it instead.
+            self.kill();
+            self.starts -= 1;
+            self.port_retries += 1;
+            assert!(self.port_retries <= 5, "runtime {}: port {} stays taken by another process", self.settings.name, self.port);
+            if self.starts == 0 {
+                self.port = free_port();
+            } else {
+                std::thread::sleep(Duration::from_secs(1));
+            }
+            self.launch();
+        }
     }
 
-    fn wait_ready(&self) {
+
+
+    /// Waits until this runtime's own processes listen on its port and `/healthz` answers (any
+    /// status: a runtime without a signing secret answers 503). `Err` when another process holds
+    /// the port: it was picked by binding port 0 and releasing it, and someone else took it.
+    fn wait_ready(&self) -> Result<(), PortTaken> {
         let url = format!("{}/healthz", self.base_url());
         let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(2)).build();
         let ready = std::time::Instant::now() + Duration::from_secs(180);
         loop {
-            match agent.get(&url).call() {
-                Ok(_) | Err(ureq::Error::Status(_, _)) => return,
-                Err(_) if std::time::Instant::now() < ready => std::thread::sleep(Duration::from_millis(100)),
-                Err(e) => panic!("runtime {} not ready after 180 s ({e}); log: {}", self.settings.name, self.log_text()),
+            match self.port_holder() {
+                Holder::Us => match agent.get(&url).call() {
+                    Ok(_) | Err(ureq::Error::Status(_, _)) => return Ok(()),
+                    Err(_) => {}
+                },
+                Holder::Someone => return Err(PortTaken),
+                Holder::Nobody => {}
             }
+            if std::time::Instant::now() > ready {
+                panic!("runtime {} not ready after 180 s; log: {}", self.settings.name, self.log_text());
+            }
+            std::thread::sleep(Duration::from_millis(100));
         }
+    }
+
+    /// Who listens on this runtime's port, from `/proc/net/tcp` and the group's open sockets.
+    fn port_holder(&self) -> Holder {
+        let listening = format!(":{:04X}", self.port);
+        let table = fs::read_to_string("/proc/net/tcp").unwrap_or_default();
+        let inode = table.lines().skip(1).find_map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            (f.get(1)?.ends_with(&listening) && f.get(3) == Some(&"0A")).then(|| f.get(9).map(|i| i.to_string()))?
+        });
+        let Some(inode) = inode else { return Holder::Nobody };
+        let socket = format!("socket:[{inode}]");
+        let ours = self.pids().iter().any(|pid| {
+            fs::read_dir(format!("/proc/{pid}/fd"))
+                .map(|fds| fds.filter_map(|fd| fs::read_link(fd.ok()?.path()).ok()).any(|link| link.to_string_lossy() == socket))
+                .unwrap_or(false)
+        });
+        if ours { Holder::Us } else { Holder::Someone }
     }
 
     /// `http://127.0.0.1:{port}`.
