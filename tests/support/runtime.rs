@@ -10,6 +10,7 @@ use super::{FakeSlack, ADMIN_TOKEN, BOT_TOKEN, SECRET};
 use std::fs;
 use std::io::Write;
 use std::net::TcpListener;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -96,7 +97,24 @@ fn project_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A port for a runtime (or its inspector), free when picked. Taken from the 10,000 ports just
+/// below the kernel's ephemeral range, in turn from a per-process counter: the kernel never hands
+/// these to port-0 binds or outgoing connections, so a port a killed runtime gives up stays free
+/// for its restart instead of going to the next port-0 bind (another runtime's, a fake server's).
 fn free_port() -> u16 {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let low = fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|r| r.split_whitespace().next()?.parse::<u32>().ok())
+        .unwrap_or(32_768);
+    let span = 10_000.min(low.saturating_sub(1_024));
+    let offset = std::process::id().wrapping_mul(7_919) % span;
+    for _ in 0..span {
+        let port = (low - span + (offset + NEXT.fetch_add(1, Ordering::Relaxed)) % span) as u16;
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
     TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
