@@ -19,14 +19,14 @@ use crate::effect::Action;
 use crate::outbox::{after_attempt, before_attempt, reasons, Attempted, Transition};
 use crate::slack::classify::{self, Verdict};
 use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender};
-use std::cell::Cell;
 use futures::future::{select, Either};
 use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
-use std::collections::VecDeque;
-use std::rc::Rc;
 use serde::Serialize;
 use serde_json::{json, Value};
+use std::cell::Cell;
+use std::collections::VecDeque;
+use std::rc::Rc;
 use worker::{SqlStorage, Storage};
 
 /// How long the attempts in flight may run before rows waiting behind them are claimed anyway,
@@ -259,10 +259,12 @@ impl Sweeper<'_> {
         // (row id, start) of each attempt in flight.
         let mut started_at: Vec<(i64, i64)> = Vec::new();
         let Nudges { signals: mut woken, outstanding } = nudges;
-        // Rows may be due that no claim has taken yet (the last claim was full, or an ingest said so).
-        let mut waiting = false;
+        let mut last_claim_full = false;
         loop {
             let now = clock::now_ms();
+            // Rows may be due that no claim has taken yet: the last claim was full, or an ingest
+            // queued some since.
+            let waiting = last_claim_full || outstanding.get();
             let oldest = started_at.iter().map(|(_, at)| *at).min();
             let stalled = oldest.is_some_and(|at| now - at >= HOLDBACK_MS);
             let room = queued.is_empty() && in_flight.len() < c.delivery_concurrency;
@@ -271,7 +273,7 @@ impl Sweeper<'_> {
             if room && now - started < c.sweep_budget_ms && (in_flight.is_empty() || (waiting && stalled)) {
                 outstanding.set(false); // this claim takes what was queued until now
                 let batch = store::claim(self.sql, &token, now + c.lease_ms, now, c.batch_size)?;
-                waiting = batch.len() as i64 == c.batch_size;
+                last_claim_full = batch.len() as i64 == c.batch_size;
                 if !batch.is_empty() {
                     report.claimed += batch.len() as u32;
                     let credential = Rc::new(credential::resolve(self.sql, c, now).await?);
@@ -280,8 +282,9 @@ impl Sweeper<'_> {
             }
             while in_flight.len() < c.delivery_concurrency {
                 let Some((row, credential)) = queued.pop_front() else { break };
-                started_at.push((row.id, clock::now_ms()));
-                in_flight.push(self.attempt(row, credential));
+                let start = clock::now_ms();
+                started_at.push((row.id, start));
+                in_flight.push(self.attempt(row, credential, start));
             }
             // Nothing in flight: nothing was claimed (none due, or the budget is spent).
             if in_flight.is_empty() {
@@ -292,9 +295,9 @@ impl Sweeper<'_> {
                 _ => None,
             };
             match next_event(&mut in_flight, &mut woken, holdback).await {
-                Event::Signal(Some(())) => waiting = true,
+                // `outstanding` already says rows are waiting; the signal only woke the loop.
+                Event::Signal(Some(())) | Event::Stalled => {}
                 Event::Signal(None) => woken = None, // the actor let go of the sender
-                Event::Stalled => {}
                 Event::Finished(None) => break,
                 Event::Finished(Some(first)) => {
                     // Attempts that finished together are stored together: one unit, one commit.
@@ -317,14 +320,14 @@ impl Sweeper<'_> {
         Ok(())
     }
 
-    /// Performs one claimed row (or expires it) and decides its transition; stores nothing.
-    async fn attempt(&self, row: ClaimedRow, credential: Rc<Credential>) -> Finished {
+    /// Performs one claimed row (or expires it), started at `started`, and decides its
+    /// transition; stores nothing.
+    async fn attempt(&self, row: ClaimedRow, credential: Rc<Credential>, started: i64) -> Finished {
         let attempted = Attempted {
             attempts: row.attempts.max(0) as u32,
             max_attempts: row.max_attempts.max(1) as u32,
             deadline_at: row.deadline_at,
         };
-        let started = clock::now_ms();
         let action = serde_json::from_str::<Action>(&row.payload).ok();
         let (performed, transition) = match before_attempt(&attempted, started) {
             // Not performed: the previous attempt's error stays as `last_error`.
