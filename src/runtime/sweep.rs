@@ -210,17 +210,15 @@ struct Finished {
 impl Finished {
     /// What storing this attempt writes.
     fn completing(&self, token: &str, max_attempts: u32, now: i64) -> Completing {
-        let code = self.performed.verdict.code().map(str::to_string);
         let hold = matches!(self.performed.verdict, Verdict::Transient { hold_target: true, .. });
         Completing {
             row_id: self.row.id,
             token: token.to_string(),
             hold_target: hold.then(|| self.row.target.clone()),
-            last_error: code.clone(),
             log: AttemptLog {
                 attempt: self.attempted.attempts as i64,
                 outcome: Outcome::of(&self.transition).label(),
-                detail: code,
+                detail: self.performed.verdict.code().map(str::to_string),
                 http_status: self.performed.http_status,
                 latency_ms: now - self.started,
             },

@@ -55,7 +55,7 @@ pub struct AttemptLog {
     pub attempt: i64,
     /// `success`, `retry`, `parked` or `fenced`.
     pub outcome: &'static str,
-    /// The Slack error or failure code.
+    /// The Slack error or failure code (also kept as the row's `last_error`).
     pub detail: Option<String>,
     /// The HTTP status, when there was an answer.
     pub http_status: Option<i64>,
@@ -73,8 +73,6 @@ pub struct Completing {
     pub transition: Transition,
     /// For a retry that was a 429: hold this target until the retry time.
     pub hold_target: Option<String>,
-    /// The error to keep as `last_error`.
-    pub last_error: Option<String>,
     /// The attempt's history entry.
     pub log: AttemptLog,
     /// Follow-up rows (an LLM answer's post), inserted only if the completion is stored.
@@ -128,10 +126,10 @@ fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
     let stored: Vec<Value> = match &c.transition {
         Transition::Done => rows(sql, sql::COMPLETE_DONE, vec![int(c.row_id), text(&c.token), int(c.now), opt_int(c.log.http_status)])?,
         Transition::Retry { at, .. } => rows(sql, sql::COMPLETE_RETRY, vec![
-            int(c.row_id), text(&c.token), int(*at), c.last_error.as_deref().map(text).unwrap_or(V::Null), opt_int(c.log.http_status),
+            int(c.row_id), text(&c.token), int(*at), c.log.detail.as_deref().map(text).unwrap_or(V::Null), opt_int(c.log.http_status),
         ])?,
         Transition::Park { reason } => rows(sql, sql::COMPLETE_PARK, vec![
-            int(c.row_id), text(&c.token), text(reason), c.last_error.as_deref().map(text).unwrap_or(V::Null),
+            int(c.row_id), text(&c.token), text(reason), c.log.detail.as_deref().map(text).unwrap_or(V::Null),
             opt_int(c.log.http_status), int(c.now),
         ])?,
     };
