@@ -8,7 +8,7 @@
 use super::{clock, log, store};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, RequestInit, Response, Result, SqlStorage, State};
+use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, Response, Result, SqlStorage, State};
 
 /// The binding and the one name it is reached by.
 pub const BINDING: &str = "DIRECTORY";
@@ -77,13 +77,7 @@ impl DurableObject for Directory {
 
 /// Sends one request to the directory and returns its answer.
 pub async fn call(env: &Env, method: Method, path: &str, body: Option<Value>) -> Result<Response> {
-    let stub = env.durable_object(BINDING)?.id_from_name(NAME)?.get_stub()?;
-    let mut init = RequestInit::new();
-    init.with_method(method);
-    if let Some(body) = body {
-        init.with_body(Some(body.to_string().into()));
-    }
-    stub.fetch_with_request(Request::new_with_init(&format!("https://directory{path}"), &init)?).await
+    super::call_actor(env, BINDING, NAME, method, path, body.map(|b| b.to_string()), None).await
 }
 
 /// Notes something about a team, logging (not failing) when the directory cannot be reached.

@@ -277,7 +277,7 @@ async fn dispatch_to_actor(d: Dispatch, env: &Env, config: &Config, line: &mut V
     line["team"] = json!(d.team_key());
     line["op_key"] = json!(d.op_key());
     line["type"] = json!(dispatch_type(&d));
-    let outcome = call_actor(env, &d, config.ack_budget_ms, test_delay).await?;
+    let outcome = record_at_actor(env, &d, config.ack_budget_ms, test_delay).await?;
     let receipt = outcome.pointer("/receipt/receipt").and_then(Value::as_str).unwrap_or("unknown");
     let ignored = outcome.get("ignored").and_then(Value::as_str);
     line["verdict"] = json!(match (receipt, ignored) {
@@ -295,7 +295,7 @@ async fn dispatch_to_actor(d: Dispatch, env: &Env, config: &Config, line: &mut V
 }
 
 /// Sends the dispatch to its team actor and waits at most `budget_ms` for the recorded outcome.
-async fn call_actor(env: &Env, d: &Dispatch, budget_ms: i64, test_delay: Option<String>) -> Result<Value, FrontDoorError> {
+async fn record_at_actor(env: &Env, d: &Dispatch, budget_ms: i64, test_delay: Option<String>) -> Result<Value, FrontDoorError> {
     let body = serde_json::to_string(d).map_err(|e| FrontDoorError::Internal(e.to_string()))?;
     let headers = match test_delay {
         Some(delay) => {

@@ -44,6 +44,29 @@ pub fn html_page(status: u16, body: &str) -> worker::Result<worker::Response> {
     Ok(worker::Response::ok(body)?.with_status(status).with_headers(headers))
 }
 
+/// Sends one request to the Durable Object named `name` in the namespace `binding` (the only way
+/// the Worker and the actors reach an actor). The URL's host is ignored; actors route on its path.
+pub async fn call_actor(
+    env: &worker::Env,
+    binding: &str,
+    name: &str,
+    method: worker::Method,
+    path: &str,
+    body: Option<String>,
+    headers: Option<worker::Headers>,
+) -> worker::Result<worker::Response> {
+    let stub = env.durable_object(binding)?.id_from_name(name)?.get_stub()?;
+    let mut init = worker::RequestInit::new();
+    init.with_method(method);
+    if let Some(body) = body {
+        init.with_body(Some(body.into()));
+    }
+    if let Some(headers) = headers {
+        init.with_headers(headers);
+    }
+    stub.fetch_with_request(worker::Request::new_with_init(&format!("https://actor{path}"), &init)?).await
+}
+
 /// A fetched response's whole body as text, read with the runtime's own `Response.text()` (one
 /// promise) rather than chunk by chunk through a stream reader (several promises per body).
 pub async fn body_text(response: worker::Response) -> worker::Result<String> {

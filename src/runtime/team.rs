@@ -19,23 +19,14 @@ use crate::outbox::Status;
 use crate::slack::envelope::{Dispatch, Event};
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
-use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, RequestInit, Response, Result, ScheduledTime, SqlStorage, State};
+use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, Response, Result, ScheduledTime, SqlStorage, State};
 
 /// The Durable Object binding of the team actors.
 pub const BINDING: &str = "TEAM";
 
-/// Sends one request to the team actor named `team_key` (the only way the Worker reaches it).
+/// Sends one request to the team actor named `team_key`.
 pub async fn call(env: &Env, team_key: &str, method: Method, path: &str, body: Option<String>, headers: Option<worker::Headers>) -> Result<Response> {
-    let stub = env.durable_object(BINDING)?.id_from_name(team_key)?.get_stub()?;
-    let mut init = RequestInit::new();
-    init.with_method(method);
-    if let Some(body) = body {
-        init.with_body(Some(body.into()));
-    }
-    if let Some(headers) = headers {
-        init.with_headers(headers);
-    }
-    stub.fetch_with_request(Request::new_with_init(&format!("https://team{path}"), &init)?).await
+    super::call_actor(env, BINDING, team_key, method, path, body, headers).await
 }
 
 /// When a sweep fails on storage, the alarm is re-armed this far ahead: 5 s.
