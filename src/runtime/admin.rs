@@ -21,7 +21,7 @@
 //! | `POST /admin/teams/{team}/redrive?reason=&since=&until=[&dry_run=false&expect=N]` | `POST /admin/redrive` |
 
 use super::front_door::FrontDoorError;
-use super::{clock, directory, header, html_page, team};
+use super::{clock, directory, header, html_page, response_json, team};
 use crate::admin_ui::{self, ACTION_HEADER, SESSION_COOKIE, SESSION_TTL_MS};
 use crate::config::{Config, Secret};
 use crate::oauth::cookie;
@@ -99,7 +99,6 @@ pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Respo
     Ok(team::call(env, team, req.method(), &format!("/admin/{}{query}", rest.join("/")), None, None).await?)
 }
 
-
 /// `POST /admin/login`: checks the token from the form body and sets the session cookie.
 async fn login(req: &mut Request, token: &Secret) -> Result<Response, FrontDoorError> {
     let body = req.text().await?;
@@ -117,8 +116,8 @@ async fn login(req: &mut Request, token: &Secret) -> Result<Response, FrontDoorE
 
 /// The dead-letter page of one team.
 async fn page(env: &Env, team: &str) -> Result<Response, FrontDoorError> {
-    let stats: Value = team::call(env, team, Method::Get, "/admin/stats", None, None).await?.json().await?;
-    let parked: Value = team::call(env, team, Method::Get, "/admin/outbox?status=parked&limit=200", None, None).await?.json().await?;
+    let stats: Value = response_json(team::call(env, team, Method::Get, "/admin/stats", None, None).await?).await?;
+    let parked: Value = response_json(team::call(env, team, Method::Get, "/admin/outbox?status=parked&limit=200", None, None).await?).await?;
     let rows = parked["rows"].as_array().cloned().unwrap_or_default();
     Ok(html_page(200, &admin_ui::dead_letter_page(team, &stats, &rows))?)
 }

@@ -50,23 +50,23 @@ impl DurableObject for Directory {
         match (req.method(), req.path().as_str()) {
             (Method::Get, "/teams") => Response::from_json(&json!({ "teams": store::directory_teams(&self.sql, MAX_TEAMS)? })),
             (Method::Post, "/seen") => {
-                let note: TeamNote = super::json_body(&mut req).await?;
+                let note: TeamNote = super::request_json(&mut req).await?;
                 store::directory_seen(&self.sql, &note.team_key, now)?;
                 Response::ok("")
             }
             (Method::Post, "/installed") => {
-                let n: TeamNote = super::json_body(&mut req).await?;
+                let n: TeamNote = super::request_json(&mut req).await?;
                 let org_wide = n.is_enterprise_install.unwrap_or(false);
                 store::directory_installed(&self.sql, &n.team_key, n.team_name.as_deref(), n.enterprise_name.as_deref(), org_wide, now)?;
                 Response::ok("")
             }
             (Method::Post, "/uninstalled") => {
-                let note: TeamNote = super::json_body(&mut req).await?;
+                let note: TeamNote = super::request_json(&mut req).await?;
                 store::directory_uninstalled(&self.sql, &note.team_key, now)?;
                 Response::ok("")
             }
             (Method::Post, "/states/consume") => {
-                let note: StateNote = super::json_body(&mut req).await?;
+                let note: StateNote = super::request_json(&mut req).await?;
                 let fresh = store::consume_state(&self.sql, &note.nonce, note.expires_at, now)?;
                 Response::from_json(&json!({ "fresh": fresh }))
             }

@@ -75,9 +75,17 @@ pub async fn body_text(response: worker::Response) -> worker::Result<String> {
     text.as_string().ok_or_else(|| worker::Error::RustError("response body is not text".into()))
 }
 
+/// A fetched response's JSON body (an actor's answer), read with [`body_text`] and parsed in Rust.
+pub async fn response_json<T: serde::de::DeserializeOwned>(response: worker::Response) -> worker::Result<T> {
+    parse_json(&body_text(response).await?)
+}
+
 /// A request's JSON body, parsed in Rust from its text: cheaper than `Request::json`, which
 /// builds a JavaScript object graph first and then walks it across the Wasm boundary.
-pub async fn json_body<T: serde::de::DeserializeOwned>(req: &mut worker::Request) -> worker::Result<T> {
-    let text = req.text().await?;
-    serde_json::from_str(&text).map_err(|e| worker::Error::RustError(format!("bad JSON body: {e}")))
+pub async fn request_json<T: serde::de::DeserializeOwned>(req: &mut worker::Request) -> worker::Result<T> {
+    parse_json(&req.text().await?)
+}
+
+fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> worker::Result<T> {
+    serde_json::from_str(text).map_err(|e| worker::Error::RustError(format!("bad JSON body: {e}")))
 }

@@ -90,8 +90,8 @@ fn exchange_failed(detail: &str) -> worker::Result<Response> {
 
 /// Records the state's nonce as used; false when it already was.
 async fn consume_once(env: &Env, nonce: &str, expires_at: i64) -> worker::Result<bool> {
-    let mut answer = directory::call(env, Method::Post, "/states/consume", Some(json!({"nonce": nonce, "expires_at": expires_at}))).await?;
-    let body: Value = answer.json().await?;
+    let answer = directory::call(env, Method::Post, "/states/consume", Some(json!({"nonce": nonce, "expires_at": expires_at}))).await?;
+    let body: Value = super::response_json(answer).await?;
     Ok(body["fresh"] == json!(true))
 }
 

@@ -11,7 +11,7 @@
 
 use super::store::{self, Ingest, NewRow, Operated, Receipt};
 use super::sweep::{Nudge, SweepReport, Sweeper};
-use super::{clock, directory, env, header, json_body, log, query_param};
+use super::{clock, directory, env, header, request_json, log, query_param};
 use crate::app::{self, Decision, DefaultApp};
 use crate::config::{Config, BULK_REDRIVE_CAP};
 use crate::oauth::Installation;
@@ -116,7 +116,7 @@ fn uninstalls(dispatch: &Dispatch) -> bool {
 
 impl TeamActor {
     async fn ingest(&self, mut req: Request, config: &Config) -> Result<Response> {
-        let dispatch: Dispatch = json_body(&mut req).await?;
+        let dispatch: Dispatch = request_json(&mut req).await?;
         let test_delay = header(&req, super::front_door::TEST_ACTOR_DELAY).and_then(|d| d.parse::<u64>().ok());
         if let (true, Some(ms)) = (config.allow_test_clock, test_delay) {
             worker::Delay::from(std::time::Duration::from_millis(ms)).await;
@@ -168,7 +168,7 @@ impl TeamActor {
 
     /// Stores an installation from the OAuth flow: tokens sealed, an earlier uninstall cleared.
     async fn install(&self, mut req: Request, config: &Config) -> Result<Response> {
-        let installation: Installation = json_body(&mut req).await?;
+        let installation: Installation = request_json(&mut req).await?;
         let bot = config.cipher.seal(&installation.bot_token, clock::random_bytes());
         let refresh = installation.refresh_token.as_deref().map(|r| config.cipher.seal(r, clock::random_bytes()));
         store::save_installation(&self.state.storage(), &self.sql, installation, bot, refresh, clock::now_ms())?;
