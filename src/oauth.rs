@@ -130,11 +130,6 @@ impl Installation {
     pub fn team_key(&self) -> Option<&str> {
         if self.is_enterprise_install { self.enterprise_id.as_deref() } else { self.team_id.as_deref() }
     }
-
-    /// Whether the token should be refreshed before use at `now_ms`.
-    pub fn needs_refresh(&self, now_ms: i64) -> bool {
-        self.refresh_token.is_some() && refresh_due(self.token_expires_at, now_ms)
-    }
 }
 
 /// Whether a rotating token expiring at `expires_at` is within [`REFRESH_MARGIN_MS`] of expiry.

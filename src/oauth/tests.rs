@@ -71,7 +71,7 @@ fn a_workspace_install_is_keyed_by_its_team() {
     assert_eq!(i.team_key(), Some("T1"));
     assert_eq!(i.bot_token, "xoxb-1");
     assert_eq!(i.installer_user_id.as_deref(), Some("U1"));
-    assert!(!i.needs_refresh(0));
+    assert!(i.refresh_token.is_none() && !refresh_due(i.token_expires_at, 0));
 }
 
 #[test]
@@ -84,8 +84,9 @@ fn an_org_wide_install_is_keyed_by_its_enterprise() {
 fn a_rotating_token_records_its_expiry_and_asks_for_refresh_in_time() {
     let i = parse_access(&access(json!({"refresh_token": "xoxe-1", "expires_in": 43200})), 1_000).unwrap();
     assert_eq!(i.token_expires_at, Some(1_000 + 43_200_000));
-    assert!(!i.needs_refresh(1_000));
-    assert!(i.needs_refresh(1_000 + 43_200_000 - REFRESH_MARGIN_MS + 1));
+    assert!(i.refresh_token.is_some());
+    assert!(!refresh_due(i.token_expires_at, 1_000));
+    assert!(refresh_due(i.token_expires_at, 1_000 + 43_200_000 - REFRESH_MARGIN_MS + 1));
 }
 
 #[test]
