@@ -60,7 +60,7 @@ fn ms(d: Duration) -> String {
 }
 
 /// What the load generator sends.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 enum Kind {
     /// An `app_mention`: a receipt, one outbox row, one reply delivered.
     Mention,

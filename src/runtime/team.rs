@@ -52,7 +52,7 @@ pub struct TeamActor {
     team: RefCell<Option<String>>,
     /// One per running sweep (an alarm's and an admin's may overlap): tells it that an ingest
     /// queued new rows (see `Sweeper::run`).
-    sweep_wake: RefCell<Vec<Nudge>>,
+    nudges: RefCell<Vec<Nudge>>,
 }
 
 impl DurableObject for TeamActor {
@@ -61,7 +61,7 @@ impl DurableObject for TeamActor {
         if let Err(e) = store::migrate(&sql) {
             log::error(json!({"kind": "schema_error", "error": e.to_string()}));
         }
-        TeamActor { state, env, sql, next_prune_at: Cell::new(0), armed_at: Cell::new(None), team: RefCell::new(None), sweep_wake: RefCell::new(Vec::new()) }
+        TeamActor { state, env, sql, next_prune_at: Cell::new(0), armed_at: Cell::new(None), team: RefCell::new(None), nudges: RefCell::new(Vec::new()) }
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
@@ -140,8 +140,8 @@ impl TeamActor {
         };
         let recorded = store::record(&self.state.storage(), &self.sql, ingest, now)?;
         if matches!(recorded.receipt, Receipt::New { queued, .. } if queued > 0) {
-            for wake in self.sweep_wake.borrow().iter() {
-                wake.send();
+            for nudge in self.nudges.borrow().iter() {
+                nudge.send();
             }
             // Issued right after the unit, with no await between: committed with it. Set even
             // while a sweep runs: the alarm is what survives if this instance does not.
@@ -214,11 +214,11 @@ impl TeamActor {
         if prune {
             self.next_prune_at.set(clock::now_ms() + PRUNE_EVERY_MS);
         }
-        let (wake, woken) = super::sweep::nudges();
-        self.sweep_wake.borrow_mut().push(wake);
-        let mut report = Sweeper { storage: &storage, sql: &self.sql, config, team, prune }.run(trigger, woken).await;
-        // `run` dropped its receiver: forget every sender whose sweep has ended.
-        self.sweep_wake.borrow_mut().retain(|wake| !wake.is_closed());
+        let (nudge, nudges) = super::sweep::nudges();
+        self.nudges.borrow_mut().push(nudge);
+        let mut report = Sweeper { storage: &storage, sql: &self.sql, config, team, prune }.run(trigger, nudges).await;
+        // `run` dropped its receiving side: forget every nudge whose sweep has ended.
+        self.nudges.borrow_mut().retain(|nudge| !nudge.is_closed());
         let now = clock::now_ms();
         let next = match (&report.error, store::next_alarm(&self.sql, now, config.receipt_retention_ms, config.done_retention_ms, self.next_prune_at.get())) {
             (None, Ok(next)) => next,

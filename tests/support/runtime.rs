@@ -313,12 +313,7 @@ impl Runtime {
             * 1024
     }
 
-    /// CPU seconds (user + system) the runtime's processes used so far.
-    pub fn cpu_seconds(&self) -> f64 {
-        self.cpu_by_process().iter().map(|(_, secs)| secs).sum()
-    }
-
-    /// CPU seconds so far per kind of process: `worker` (the workerd that runs the Worker and its
+    /// CPU seconds (user + system) used so far, per kind of process: `worker` (the workerd that runs the Worker and its
     /// Durable Objects), `proxy` (wrangler's own workerd in front of it, which owns our port),
     /// `node` (wrangler) and `other`.
     pub fn cpu_by_process(&self) -> Vec<(&'static str, f64)> {
