@@ -182,13 +182,14 @@ impl Runtime {
             .expect("bash must be on PATH");
         self.child = Some(child);
         if self.wait_ready().is_err() {
+            eprintln!("runtime {}: port {} held by {}", self.settings.name, self.port, self.port_users());
             // Another process took the port between our probe and wrangler's bind (ports are
             // picked by binding port 0 and releasing it). A first start moves to a fresh port;
             // a restart must keep its port, so it waits for it instead.
             self.kill();
             self.starts -= 1;
             self.port_retries += 1;
-            assert!(self.port_retries <= 5, "runtime {}: port {} stays taken by another process", self.settings.name, self.port);
+            assert!(self.port_retries <= 5, "runtime {}: port {} stays taken by another process: {}", self.settings.name, self.port, self.port_users());
             if self.starts == 0 {
                 self.port = free_port();
             } else {
@@ -198,8 +199,6 @@ impl Runtime {
         }
     }
 
-
-
     /// Waits until this runtime's own processes listen on its port and `/healthz` answers (any
     /// status: a runtime without a signing secret answers 503). `Err` when another process holds
     /// the port: it was picked by binding port 0 and releasing it, and someone else took it.
@@ -207,14 +206,19 @@ impl Runtime {
         let url = format!("{}/healthz", self.base_url());
         let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(2)).build();
         let ready = std::time::Instant::now() + Duration::from_secs(180);
+        let mut foreign_since = None;
         loop {
             match self.port_holder() {
                 Holder::Us => match agent.get(&url).call() {
                     Ok(_) | Err(ureq::Error::Status(_, _)) => return Ok(()),
                     Err(_) => {}
                 },
-                Holder::Someone => return Err(PortTaken),
-                Holder::Nobody => {}
+                // Only a holder that stays is a taken port (not one caught mid-exit).
+                Holder::Someone if foreign_since.get_or_insert_with(std::time::Instant::now).elapsed() > Duration::from_secs(3) => {
+                    return Err(PortTaken)
+                }
+                Holder::Someone => {}
+                Holder::Nobody => foreign_since = None,
             }
             if std::time::Instant::now() > ready {
                 panic!("runtime {} not ready after 180 s; log: {}", self.settings.name, self.log_text());
@@ -223,22 +227,42 @@ impl Runtime {
         }
     }
 
-    /// Who listens on this runtime's port, from `/proc/net/tcp` and the group's open sockets.
+    /// The processes with a socket on this runtime's port (`ss`), for a failure message.
+    fn port_users(&self) -> String {
+        let out = Command::new("ss").args(["-Htanp", &format!("sport = :{}", self.port)]).output();
+        out.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).unwrap_or_default()
+    }
+
+    /// Who listens on this runtime's port, from `/proc/net/tcp` and the processes' open sockets.
+    /// A listening socket no live process holds (one of a killed runtime, still closing) counts
+    /// as nobody's.
     fn port_holder(&self) -> Holder {
         let listening = format!(":{:04X}", self.port);
         let table = fs::read_to_string("/proc/net/tcp").unwrap_or_default();
-        let inode = table.lines().skip(1).find_map(|line| {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            (f.get(1)?.ends_with(&listening) && f.get(3) == Some(&"0A")).then(|| f.get(9).map(|i| i.to_string()))?
-        });
-        let Some(inode) = inode else { return Holder::Nobody };
-        let socket = format!("socket:[{inode}]");
-        let ours = self.pids().iter().any(|pid| {
+        let sockets: Vec<String> = table
+            .lines()
+            .skip(1)
+            .filter_map(|line| {
+                let f: Vec<&str> = line.split_whitespace().collect();
+                let inode = f.get(9)?;
+                (f.get(1)?.ends_with(&listening) && f.get(3) == Some(&"0A")).then(|| format!("socket:[{inode}]"))
+            })
+            .collect();
+        if sockets.is_empty() {
+            return Holder::Nobody;
+        }
+        let holds = |pid: &i32| {
             fs::read_dir(format!("/proc/{pid}/fd"))
-                .map(|fds| fds.filter_map(|fd| fs::read_link(fd.ok()?.path()).ok()).any(|link| link.to_string_lossy() == socket))
+                .map(|fds| fds.filter_map(|fd| fs::read_link(fd.ok()?.path()).ok()).any(|link| sockets.iter().any(|s| link.to_string_lossy() == *s)))
                 .unwrap_or(false)
-        });
-        if ours { Holder::Us } else { Holder::Someone }
+        };
+        if self.pids().iter().any(holds) {
+            return Holder::Us;
+        }
+        let everyone: Vec<i32> = fs::read_dir("/proc")
+            .map(|entries| entries.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok()).collect())
+            .unwrap_or_default();
+        if everyone.iter().any(holds) { Holder::Someone } else { Holder::Nobody }
     }
 
     /// `http://127.0.0.1:{port}`.
