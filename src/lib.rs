@@ -14,10 +14,10 @@
 //! - [`app`]: the app's handlers (pure) and the shipped [`app::DefaultApp`];
 //! - [`effect`]: the effects an app asks for, keyed by the fact they react to;
 //! - [`outbox`]: the outbox state machine and [`outbox::retry`] policy (clock and jitter passed in);
-//! - [`store::sql`]: every SQL statement, run by the actor and by the native property tests;
+//! - [`sql`]: every SQL statement, run by the actors and by the native property tests;
 //! - [`oauth`]: the install flow's signed state, URLs, answers and pages;
 //! - [`crypto`]: tokens at rest (AES-256-GCM with key ids);
-//! - [`admin_ui`]: the admin page's session cookie and HTML;
+//! - [`admin`]: the admin API's answers and the admin page (session cookie, HTML);
 //! - [`config`]: one typed configuration.
 //!
 //! Thin adapters (`runtime`, wasm32 only; tested end to end in workerd):
@@ -27,7 +27,7 @@
 //! - `runtime::http`: the only module that calls `Fetch`.
 #![warn(missing_docs)]
 
-pub mod admin_ui;
+pub mod admin;
 pub mod app;
 pub mod config;
 pub mod crypto;
@@ -35,7 +35,7 @@ pub mod effect;
 pub mod oauth;
 pub mod outbox;
 pub mod slack;
-pub mod store;
+pub mod sql;
 
 #[cfg(target_arch = "wasm32")]
 mod runtime;

@@ -1,4 +1,4 @@
-//! Property tests of the outbox, running the very SQL the team actor runs ([`slackline::store::sql`])
+//! Property tests of the outbox, running the very SQL the team actor runs ([`slackline::sql`])
 //! against real SQLite (bundled, through rusqlite): random interleavings of claimers, lease
 //! expiries, crashes between perform and complete, and late completions.
 //!
@@ -14,7 +14,7 @@
 
 use proptest::prelude::*;
 use rusqlite::{params, Connection};
-use slackline::store::sql;
+use slackline::sql;
 use std::collections::HashMap;
 
 const LEASE_MS: i64 = 1_000;

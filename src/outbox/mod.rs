@@ -1,4 +1,4 @@
-//! The outbox state machine, pure. The SQL that stores it lives in [`crate::store::sql`]; this
+//! The outbox state machine, pure. The SQL that stores it lives in [`crate::sql`]; this
 //! module decides every transition.
 //!
 //! ```text

@@ -22,7 +22,7 @@
 
 use super::front_door::FrontDoorError;
 use super::{clock, directory, header, html_page, response_json, team};
-use crate::admin_ui::{self, ACTION_HEADER, SESSION_COOKIE, SESSION_TTL_MS};
+use crate::admin::page::{self, ACTION_HEADER, SESSION_COOKIE, SESSION_TTL_MS};
 use crate::config::{Config, Secret};
 use crate::oauth::cookie;
 use serde_json::Value;
@@ -49,7 +49,7 @@ fn caller(req: &Request, token: &Secret) -> Option<Caller> {
     }
     let cookies = header(req, "cookie");
     let session = cookie(cookies.as_deref(), SESSION_COOKIE)?;
-    admin_ui::session_valid(token.expose(), session, clock::now_ms()).then_some(Caller::Session)
+    page::session_valid(token.expose(), session, clock::now_ms()).then_some(Caller::Session)
 }
 
 /// Serves `/admin/...`.
@@ -64,7 +64,7 @@ pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Respo
     let page_request = matches!((req.method(), segments.as_slice()), (Method::Get, ["admin", "teams", _]));
     let Some(who) = caller(&req, token) else {
         if page_request {
-            return Ok(html_page(401, &admin_ui::login_page(&path, None))?);
+            return Ok(html_page(401, &page::login_page(&path, None))?);
         }
         return Err(FrontDoorError::Unauthorized);
     };
@@ -73,7 +73,7 @@ pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Respo
     }
     let (team, rest) = match segments.as_slice() {
         ["admin", "teams"] if req.method() == Method::Get => return Ok(directory::call(env, Method::Get, "/teams", None).await?),
-        ["admin", "teams", team] if page_request && valid_team(team) => return page(env, team).await,
+        ["admin", "teams", team] if page_request && valid_team(team) => return serve_page(env, team).await,
         ["admin", "teams", team, rest @ ..] if !rest.is_empty() => (*team, rest.to_vec()),
         _ => return Err(FrontDoorError::NotFound),
     };
@@ -105,9 +105,9 @@ async fn login(req: &mut Request, token: &Secret) -> Result<Response, FrontDoorE
     let fields: std::collections::HashMap<String, String> = form_urlencoded::parse(body.as_bytes()).into_owned().collect();
     let next = fields.get("next").filter(|n| n.starts_with("/admin/teams/") && !n.contains("//")).cloned().unwrap_or_else(|| "/admin/teams".into());
     if !fields.get("token").is_some_and(|given| token.matches(given)) {
-        return Ok(html_page(401, &admin_ui::login_page(&next, Some("That token is not right.")))?);
+        return Ok(html_page(401, &page::login_page(&next, Some("That token is not right.")))?);
     }
-    let session = admin_ui::issue_session(token.expose(), clock::now_ms());
+    let session = page::issue_session(token.expose(), clock::now_ms());
     let headers = Headers::new();
     headers.set("location", &next)?;
     headers.set("set-cookie", &format!("{SESSION_COOKIE}={session}; Max-Age={}; Path=/admin/; Secure; HttpOnly; SameSite=Strict", SESSION_TTL_MS / 1000))?;
@@ -115,9 +115,9 @@ async fn login(req: &mut Request, token: &Secret) -> Result<Response, FrontDoorE
 }
 
 /// The dead-letter page of one team.
-async fn page(env: &Env, team: &str) -> Result<Response, FrontDoorError> {
+async fn serve_page(env: &Env, team: &str) -> Result<Response, FrontDoorError> {
     let stats: Value = response_json(team::call(env, team, Method::Get, "/admin/stats", None, None).await?).await?;
     let parked: Value = response_json(team::call(env, team, Method::Get, "/admin/outbox?status=parked&limit=200", None, None).await?).await?;
     let rows = parked["rows"].as_array().cloned().unwrap_or_default();
-    Ok(html_page(200, &admin_ui::dead_letter_page(team, &stats, &rows))?)
+    Ok(html_page(200, &page::dead_letter_page(team, &stats, &rows))?)
 }

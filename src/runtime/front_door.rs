@@ -8,7 +8,7 @@
 
 use super::{admin, clock, env, header, log, oauth, team};
 use crate::config::{Config, MAX_BODY_BYTES};
-use crate::slack::envelope::{self, Dispatch, Event, Inbound, ParseError};
+use crate::slack::envelope::{self, Dispatch, Inbound, ParseError};
 use crate::slack::signature::{self, SignatureError};
 use futures::future::{select, Either};
 use futures::StreamExt;
@@ -255,20 +255,6 @@ async fn answer(inbound: Inbound, env: &Env, config: &Config, line: &mut Value, 
     }
 }
 
-fn dispatch_type(d: &Dispatch) -> String {
-    match d {
-        Dispatch::Event(e) => match &e.event {
-            Event::AppMention(_) => "app_mention".into(),
-            Event::Message(_) => "message".into(),
-            Event::AppUninstalled => "app_uninstalled".into(),
-            Event::TokensRevoked { .. } => "tokens_revoked".into(),
-            Event::Other { event_type } => event_type.clone(),
-        },
-        Dispatch::Command(c) => c.command.clone(),
-        Dispatch::Interaction(i) => i.payload_type.clone(),
-    }
-}
-
 /// Tests only (`ALLOW_TEST_CLOCK=1`): the actor waits this many ms before its unit, so tests can
 /// exceed the ack budget.
 pub const TEST_ACTOR_DELAY: &str = "x-slackline-test-actor-delay-ms";
@@ -276,7 +262,7 @@ pub const TEST_ACTOR_DELAY: &str = "x-slackline-test-actor-delay-ms";
 async fn dispatch_to_actor(d: Dispatch, env: &Env, config: &Config, line: &mut Value, test_delay: Option<String>) -> Result<Response, FrontDoorError> {
     line["team"] = json!(d.team_key());
     line["op_key"] = json!(d.op_key());
-    line["type"] = json!(dispatch_type(&d));
+    line["type"] = json!(d.type_name());
     let outcome = record_at_actor(env, &d, config.ack_budget_ms, test_delay).await?;
     let receipt = outcome.pointer("/receipt/receipt").and_then(Value::as_str).unwrap_or("unknown");
     let ignored = outcome.get("ignored").and_then(Value::as_str);

@@ -75,6 +75,16 @@ impl Dispatch {
         }
     }
 
+    /// The type Slack gave it, for logs: the inner event's type (`app_mention`, ...), the slash
+    /// command (`/slackline`), or the interaction's payload type (`block_actions`, ...).
+    pub fn type_name(&self) -> &str {
+        match self {
+            Dispatch::Event(e) => e.event.type_name(),
+            Dispatch::Command(c) => &c.command,
+            Dispatch::Interaction(i) => &i.payload_type,
+        }
+    }
+
     /// A short label for logs and the receipt's `kind` column.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -122,6 +132,19 @@ pub enum Event {
         /// The inner event's `type`.
         event_type: String,
     },
+}
+
+impl Event {
+    /// The inner event's `type`, as Slack spells it.
+    pub fn type_name(&self) -> &str {
+        match self {
+            Event::AppMention(_) => "app_mention",
+            Event::Message(_) => "message",
+            Event::AppUninstalled => "app_uninstalled",
+            Event::TokensRevoked { .. } => "tokens_revoked",
+            Event::Other { event_type } => event_type,
+        }
+    }
 }
 
 /// The fields of a `message` or `app_mention` event that the app uses.

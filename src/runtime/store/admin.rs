@@ -1,7 +1,7 @@
 //! What the admin API reads and does: stats, listings, redrive, discard, audit, seeding.
 
 use super::{int, rows, run, text, tx_sync};
-use crate::store::sql;
+use crate::sql;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};

@@ -1,7 +1,7 @@
 //! The Directory actor's storage: the teams seen or installed, and consumed OAuth state nonces.
 
 use super::{int, rows, run, text};
-use crate::store::sql;
+use crate::sql;
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V};
 

@@ -1,7 +1,7 @@
 //! The ingest unit: a receipt and the outbox rows its effects call for, all or nothing.
 
 use super::{int, opt_int, rows, run, text, tx_sync};
-use crate::store::sql;
+use crate::sql;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};

@@ -1,7 +1,7 @@
 //! The team's installation (tokens sealed) and the single-flight refresh slot.
 
 use super::{int, opt_int, rows, run, text, tx_sync};
-use crate::store::sql;
+use crate::sql;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};

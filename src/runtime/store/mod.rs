@@ -1,4 +1,4 @@
-//! The only module that runs SQL. It binds values to the statements in [`crate::store::sql`] and
+//! The only module that runs SQL. It binds values to the statements in [`crate::sql`] and
 //! turns result rows into outcome enums.
 //!
 //! All-or-nothing units (the ingest unit, a completion with its follow-ups) run inside
@@ -24,7 +24,7 @@ pub use ingest::*;
 pub use installation::*;
 pub use outbox::*;
 
-use crate::store::sql;
+use crate::sql;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::cell::RefCell;

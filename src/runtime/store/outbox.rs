@@ -1,7 +1,7 @@
 //! Claims, fenced completions, the next alarm time and housekeeping.
 
 use super::{int, opt_int, rows, run, text, tx_sync};
-use crate::store::sql;
+use crate::sql;
 use serde::Deserialize;
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
@@ -174,10 +174,14 @@ struct NextAt {
 /// When the alarm should next fire: the earliest due work, or housekeeping (not before
 /// `prune_not_before`), if any.
 pub fn next_alarm(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_retention_ms: i64, prune_not_before: i64) -> worker::Result<Option<i64>> {
+    #[derive(Deserialize)]
+    struct PruneAt {
+        receipts_at: Option<i64>,
+        done_at: Option<i64>,
+    }
     let due: Vec<NextAt> = rows(sql, sql::NEXT_DUE, vec![int(now)])?;
-    let prune: Vec<NextAt> = rows(sql, sql::NEXT_PRUNE, vec![int(receipt_retention_ms), int(done_retention_ms)])?;
-    let never = 9_007_199_254_740_991;
-    let prune_at = prune.into_iter().filter_map(|r| r.next_at).filter(|t| *t < never).map(|t| t.max(prune_not_before));
+    let prune: Vec<PruneAt> = rows(sql, sql::NEXT_PRUNE, vec![int(receipt_retention_ms), int(done_retention_ms)])?;
+    let prune_at = prune.into_iter().flat_map(|r| [r.receipts_at, r.done_at]).flatten().map(|t| t.max(prune_not_before));
     Ok(due.into_iter().filter_map(|r| r.next_at).chain(prune_at).min())
 }
 

@@ -79,6 +79,15 @@ fn an_unknown_inner_event_is_other() {
     v["event"] = json!({"type": "reaction_added", "user": "U1"});
     let e = dispatched_event(events(v).unwrap());
     assert_eq!(e.event, Event::Other { event_type: "reaction_added".into() });
+    assert_eq!(e.event.type_name(), "reaction_added");
+}
+
+#[test]
+fn a_dispatch_names_the_type_slack_gave_it() {
+    let mention = Dispatch::Event(dispatched_event(events(mention_envelope(json!({"team_id": "T1"}))).unwrap()));
+    assert_eq!((mention.kind(), mention.type_name()), ("event", "app_mention"));
+    let Inbound::Dispatch(command) = parse_command_form(COMMAND.as_bytes()).unwrap() else { panic!() };
+    assert_eq!((command.kind(), command.type_name()), ("command", "/ask"));
 }
 
 #[test]

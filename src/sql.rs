@@ -1,4 +1,11 @@
-//! Every SQL statement the team actor runs. Parameters are documented on each statement.
+//! Every SQL statement the actors run, as text; parameters are documented on each statement. The
+//! statements are plain `const`s so that two engines run the very same text: the Durable Object's SQLite (through `runtime::store`, the only module that
+//! calls `sql.exec`) and, in the native property tests, bundled SQLite through `rusqlite`.
+//!
+//! Conventions (see `shared/reference/platform-facts.md` §1.2): numbers bound from JavaScript arrive
+//! as REAL, so every numeric column is INTEGER (which converts them back) and no number is ever bound
+//! into a TEXT column; booleans are 0/1; Slack ids and `ts` values are TEXT. Positional `?NNN`
+//! parameters are used so one value can appear twice.
 
 /// The schema; idempotent, run when the actor starts.
 pub const SCHEMA: &str = "
@@ -171,10 +178,10 @@ pub const NEXT_DUE: &str = "SELECT MIN(CASE
  FROM outbox o LEFT JOIN holds h ON h.target = o.target
  WHERE o.status = 'pending'";
 
-/// The earliest time housekeeping has work: ?1 receipt retention ms, ?2 done retention ms.
-pub const NEXT_PRUNE: &str = "SELECT MIN(
-   COALESCE((SELECT MIN(received_at) FROM receipts) + ?1, 9007199254740991),
-   COALESCE((SELECT MIN(finished_at) FROM outbox WHERE status = 'done') + ?2, 9007199254740991)) AS next_at";
+/// When housekeeping next has work: the oldest receipt's expiry and the oldest delivered row's,
+/// each NULL when there is none. ?1 receipt retention ms, ?2 done retention ms.
+pub const NEXT_PRUNE: &str = "SELECT (SELECT MIN(received_at) FROM receipts) + ?1 AS receipts_at,
+   (SELECT MIN(finished_at) FROM outbox WHERE status = 'done') + ?2 AS done_at";
 
 /// Deletes old receipts: ?1 cutoff, ?2 limit.
 pub const PRUNE_RECEIPTS: &str = "DELETE FROM receipts WHERE op_key IN (
