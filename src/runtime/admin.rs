@@ -20,7 +20,7 @@
 //! | `POST /admin/teams/{team}/sweep` | `POST /admin/sweep` (runs a sweep now, returns its report) |
 //! | `POST /admin/teams/{team}/redrive?reason=&since=&until=[&dry_run=false&expect=N]` | `POST /admin/redrive` |
 
-use super::front_door::FrontDoorError;
+use super::error::FrontDoorError;
 use super::{clock, directory, header, html_page, response_json, team};
 use crate::admin::page::{self, ACTION_HEADER, SESSION_COOKIE, SESSION_TTL_MS};
 use crate::config::{Config, Secret};

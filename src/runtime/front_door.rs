@@ -4,88 +4,19 @@
 //!
 //! Order of checks for a Slack route: signing secret configured (else 500) → body size (413,
 //! before any hashing) → signature and timestamp (401) → content type (415) → parse (400). Every
-//! error is mapped to HTTP in one place, [`FrontDoorError::into_response`].
+//! error is mapped to HTTP in one place, [`FrontDoorError::into_response`] (in `runtime::error`, so
+//! the modules the front door calls can return it without importing the front door).
 
+use super::error::FrontDoorError;
 use super::{admin, clock, env, header, log, oauth, team};
 use crate::config::{Config, MAX_BODY_BYTES};
 use crate::slack::envelope::{self, Dispatch, Inbound, ParseError};
-use crate::slack::signature::{self, SignatureError};
+use crate::slack::signature;
 use futures::future::{select, Either};
 use futures::StreamExt;
 use serde_json::{json, Value};
 use std::time::Duration;
 use worker::{event, Delay, Env, Method, Request, Response};
-
-/// Everything that can go wrong at the front door.
-#[derive(Debug)]
-pub enum FrontDoorError {
-    /// No such route.
-    NotFound,
-    /// A required setting is missing (its name).
-    NotConfigured(&'static str),
-    /// The body is over [`MAX_BODY_BYTES`].
-    TooLarge,
-    /// The signature check failed.
-    BadSignature(SignatureError),
-    /// Signed, but not the content type this route takes.
-    WrongContentType,
-    /// Signed, but not a body we understand.
-    Malformed(ParseError),
-    /// The admin API is off (no `ADMIN_TOKEN`).
-    AdminOff,
-    /// Missing or wrong admin token.
-    Unauthorized,
-    /// A bad admin request (the reason).
-    BadRequest(String),
-    /// The team actor did not confirm within the budget.
-    ActorTimeout,
-    /// The team actor failed (logged, never echoed).
-    Internal(String),
-}
-
-impl From<worker::Error> for FrontDoorError {
-    fn from(e: worker::Error) -> Self {
-        FrontDoorError::Internal(e.to_string())
-    }
-}
-
-impl FrontDoorError {
-    /// A short label for the log line.
-    pub fn label(&self) -> String {
-        match self {
-            FrontDoorError::NotFound => "not_found".into(),
-            FrontDoorError::NotConfigured(var) => format!("not_configured:{var}"),
-            FrontDoorError::TooLarge => "too_large".into(),
-            FrontDoorError::BadSignature(e) => e.label().into(),
-            FrontDoorError::WrongContentType => "wrong_content_type".into(),
-            FrontDoorError::Malformed(e) => format!("malformed: {}", e.reason()),
-            FrontDoorError::AdminOff => "admin_off".into(),
-            FrontDoorError::Unauthorized => "unauthorized".into(),
-            FrontDoorError::BadRequest(r) => format!("bad_request: {r}"),
-            FrontDoorError::ActorTimeout => "actor_timeout".into(),
-            FrontDoorError::Internal(e) => format!("internal: {e}"),
-        }
-    }
-
-    /// The one place that maps errors to HTTP. Internal details are logged, never returned.
-    pub fn into_response(self) -> Response {
-        let (status, message) = match &self {
-            FrontDoorError::NotFound | FrontDoorError::AdminOff => (404, "not found".to_string()),
-            FrontDoorError::NotConfigured(var) => (500, format!("server not configured: {var} is missing")),
-            FrontDoorError::TooLarge => (413, "body too large".into()),
-            FrontDoorError::BadSignature(_) => (401, "invalid request signature".into()),
-            FrontDoorError::WrongContentType => (415, "unsupported content type".into()),
-            FrontDoorError::Malformed(e) => (400, e.reason()),
-            FrontDoorError::Unauthorized => (401, "unauthorized".into()),
-            FrontDoorError::BadRequest(r) => (400, r.clone()),
-            FrontDoorError::ActorTimeout => (500, "not recorded in time; retry".into()),
-            FrontDoorError::Internal(_) => (500, "internal error; retry".into()),
-        };
-        Response::from_json(&json!({ "ok": false, "error": message }))
-            .map(|r| r.with_status(status))
-            .unwrap_or_else(|_| Response::empty().expect("an empty response").with_status(status))
-    }
-}
 
 /// The three Slack routes, each with its body format.
 #[derive(Debug, Clone, Copy)]
@@ -195,7 +126,7 @@ async fn slack(mut req: Request, env: &Env, config: &Config, route: SlackRoute, 
         "kind": "request", "route": route.path(),
         "retry_num": header(&req, "x-slack-retry-num"), "retry_reason": header(&req, "x-slack-retry-reason"),
     });
-    let test_delay = if config.allow_test_clock { header(&req, TEST_ACTOR_DELAY) } else { None };
+    let test_delay = if config.allow_test_clock { header(&req, team::TEST_ACTOR_DELAY) } else { None };
     let response = answer(inbound, env, config, &mut line, test_delay).await?;
     line["ack_ms"] = json!(clock::now_ms() - started);
     log::emit(line);
@@ -255,10 +186,6 @@ async fn answer(inbound: Inbound, env: &Env, config: &Config, line: &mut Value, 
     }
 }
 
-/// Tests only (`ALLOW_TEST_CLOCK=1`): the actor waits this many ms before its unit, so tests can
-/// exceed the ack budget.
-pub const TEST_ACTOR_DELAY: &str = "x-slackline-test-actor-delay-ms";
-
 async fn dispatch_to_actor(d: Dispatch, env: &Env, config: &Config, line: &mut Value, test_delay: Option<String>) -> Result<Response, FrontDoorError> {
     line["team"] = json!(d.team_key());
     line["op_key"] = json!(d.op_key());
@@ -286,7 +213,7 @@ async fn record_at_actor(env: &Env, d: &Dispatch, budget_ms: i64, test_delay: Op
     let headers = match test_delay {
         Some(delay) => {
             let headers = worker::Headers::new();
-            headers.set(TEST_ACTOR_DELAY, &delay)?;
+            headers.set(team::TEST_ACTOR_DELAY, &delay)?;
             Some(headers)
         }
         None => None,

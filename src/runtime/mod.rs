@@ -2,6 +2,7 @@
 //! reads or writes the outside world and hands everything else to the core.
 //!
 //! - [`front_door`]: the Worker's `fetch` (stateless): verify, parse, route, wait for the actor;
+//! - [`error`]: the Worker's one error enum, mapped to HTTP in one place;
 //! - [`admin`]: the admin API's authentication and forwarding to a team actor;
 //! - [`oauth`]: the install flow (`/slack/install`, `/slack/oauth_redirect`);
 //! - [`team`]: the `TeamActor` Durable Object: the atomic ingest unit, the installation, the admin
@@ -18,6 +19,7 @@ pub mod clock;
 pub mod credential;
 pub mod directory;
 pub mod env;
+pub mod error;
 pub mod front_door;
 pub mod http;
 pub mod log;

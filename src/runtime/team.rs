@@ -29,6 +29,10 @@ pub async fn call(env: &Env, team_key: &str, method: Method, path: &str, body: O
     super::call_actor(env, BINDING, team_key, method, path, body, headers).await
 }
 
+/// Tests only (`ALLOW_TEST_CLOCK=1`): the ingest waits this many ms before its unit, so tests can
+/// exceed the front door's ack budget.
+pub const TEST_ACTOR_DELAY: &str = "x-slackline-test-actor-delay-ms";
+
 /// When a sweep fails on storage, the alarm is re-armed this far ahead: 5 s.
 pub const REARM_AFTER_ERROR_MS: i64 = 5_000;
 /// How often a sweep prunes old receipts and delivered rows: at most once a minute.
@@ -117,7 +121,7 @@ fn uninstalls(dispatch: &Dispatch) -> bool {
 impl TeamActor {
     async fn ingest(&self, mut req: Request, config: &Config) -> Result<Response> {
         let dispatch: Dispatch = request_json(&mut req).await?;
-        let test_delay = header(&req, super::front_door::TEST_ACTOR_DELAY).and_then(|d| d.parse::<u64>().ok());
+        let test_delay = header(&req, TEST_ACTOR_DELAY).and_then(|d| d.parse::<u64>().ok());
         if let (true, Some(ms)) = (config.allow_test_clock, test_delay) {
             worker::Delay::from(std::time::Duration::from_millis(ms)).await;
         }

@@ -1,0 +1,81 @@
+//! The Worker's errors: every way a request to the front door can fail, mapped to HTTP in one
+//! place ([`FrontDoorError::into_response`]). Its own module so that the front door and the
+//! modules it routes to (admin, install) share it while every import points away from the front
+//! door.
+
+use crate::slack::envelope::ParseError;
+use crate::slack::signature::SignatureError;
+use serde_json::json;
+use worker::Response;
+
+/// Everything that can go wrong at the front door.
+#[derive(Debug)]
+pub enum FrontDoorError {
+    /// No such route.
+    NotFound,
+    /// A required setting is missing (its name).
+    NotConfigured(&'static str),
+    /// The body is over [`crate::config::MAX_BODY_BYTES`].
+    TooLarge,
+    /// The signature check failed.
+    BadSignature(SignatureError),
+    /// Signed, but not the content type this route takes.
+    WrongContentType,
+    /// Signed, but not a body we understand.
+    Malformed(ParseError),
+    /// The admin API is off (no `ADMIN_TOKEN`).
+    AdminOff,
+    /// Missing or wrong admin token.
+    Unauthorized,
+    /// A bad admin request (the reason).
+    BadRequest(String),
+    /// The team actor did not confirm within the budget.
+    ActorTimeout,
+    /// The team actor failed (logged, never echoed).
+    Internal(String),
+}
+
+impl From<worker::Error> for FrontDoorError {
+    fn from(e: worker::Error) -> Self {
+        FrontDoorError::Internal(e.to_string())
+    }
+}
+
+impl FrontDoorError {
+    /// A short label for the log line.
+    pub fn label(&self) -> String {
+        match self {
+            FrontDoorError::NotFound => "not_found".into(),
+            FrontDoorError::NotConfigured(var) => format!("not_configured:{var}"),
+            FrontDoorError::TooLarge => "too_large".into(),
+            FrontDoorError::BadSignature(e) => e.label().into(),
+            FrontDoorError::WrongContentType => "wrong_content_type".into(),
+            FrontDoorError::Malformed(e) => format!("malformed: {}", e.reason()),
+            FrontDoorError::AdminOff => "admin_off".into(),
+            FrontDoorError::Unauthorized => "unauthorized".into(),
+            FrontDoorError::BadRequest(r) => format!("bad_request: {r}"),
+            FrontDoorError::ActorTimeout => "actor_timeout".into(),
+            FrontDoorError::Internal(e) => format!("internal: {e}"),
+        }
+    }
+
+    /// The one place that maps errors to HTTP. Internal details are logged, never returned.
+    pub fn into_response(self) -> Response {
+        let (status, message) = match &self {
+            FrontDoorError::NotFound | FrontDoorError::AdminOff => (404, "not found".to_string()),
+            FrontDoorError::NotConfigured(var) => (500, format!("server not configured: {var} is missing")),
+            FrontDoorError::TooLarge => (413, "body too large".into()),
+            FrontDoorError::BadSignature(_) => (401, "invalid request signature".into()),
+            FrontDoorError::WrongContentType => (415, "unsupported content type".into()),
+            FrontDoorError::Malformed(e) => (400, e.reason()),
+            FrontDoorError::Unauthorized => (401, "unauthorized".into()),
+            FrontDoorError::BadRequest(r) => (400, r.clone()),
+            FrontDoorError::ActorTimeout => (500, "not recorded in time; retry".into()),
+            FrontDoorError::Internal(_) => (500, "internal error; retry".into()),
+        };
+        Response::from_json(&json!({ "ok": false, "error": message }))
+            .map(|r| r.with_status(status))
+            .unwrap_or_else(|_| Response::empty().expect("an empty response").with_status(status))
+    }
+}
+
