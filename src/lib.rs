@@ -13,6 +13,7 @@
 //! - [`slack::classify`]: what Slack's answers mean (success / transient / permanent);
 //! - [`app`]: the app's handlers (pure) and the shipped [`app::DefaultApp`];
 //! - [`effect`]: the effects an app asks for, keyed by the fact they react to;
+//! - [`ingest`]: the ingest unit's outcome, the team actor's typed answer to the front door;
 //! - [`outbox`]: the outbox state machine and [`outbox::retry`] policy (clock and jitter passed in);
 //! - [`sql`]: every SQL statement, run by the actors and by the native property tests;
 //! - [`oauth`]: the install flow's signed state, URLs, answers and pages;
@@ -32,6 +33,7 @@ pub mod app;
 pub mod config;
 pub mod crypto;
 pub mod effect;
+pub mod ingest;
 pub mod oauth;
 pub mod outbox;
 pub mod slack;

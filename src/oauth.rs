@@ -125,6 +125,43 @@ pub struct Installation {
     pub token_expires_at: Option<i64>,
 }
 
+/// An installation as stored: tokens still sealed. Serialized (for the admin API) without them.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct StoredInstallation {
+    /// Workspace id.
+    pub team_id: Option<String>,
+    /// Workspace name.
+    pub team_name: Option<String>,
+    /// Organization id.
+    pub enterprise_id: Option<String>,
+    /// Organization name.
+    pub enterprise_name: Option<String>,
+    /// 1 for an org-wide install.
+    pub is_enterprise_install: i64,
+    /// App id.
+    pub app_id: Option<String>,
+    /// Bot user id.
+    pub bot_user_id: Option<String>,
+    /// Bot id.
+    pub bot_id: Option<String>,
+    /// Granted scopes.
+    pub bot_scopes: String,
+    /// Installer.
+    pub installer_user_id: Option<String>,
+    /// Sealed bot token.
+    #[serde(skip_serializing, default)]
+    pub bot_token: String,
+    /// Sealed refresh token.
+    #[serde(skip_serializing, default)]
+    pub refresh_token: Option<String>,
+    /// Token expiry (rotation).
+    pub token_expires_at: Option<i64>,
+    /// First stored.
+    pub installed_at: i64,
+    /// Last changed.
+    pub updated_at: i64,
+}
+
 impl Installation {
     /// The actor name for this installation: the enterprise id for an org-wide install.
     pub fn team_key(&self) -> Option<&str> {

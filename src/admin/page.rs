@@ -6,6 +6,7 @@
 //! changes, and it never contains the token. The page acts through the JSON admin API with
 //! `fetch` and the header `x-slackline-admin: 1`, which cross-site forms cannot send.
 
+use super::{OutboxRow, Stats};
 use crate::effect::Action;
 use hmac::{Hmac, Mac};
 use serde_json::Value;
@@ -96,31 +97,27 @@ pub fn login_page(next: &str, error: Option<&str>) -> String {
     )
 }
 
-fn cell(v: &Value) -> String {
-    match v {
-        Value::Null => "—".into(),
-        Value::String(s) => escape(s),
-        other => escape(&other.to_string()),
-    }
+fn cell(v: Option<&str>) -> String {
+    v.map(escape).unwrap_or_else(|| "—".into())
 }
 
-fn time_cell(v: &Value) -> String {
-    v.as_i64().map(utc).unwrap_or_else(|| "—".into())
+fn time_cell(ms: Option<i64>) -> String {
+    ms.map(utc).unwrap_or_else(|| "—".into())
 }
 
-fn parked_row(team: &str, row: &Value) -> String {
-    let id = row["id"].as_i64().unwrap_or(0);
+fn parked_row(team: &str, row: &OutboxRow) -> String {
+    let id = row.id;
     format!(
         "<tr data-row=\"{id}\"><td>{id}</td><td>{what}</td><td>queued {queued}<br>last try {last}</td><td class=\"why\">{why}</td>\
 <td>{attempts}</td><td><code>{error}</code> {status}</td><td><button data-action=\"redrive\" data-url=\"/admin/teams/{team}/outbox/{id}/redrive\">Redrive</button>\
 <button data-action=\"discard\" data-url=\"/admin/teams/{team}/outbox/{id}\">Discard</button></td></tr>",
-        what = escape(&describe(row["payload"].as_str().unwrap_or(""))),
-        queued = time_cell(&row["created_at"]),
-        last = time_cell(&row["last_attempt_at"]),
-        why = cell(&row["reason"]),
-        attempts = cell(&row["attempts"]),
-        error = cell(&row["last_error"]),
-        status = row["last_status"].as_i64().map(|s| format!("(HTTP {s})")).unwrap_or_default(),
+        what = escape(&describe(&row.payload)),
+        queued = utc(row.created_at),
+        last = time_cell(row.last_attempt_at),
+        why = cell(row.reason.as_deref()),
+        attempts = row.attempts,
+        error = cell(row.last_error.as_deref()),
+        status = row.last_status.map(|s| format!("(HTTP {s})")).unwrap_or_default(),
         team = escape(team),
     )
 }
@@ -139,12 +136,12 @@ for (const b of document.querySelectorAll('button[data-action]')) {
 
 /// A team's dead-letter page: pending summary, held methods, and every parked row with its
 /// reason, attempts and last error, each with Redrive and Discard buttons.
-pub fn dead_letter_page(team: &str, stats: &Value, parked: &[Value]) -> String {
-    let holds: Vec<String> = stats["holds"].as_array().into_iter().flatten().map(|h| format!("{} until {}", cell(&h["target"]), time_cell(&h["until_ms"]))).collect();
+pub fn dead_letter_page(team: &str, stats: &Stats, parked: &[OutboxRow]) -> String {
+    let holds: Vec<String> = stats.holds.iter().map(|h| format!("{} until {}", escape(&h.target), utc(h.until_ms))).collect();
     let summary = format!(
         "<p>Pending: <strong id=\"pending\">{}</strong>; oldest waiting {}; parked: <strong id=\"parked\">{}</strong>; held methods: {}.</p>",
-        cell(&stats["pending"]),
-        stats["oldest_pending_age_ms"].as_i64().map(|ms| format!("{} s", ms / 1000)).unwrap_or_else(|| "—".into()),
+        stats.pending,
+        stats.oldest_pending_age_ms.map(|ms| format!("{} s", ms / 1000)).unwrap_or_else(|| "—".into()),
         parked.len(),
         if holds.is_empty() { "none".into() } else { holds.join(", ") },
     );
@@ -163,6 +160,7 @@ pub fn dead_letter_page(team: &str, stats: &Value, parked: &[Value]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::admin::Hold;
     use serde_json::json;
 
     #[test]
@@ -193,13 +191,23 @@ mod tests {
 
     #[test]
     fn the_page_lists_parked_rows_with_their_reason_and_buttons() {
-        let row = json!({"id": 7, "payload": json!({"type": "slack_api", "method": "chat.postMessage", "args": {"channel": "C9", "text": "<b>x</b>"}}).to_string(),
-            "reason": "channel_not_found", "attempts": 1, "last_error": "channel_not_found", "last_status": 200, "created_at": 0, "last_attempt_at": 1000});
-        let html = dead_letter_page("T1", &json!({"pending": 2, "holds": []}), &[row]);
+        let row = OutboxRow {
+            id: 7,
+            payload: json!({"type": "slack_api", "method": "chat.postMessage", "args": {"channel": "C9", "text": "<b>x</b>"}}).to_string(),
+            reason: Some("channel_not_found".into()),
+            attempts: 1,
+            last_error: Some("channel_not_found".into()),
+            last_status: Some(200),
+            last_attempt_at: Some(1000),
+            ..OutboxRow::default()
+        };
+        let stats = Stats { pending: 2, holds: vec![Hold { target: "chat.postMessage".into(), until_ms: 0 }], ..Stats::default() };
+        let html = dead_letter_page("T1", &stats, &[row]);
         assert!(html.contains("channel_not_found"));
         assert!(html.contains("data-url=\"/admin/teams/T1/outbox/7/redrive\""));
         assert!(html.contains("&lt;b&gt;x&lt;/b&gt;"), "payload text is escaped");
-        assert!(dead_letter_page("T1", &json!({}), &[]).contains("No parked rows"));
+        assert!(html.contains("chat.postMessage until 1970-01-01 00:00:00 UTC"), "held methods are listed");
+        assert!(dead_letter_page("T1", &Stats::default(), &[]).contains("No parked rows"));
     }
 
     #[test]

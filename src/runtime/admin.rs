@@ -23,9 +23,9 @@
 use super::error::FrontDoorError;
 use super::{clock, directory, header, html_page, response_json, team};
 use crate::admin::page::{self, ACTION_HEADER, SESSION_COOKIE, SESSION_TTL_MS};
+use crate::admin::{OutboxPage, Stats};
 use crate::config::{Config, Secret};
 use crate::oauth::cookie;
-use serde_json::Value;
 use worker::{Env, Headers, Method, Request, Response};
 
 /// A team key as it may appear in a path: Slack ids are short and alphanumeric.
@@ -116,8 +116,7 @@ async fn login(req: &mut Request, token: &Secret) -> Result<Response, FrontDoorE
 
 /// The dead-letter page of one team.
 async fn serve_page(env: &Env, team: &str) -> Result<Response, FrontDoorError> {
-    let stats: Value = response_json(team::call(env, team, Method::Get, "/admin/stats", None, None).await?).await?;
-    let parked: Value = response_json(team::call(env, team, Method::Get, "/admin/outbox?status=parked&limit=200", None, None).await?).await?;
-    let rows = parked["rows"].as_array().cloned().unwrap_or_default();
-    Ok(html_page(200, &page::dead_letter_page(team, &stats, &rows))?)
+    let stats: Stats = response_json(team::call(env, team, Method::Get, "/admin/stats", None, None).await?).await?;
+    let parked: OutboxPage = response_json(team::call(env, team, Method::Get, "/admin/outbox?status=parked&limit=200", None, None).await?).await?;
+    Ok(html_page(200, &page::dead_letter_page(team, &stats, &parked.rows))?)
 }

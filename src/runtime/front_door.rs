@@ -10,6 +10,7 @@
 use super::error::FrontDoorError;
 use super::{admin, clock, env, header, log, oauth, team};
 use crate::config::{Config, MAX_BODY_BYTES};
+use crate::ingest::{IngestOutcome, Receipt};
 use crate::slack::envelope::{self, Dispatch, Inbound, ParseError};
 use crate::slack::signature;
 use futures::future::{select, Either};
@@ -191,24 +192,20 @@ async fn dispatch_to_actor(d: Dispatch, env: &Env, config: &Config, line: &mut V
     line["op_key"] = json!(d.op_key());
     line["type"] = json!(d.type_name());
     let outcome = record_at_actor(env, &d, config.ack_budget_ms, test_delay).await?;
-    let receipt = outcome.pointer("/receipt/receipt").and_then(Value::as_str).unwrap_or("unknown");
-    let ignored = outcome.get("ignored").and_then(Value::as_str);
-    line["verdict"] = json!(match (receipt, ignored) {
-        ("duplicate", _) => "duplicate",
-        (_, Some(_)) => "ignored",
-        _ => "new",
-    });
-    line["reason"] = json!(ignored);
-    line["queued"] = outcome.pointer("/receipt/queued").cloned().unwrap_or(Value::Null);
-    // A command's immediate answer (the same for a retried copy: the app is pure).
-    match outcome.get("ack") {
-        Some(ack) if !ack.is_null() => Ok(Response::from_json(ack)?),
+    line["verdict"] = json!(outcome.verdict());
+    line["reason"] = json!(outcome.ignored);
+    line["queued"] = match outcome.receipt {
+        Receipt::New { queued, .. } => json!(queued),
+        Receipt::Duplicate => Value::Null,
+    };
+    match outcome.ack {
+        Some(ack) if !ack.is_null() => Ok(Response::from_json(&ack)?),
         _ => Ok(Response::empty()?),
     }
 }
 
 /// Sends the dispatch to its team actor and waits at most `budget_ms` for the recorded outcome.
-async fn record_at_actor(env: &Env, d: &Dispatch, budget_ms: i64, test_delay: Option<String>) -> Result<Value, FrontDoorError> {
+async fn record_at_actor(env: &Env, d: &Dispatch, budget_ms: i64, test_delay: Option<String>) -> Result<IngestOutcome, FrontDoorError> {
     let body = serde_json::to_string(d).map_err(|e| FrontDoorError::Internal(e.to_string()))?;
     let headers = match test_delay {
         Some(delay) => {
@@ -225,7 +222,7 @@ async fn record_at_actor(env: &Env, d: &Dispatch, budget_ms: i64, test_delay: Op
         if status != 200 {
             return Err(FrontDoorError::Internal(format!("actor answered {status}: {text}")));
         }
-        serde_json::from_str::<Value>(&text).map_err(|e| FrontDoorError::Internal(format!("actor's answer is not JSON: {e}")))
+        serde_json::from_str::<IngestOutcome>(&text).map_err(|e| FrontDoorError::Internal(format!("actor's answer is not an ingest outcome: {e}")))
     };
     let timer = Delay::from(Duration::from_millis(budget_ms as u64));
     futures::pin_mut!(call);

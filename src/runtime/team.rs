@@ -9,11 +9,12 @@
 //!   six alarm retries;
 //! - `/admin/...` serves the admin API's reads and operator actions (see `runtime::admin`).
 
-use super::store::{self, Ingest, NewRow, Operated, Receipt};
+use super::store::{self, Ingest, NewRow, Operated};
 use super::sweep::{Nudge, SweepReport, Sweeper};
 use super::{clock, directory, env, header, request_json, log, query_param};
 use crate::app::{self, Decision, DefaultApp};
 use crate::config::{Config, BULK_REDRIVE_CAP};
+use crate::ingest::{IngestOutcome, Receipt};
 use crate::oauth::Installation;
 use crate::outbox::Status;
 use crate::slack::envelope::{Dispatch, Event};
@@ -143,7 +144,7 @@ impl TeamActor {
             team_key_stored: self.team.borrow().is_some(),
         };
         let recorded = store::record(&self.state.storage(), &self.sql, ingest, now)?;
-        if matches!(recorded.receipt, Receipt::New { queued, .. } if queued > 0) {
+        if recorded.receipt.queued() > 0 {
             for nudge in self.nudges.borrow().iter() {
                 nudge.send();
             }
@@ -157,7 +158,7 @@ impl TeamActor {
             log::emit(json!({"kind": "uninstall", "team": dispatch.team_key(), "parked": recorded.parked, "alert": "team_uninstalled"}));
         }
         let ignored = if uninstall { Some("uninstalled") } else { ignored };
-        Response::from_json(&json!({ "receipt": recorded.receipt, "ignored": ignored, "ack": ack }))
+        Response::from_json(&IngestOutcome { receipt: recorded.receipt, ignored: ignored.map(str::to_string), ack })
     }
 
     /// Tells the directory about this team, in the background (never on the ack's path).
@@ -180,10 +181,7 @@ impl TeamActor {
     }
 
     fn stats(&self) -> Result<Response> {
-        let mut stats = store::stats(&self.sql, clock::now_ms())?;
-        stats["installation"] = serde_json::to_value(store::installation(&self.sql)?).unwrap_or(Value::Null);
-        stats["uninstalled"] = json!(store::uninstalled(&self.sql)?);
-        Response::from_json(&stats)
+        Response::from_json(&store::stats(&self.sql, clock::now_ms())?)
     }
 
     async fn arm(&self, at_ms: i64) -> Result<()> {
@@ -273,9 +271,7 @@ impl TeamActor {
         };
         let limit = query("limit").and_then(|v| v.parse().ok()).unwrap_or(50).clamp(1, MAX_PAGE);
         let before = query("before").and_then(|v| v.parse().ok()).unwrap_or(i64::from(i32::MAX) * 1024);
-        let rows = store::list_rows(&self.sql, status.as_str(), before, limit)?;
-        let next_before = if rows.len() as i64 == limit { rows.last().and_then(|r| r.get("id")).cloned() } else { None };
-        Response::from_json(&json!({ "rows": rows, "next_before": next_before }))
+        Response::from_json(&store::list_rows(&self.sql, status.as_str(), before, limit)?)
     }
 
     /// Bulk redrive by reason and time window. A dry run (the default) only counts; to act, pass

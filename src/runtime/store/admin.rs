@@ -5,7 +5,8 @@ use crate::sql;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
-use super::team_key;
+use super::{installation, team_key, uninstalled};
+use crate::admin::{AuditEntry, OutboxPage, OutboxRow, RowDetail, Stats};
 
 /// Pending rows: how many, and how long the oldest has waited.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
@@ -32,32 +33,32 @@ pub fn save_last_sweep(sql: &SqlStorage, report: &Value) -> worker::Result<()> {
     run(sql, sql::SAVE_LAST_SWEEP, vec![V::String(report.to_string())])
 }
 
-/// The admin API's view of the team.
-pub fn stats(sql: &SqlStorage, now: i64) -> worker::Result<Value> {
+/// The admin API's view of the team (the installation and the uninstall mark included).
+pub fn stats(sql: &SqlStorage, now: i64) -> worker::Result<Stats> {
     #[derive(Deserialize)]
     struct Text {
         value: String,
     }
-    let groups: Vec<Value> = rows(sql, sql::STATS_BY_STATUS, vec![])?;
-    let receipts: Vec<Value> = rows(sql, sql::RECEIPT_COUNT, vec![])?;
-    let counters: Vec<Value> = rows(sql, sql::COUNTERS, vec![])?;
-    let holds: Vec<Value> = rows(sql, sql::ACTIVE_HOLDS, vec![int(now)])?;
-    let parked: Vec<Value> = rows(sql, sql::PARKED_BY_REASON, vec![])?;
-    let streaks: Vec<Value> = rows(sql, sql::STREAKS, vec![])?;
-    let last_sweep = rows::<Text>(sql, sql::LAST_SWEEP, vec![])?.into_iter().next().and_then(|t| serde_json::from_str::<Value>(&t.value).ok());
+    #[derive(Deserialize)]
+    struct Count {
+        n: i64,
+    }
+    let last_sweep = rows::<Text>(sql, sql::LAST_SWEEP, vec![])?.into_iter().next().and_then(|t| serde_json::from_str(&t.value).ok());
     let pending = pending(sql, now)?;
-    Ok(serde_json::json!({
-        "team": team_key(sql)?,
-        "pending": pending.pending,
-        "oldest_pending_age_ms": pending.oldest_pending_age_ms,
-        "parked_by_reason": parked,
-        "groups": groups,
-        "receipts": receipts.first().and_then(|r| r.get("n")).cloned().unwrap_or(Value::from(0)),
-        "counters": counters,
-        "holds": holds,
-        "failing_targets": streaks,
-        "last_sweep": last_sweep,
-    }))
+    Ok(Stats {
+        team: team_key(sql)?,
+        pending: pending.pending,
+        oldest_pending_age_ms: pending.oldest_pending_age_ms,
+        parked_by_reason: rows(sql, sql::PARKED_BY_REASON, vec![])?,
+        groups: rows(sql, sql::STATS_BY_STATUS, vec![])?,
+        receipts: rows::<Count>(sql, sql::RECEIPT_COUNT, vec![])?.first().map_or(0, |c| c.n),
+        counters: rows(sql, sql::COUNTERS, vec![])?,
+        holds: rows(sql, sql::ACTIVE_HOLDS, vec![int(now)])?,
+        failing_targets: rows(sql, sql::STREAKS, vec![])?,
+        last_sweep,
+        installation: installation(sql)?,
+        uninstalled: uninstalled(sql)?,
+    })
 }
 
 /// Which parked rows a bulk redrive takes.
@@ -108,17 +109,15 @@ pub fn bulk_redrive(storage: &Storage, sql: &SqlStorage, filter: ParkedFilter, c
 }
 
 /// A page of rows in one status, newest first.
-pub fn list_rows(sql: &SqlStorage, status: &str, before_id: i64, limit: i64) -> worker::Result<Vec<Value>> {
-    rows(sql, sql::LIST_ROWS, vec![text(status), int(before_id), int(limit)])
+pub fn list_rows(sql: &SqlStorage, status: &str, before_id: i64, limit: i64) -> worker::Result<OutboxPage> {
+    Ok(OutboxPage::of(rows(sql, sql::LIST_ROWS, vec![text(status), int(before_id), int(limit)])?, limit))
 }
 
 /// One row with its attempt history, if it exists.
-pub fn row_with_attempts(sql: &SqlStorage, id: i64) -> worker::Result<Option<Value>> {
-    let found: Vec<Value> = rows(sql, sql::ONE_ROW, vec![int(id)])?;
-    let Some(mut row) = found.into_iter().next() else { return Ok(None) };
-    let attempts: Vec<Value> = rows(sql, sql::ROW_ATTEMPTS, vec![int(id)])?;
-    row["attempts_log"] = Value::Array(attempts);
-    Ok(Some(row))
+pub fn row_with_attempts(sql: &SqlStorage, id: i64) -> worker::Result<Option<RowDetail>> {
+    let found: Vec<OutboxRow> = rows(sql, sql::ONE_ROW, vec![int(id)])?;
+    let Some(row) = found.into_iter().next() else { return Ok(None) };
+    Ok(Some(RowDetail { row, attempts_log: rows(sql, sql::ROW_ATTEMPTS, vec![int(id)])? }))
 }
 
 /// Whether an operator's request found its row.
@@ -131,7 +130,7 @@ pub enum Operated {
 }
 
 /// The latest operator actions (redrive, bulk redrive, discard), newest first.
-pub fn audit(sql: &SqlStorage, limit: i64) -> worker::Result<Vec<Value>> {
+pub fn audit(sql: &SqlStorage, limit: i64) -> worker::Result<Vec<AuditEntry>> {
     rows(sql, sql::AUDIT_LIST, vec![int(limit)])
 }
 

@@ -2,25 +2,10 @@
 
 use super::{int, opt_int, rows, run, text, tx_sync};
 use crate::sql;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
 use crate::effect::Effect;
-
-/// What the ingest unit did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "receipt", rename_all = "snake_case")]
-pub enum Receipt {
-    /// First time this operation key was seen: its effects were offered to the outbox.
-    New {
-        /// Rows inserted.
-        queued: u32,
-        /// Effects whose idempotency key was already queued (the same fact seen before).
-        already_queued: u32,
-    },
-    /// The operation key was already recorded: nothing was written.
-    Duplicate,
-}
+use crate::ingest::Receipt;
 
 /// An effect ready to insert, with its absolute deadline.
 #[derive(Debug, Clone)]

@@ -1,47 +1,10 @@
 //! The team's installation (tokens sealed) and the single-flight refresh slot.
 
 use super::{int, opt_int, rows, run, text, tx_sync};
+use crate::oauth::StoredInstallation;
 use crate::sql;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
-
-/// An installation as stored: tokens still sealed.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-pub struct StoredInstallation {
-    /// Workspace id.
-    pub team_id: Option<String>,
-    /// Workspace name.
-    pub team_name: Option<String>,
-    /// Organization id.
-    pub enterprise_id: Option<String>,
-    /// Organization name.
-    pub enterprise_name: Option<String>,
-    /// 1 for an org-wide install.
-    pub is_enterprise_install: i64,
-    /// App id.
-    pub app_id: Option<String>,
-    /// Bot user id.
-    pub bot_user_id: Option<String>,
-    /// Bot id.
-    pub bot_id: Option<String>,
-    /// Granted scopes.
-    pub bot_scopes: String,
-    /// Installer.
-    pub installer_user_id: Option<String>,
-    /// Sealed bot token.
-    #[serde(skip_serializing)]
-    pub bot_token: String,
-    /// Sealed refresh token.
-    #[serde(skip_serializing)]
-    pub refresh_token: Option<String>,
-    /// Token expiry (rotation).
-    pub token_expires_at: Option<i64>,
-    /// First stored.
-    pub installed_at: i64,
-    /// Last changed.
-    pub updated_at: i64,
-}
 
 /// Stores an installation (tokens already sealed) and clears an earlier uninstall, together.
 pub fn save_installation(storage: &Storage, sql: &SqlStorage, i: crate::oauth::Installation, bot: String, refresh: Option<String>, now: i64) -> worker::Result<()> {
