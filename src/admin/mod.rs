@@ -8,6 +8,7 @@
 pub mod page;
 
 use crate::oauth::StoredInstallation;
+use crate::outbox::Outcome;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -150,8 +151,8 @@ pub struct AttemptRecord {
     pub attempt: i64,
     /// When it was stored (epoch ms).
     pub at: i64,
-    /// `success`, `retry`, `parked` or `fenced`.
-    pub outcome: String,
+    /// How it ended.
+    pub outcome: Outcome,
     /// Slack's error or the failure's code.
     pub detail: Option<String>,
     /// The HTTP status, when there was an answer.

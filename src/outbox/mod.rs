@@ -32,6 +32,7 @@ pub mod retry;
 
 use crate::slack::classify::Verdict;
 use retry::RetryPolicy;
+use serde::{Deserialize, Serialize};
 
 /// A row's state, as stored in `outbox.status`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,6 +110,80 @@ pub enum Transition {
         /// Why: a Slack error code or one of [`reasons`].
         reason: String,
     },
+}
+
+/// How one attempt ended, as counted by the sweep, written to the row's history (`attempts.outcome`)
+/// and to the team's counters, and logged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Delivered.
+    Success,
+    /// Scheduled for another attempt.
+    Retry,
+    /// Parked with a reason (also a row that expired before it was performed).
+    Parked,
+    /// Our claim had been taken over: nothing of ours was stored but the attempt's history entry.
+    Fenced,
+}
+
+/// What an attempt does to its target's streak of failures in a row (the `target_failing` alert).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreakChange {
+    /// A success ends the streak.
+    Reset,
+    /// A failure that reached the target (it has an error code) lengthens it.
+    Extend,
+    /// Says nothing about the target: a fenced completion, or a row parked before it was performed.
+    Keep,
+}
+
+impl Outcome {
+    /// The outcome a stored transition stands for.
+    pub fn of(transition: &Transition) -> Outcome {
+        match transition {
+            Transition::Done => Outcome::Success,
+            Transition::Retry { .. } => Outcome::Retry,
+            Transition::Park { .. } => Outcome::Parked,
+        }
+    }
+
+    /// The stored text (attempt history and counter names).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Success => "success",
+            Outcome::Retry => "retry",
+            Outcome::Parked => "parked",
+            Outcome::Fenced => "fenced",
+        }
+    }
+
+    /// The failure-streak rule: a success resets its target's streak, a failure with an error
+    /// code extends it, anything else leaves it alone.
+    pub fn streak_change(self, error: Option<&str>) -> StreakChange {
+        match (self, error) {
+            (Outcome::Success, _) => StreakChange::Reset,
+            (Outcome::Fenced, _) | (_, None) => StreakChange::Keep,
+            (Outcome::Retry | Outcome::Parked, Some(_)) => StreakChange::Extend,
+        }
+    }
+}
+
+/// Whether a streak of `failures` in a row raises a `target_failing` alert: at every multiple of
+/// `every` (so a long outage alerts again, not once per failure).
+pub fn streak_alerts(failures: i64, every: i64) -> bool {
+    failures > 0 && every > 0 && failures % every == 0
+}
+
+/// What started a sweep.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trigger {
+    /// The team actor's alarm.
+    #[default]
+    Alarm,
+    /// `POST /admin/teams/{team}/sweep`.
+    Admin,
 }
 
 /// Before performing a claimed row: park it if its deadline has passed.
@@ -201,5 +276,43 @@ mod tests {
             assert_eq!(Status::parse(s.as_str()), Some(s));
         }
         assert_eq!(Status::parse("leased"), None);
+    }
+
+    #[test]
+    fn outcomes_follow_their_transition_and_keep_their_stored_names() {
+        assert_eq!(Outcome::of(&Transition::Done), Outcome::Success);
+        assert_eq!(Outcome::of(&Transition::Retry { at: 1, hold: false }), Outcome::Retry);
+        assert_eq!(Outcome::of(&Transition::Park { reason: "x".into() }), Outcome::Parked);
+        for o in [Outcome::Success, Outcome::Retry, Outcome::Parked, Outcome::Fenced] {
+            assert_eq!(serde_json::to_value(o).unwrap(), o.as_str());
+        }
+    }
+
+    #[test]
+    fn the_failure_streak_counts_only_failures_that_reached_the_target() {
+        let cases = [
+            (Outcome::Success, None, StreakChange::Reset),
+            (Outcome::Success, Some("x"), StreakChange::Reset),
+            (Outcome::Retry, Some("ratelimited"), StreakChange::Extend),
+            (Outcome::Parked, Some("channel_not_found"), StreakChange::Extend),
+            (Outcome::Parked, None, StreakChange::Keep), // expired before it was performed
+            (Outcome::Fenced, Some("internal_error"), StreakChange::Keep),
+        ];
+        for (outcome, error, change) in cases {
+            assert_eq!(outcome.streak_change(error), change, "{outcome:?} {error:?}");
+        }
+    }
+
+    #[test]
+    fn a_streak_alerts_at_each_multiple_of_the_threshold() {
+        let alerting: Vec<i64> = (0..=11).filter(|&n| streak_alerts(n, 5)).collect();
+        assert_eq!(alerting, vec![5, 10]);
+        assert!(!streak_alerts(3, 0), "a zero threshold never divides");
+    }
+
+    #[test]
+    fn triggers_are_named_in_snake_case() {
+        assert_eq!(serde_json::to_value(Trigger::Alarm).unwrap(), "alarm");
+        assert_eq!(serde_json::to_value(Trigger::Admin).unwrap(), "admin");
     }
 }

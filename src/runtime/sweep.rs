@@ -16,7 +16,7 @@ use super::log;
 use super::store::{self, AttemptLog, ClaimedRow, Completed, Completing, Completion, NewRow};
 use crate::config::{Config, PRUNE_BATCH};
 use crate::effect::Action;
-use crate::outbox::{after_attempt, before_attempt, reasons, Attempted, Transition};
+use crate::outbox::{after_attempt, before_attempt, reasons, streak_alerts, Attempted, Outcome, Transition, Trigger};
 use crate::slack::classify::{self, Verdict};
 use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender};
 use futures::future::{select, Either};
@@ -112,8 +112,8 @@ async fn next_event<F: std::future::Future<Output = Finished>>(
 pub struct SweepReport {
     /// The team key.
     pub team: Option<String>,
-    /// `alarm` or `admin`.
-    pub trigger: &'static str,
+    /// What started it.
+    pub trigger: Trigger,
     /// Rows claimed.
     pub claimed: u32,
     /// Rows delivered.
@@ -164,39 +164,6 @@ impl Performed {
     }
 }
 
-/// How one attempt ended, as counted by the sweep and written to the row's history.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
-    /// Delivered (or expired: a terminal `done`-like transition decided before performing).
-    Success,
-    /// Scheduled for another attempt.
-    Retry,
-    /// Parked with a reason.
-    Parked,
-    /// Our claim had been taken over: nothing of ours was stored but the attempt log.
-    Fenced,
-}
-
-impl Outcome {
-    fn of(transition: &Transition) -> Outcome {
-        match transition {
-            Transition::Done => Outcome::Success,
-            Transition::Retry { .. } => Outcome::Retry,
-            Transition::Park { .. } => Outcome::Parked,
-        }
-    }
-
-    /// The label in the attempt history, the counters and the log lines.
-    fn label(self) -> &'static str {
-        match self {
-            Outcome::Success => "success",
-            Outcome::Retry => "retry",
-            Outcome::Parked => "parked",
-            Outcome::Fenced => "fenced",
-        }
-    }
-}
-
 /// A performed attempt waiting to be stored.
 struct Finished {
     row: ClaimedRow,
@@ -217,7 +184,7 @@ impl Finished {
             hold_target: hold.then(|| self.row.target.clone()),
             log: AttemptLog {
                 attempt: self.attempted.attempts as i64,
-                outcome: Outcome::of(&self.transition).label(),
+                outcome: Outcome::of(&self.transition),
                 detail: self.performed.verdict.code().map(str::to_string),
                 http_status: self.performed.http_status,
                 latency_ms: now - self.started,
@@ -236,7 +203,7 @@ impl Sweeper<'_> {
     /// Runs one sweep. Storage errors end it early (recorded in the report); they never escape.
     /// A signal on `nudges` says an ingest queued rows while the sweep runs: they are claimed in
     /// this sweep (early if the attempts in flight are slow) instead of waiting for the next alarm.
-    pub async fn run(&self, trigger: &'static str, nudges: Nudges) -> SweepReport {
+    pub async fn run(&self, trigger: Trigger, nudges: Nudges) -> SweepReport {
         let started = clock::now_ms();
         let mut report = SweepReport { trigger, team: self.team.clone(), ..SweepReport::default() };
         if let Err(e) = self.drain(started, &mut report, nudges).await {
@@ -356,11 +323,11 @@ impl Sweeper<'_> {
     fn log_attempt(&self, f: &Finished, done: Completed, now: i64) -> Outcome {
         let outcome = if done.completion == Completion::Fenced { Outcome::Fenced } else { Outcome::of(&f.transition) };
         let code = f.performed.verdict.code();
-        let mut line = attempt_line(&f.row, f.attempted, outcome.label(), &f.transition, code, f.performed.http_status, now - f.started);
+        let mut line = attempt_line(&f.row, f.attempted, outcome, &f.transition, code, f.performed.http_status, now - f.started);
         line["team"] = json!(self.team);
         log::emit(line);
         let failures = done.target_failures;
-        if failures > 0 && failures % self.config.alert_failure_streak == 0 {
+        if streak_alerts(failures, self.config.alert_failure_streak) {
             let alert = json!({"kind": "alert", "alert": "target_failing", "team": self.team, "target": f.row.target, "target_failures": failures, "error": code});
             log::emit(alert);
         }
@@ -434,14 +401,14 @@ fn judge(answer: Result<http::Answer, Failure>, classify: impl Fn(&http::Answer)
 }
 
 /// The `kind: delivery` log line of one attempt.
-fn attempt_line(row: &ClaimedRow, a: Attempted, outcome: &str, t: &Transition, code: Option<&str>, status: Option<i64>, latency_ms: i64) -> Value {
+fn attempt_line(row: &ClaimedRow, a: Attempted, outcome: Outcome, t: &Transition, code: Option<&str>, status: Option<i64>, latency_ms: i64) -> Value {
     let mut line = json!({
         "kind": "delivery", "row": row.id, "effect": row.effect, "target": row.target, "key": row.idem_key,
         "attempt": a.attempts, "outcome": outcome, "error": code, "http_status": status, "latency_ms": latency_ms,
     });
     match t {
         Transition::Retry { at, .. } => line["next_attempt_at"] = json!(at),
-        Transition::Park { reason } if outcome == "parked" => {
+        Transition::Park { reason } if outcome == Outcome::Parked => {
             line["reason"] = json!(reason);
             line["alert"] = json!("row_parked");
         }

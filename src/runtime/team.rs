@@ -16,7 +16,7 @@ use crate::app::{self, Decision, DefaultApp};
 use crate::config::{Config, BULK_REDRIVE_CAP};
 use crate::ingest::{IngestOutcome, Receipt};
 use crate::oauth::Installation;
-use crate::outbox::Status;
+use crate::outbox::{Status, Trigger};
 use crate::slack::envelope::{Dispatch, Event};
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
@@ -85,7 +85,7 @@ impl DurableObject for TeamActor {
             (Method::Get, ["admin", "outbox", id]) => self.show(id),
             (Method::Post, ["admin", "outbox", id, "redrive"]) => self.redrive(id, &config).await,
             (Method::Delete, ["admin", "outbox", id]) => self.discard(id),
-            (Method::Post, ["admin", "sweep"]) => Response::from_json(&self.sweep(&config, "admin").await?),
+            (Method::Post, ["admin", "sweep"]) => Response::from_json(&self.sweep(&config, Trigger::Admin).await?),
             (Method::Post, ["admin", "redrive"]) => self.bulk_redrive(&req, &config).await,
             (Method::Post, ["admin", "seed"]) if config.allow_bench_seed => self.seed(&req),
             _ => Response::error("not found", 404),
@@ -96,7 +96,7 @@ impl DurableObject for TeamActor {
         self.armed_at.set(None);
         match env::config(&self.env) {
             Ok(config) => {
-                self.sweep(&config, "alarm").await?;
+                self.sweep(&config, Trigger::Alarm).await?;
             }
             Err(e) => {
                 log::error(json!({"kind": "config_error", "error": e.to_string()}));
@@ -209,7 +209,7 @@ impl TeamActor {
     }
 
     /// One sweep, then the alarm re-armed to the next due time (or a short delay after an error).
-    async fn sweep(&self, config: &Config, trigger: &'static str) -> Result<SweepReport> {
+    async fn sweep(&self, config: &Config, trigger: Trigger) -> Result<SweepReport> {
         let storage = self.state.storage();
         let team = self.team_key();
         let prune = clock::now_ms() >= self.next_prune_at.get();

@@ -7,7 +7,7 @@ use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
 use super::ingest::insert_rows;
 use super::NewRow;
-use crate::outbox::Transition;
+use crate::outbox::{Outcome, StreakChange, Transition};
 
 /// A row as claimed by a sweep.
 #[derive(Debug, Clone, Deserialize)]
@@ -53,8 +53,8 @@ pub enum Completion {
 pub struct AttemptLog {
     /// Which attempt.
     pub attempt: i64,
-    /// `success`, `retry`, `parked` or `fenced`.
-    pub outcome: &'static str,
+    /// How the attempt ended (before fencing: the completion may still turn it into `Fenced`).
+    pub outcome: Outcome,
     /// The Slack error or failure code (also kept as the row's `last_error`).
     pub detail: Option<String>,
     /// The HTTP status, when there was an answer.
@@ -92,8 +92,8 @@ pub struct Completing {
 pub struct Completed {
     /// Stored or fenced.
     pub completion: Completion,
-    /// The outcome written to the attempt history: the attempt's, or `fenced`.
-    pub outcome: &'static str,
+    /// The outcome written to the attempt history: the attempt's, or `Fenced`.
+    pub outcome: Outcome,
     /// Failures in a row of the row's target after this attempt (0 after a success).
     pub target_failures: i64,
 }
@@ -105,7 +105,7 @@ pub struct Completed {
 pub fn complete(storage: &Storage, sql: &SqlStorage, completions: Vec<Completing>) -> worker::Result<Vec<Completed>> {
     let sql = sql.clone();
     tx_sync(storage, move || {
-        let mut counts: Vec<(&'static str, i64)> = Vec::new();
+        let mut counts: Vec<(Outcome, i64)> = Vec::new();
         let mut done = Vec::with_capacity(completions.len());
         for c in completions {
             let completed = complete_one(&sql, c)?;
@@ -115,8 +115,8 @@ pub fn complete(storage: &Storage, sql: &SqlStorage, completions: Vec<Completing
             }
             done.push(completed);
         }
-        for (name, n) in counts {
-            run(&sql, sql::BUMP_COUNTER, vec![text(name), int(n)])?;
+        for (outcome, n) in counts {
+            run(&sql, sql::BUMP_COUNTER, vec![text(outcome.as_str()), int(n)])?;
         }
         Ok(done)
     })
@@ -134,16 +134,12 @@ fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
         ])?,
     };
     let completion = if stored.is_empty() { Completion::Fenced } else { Completion::Stored };
-    let outcome = if completion == Completion::Fenced { "fenced" } else { c.log.outcome };
+    let outcome = if completion == Completion::Fenced { Outcome::Fenced } else { c.log.outcome };
     run(sql, sql::LOG_ATTEMPT, vec![
-        int(c.row_id), int(c.log.attempt), int(c.now), text(outcome), c.log.detail.as_deref().map(text).unwrap_or(V::Null),
+        int(c.row_id), int(c.log.attempt), int(c.now), text(outcome.as_str()), c.log.detail.as_deref().map(text).unwrap_or(V::Null),
         opt_int(c.log.http_status), int(c.log.latency_ms),
     ])?;
-    let target_failures = match (outcome, &c.log.detail) {
-        ("success", _) => streak(sql, &c.target, true)?,
-        ("fenced", _) | (_, None) => 0,
-        (_, Some(_)) => streak(sql, &c.target, false)?,
-    };
+    let target_failures = streak(sql, &c.target, outcome.streak_change(c.log.detail.as_deref()))?;
     if completion == Completion::Stored {
         if let (Some(target), Transition::Retry { at, .. }) = (&c.hold_target, &c.transition) {
             run(sql, sql::HOLD_TARGET, vec![text(target), int(*at)])?;
@@ -153,17 +149,18 @@ fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
     Ok(Completed { completion, outcome, target_failures })
 }
 
-/// Ends or extends the target's streak of failed attempts; returns its length.
-fn streak(sql: &SqlStorage, target: &str, succeeded: bool) -> worker::Result<i64> {
+/// Applies an attempt's change to its target's streak of failed attempts; returns the streak's
+/// length (0 when the attempt said nothing about the target).
+fn streak(sql: &SqlStorage, target: &str, change: StreakChange) -> worker::Result<i64> {
     #[derive(Deserialize)]
     struct Row {
         failures: i64,
     }
-    if succeeded {
-        run(sql, sql::STREAK_RESET, vec![text(target)])?;
-        return Ok(0);
+    match change {
+        StreakChange::Keep => Ok(0),
+        StreakChange::Reset => run(sql, sql::STREAK_RESET, vec![text(target)]).map(|()| 0),
+        StreakChange::Extend => Ok(rows::<Row>(sql, sql::STREAK_FAIL, vec![text(target)])?.first().map_or(0, |r| r.failures)),
     }
-    Ok(rows::<Row>(sql, sql::STREAK_FAIL, vec![text(target)])?.first().map(|r| r.failures).unwrap_or(0))
 }
 
 #[derive(Deserialize)]
