@@ -85,6 +85,19 @@ impl Dispatch {
         }
     }
 
+    /// True for `app_uninstalled`, or `tokens_revoked` naming a bot: the team's bot token is gone
+    /// (the ingest unit deletes the installation and parks every pending row).
+    pub fn uninstalls(&self) -> bool {
+        match self {
+            Dispatch::Event(e) => match &e.event {
+                Event::AppUninstalled => true,
+                Event::TokensRevoked { bot, .. } => !bot.is_empty(),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
     /// A short label for logs and the receipt's `kind` column.
     pub fn kind(&self) -> &'static str {
         match self {

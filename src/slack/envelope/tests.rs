@@ -110,6 +110,21 @@ fn bad_bytes_are_refused() {
 }
 
 #[test]
+fn an_uninstall_or_a_revoked_bot_token_uninstalls_and_nothing_else_does() {
+    let with_event = |event: Event| {
+        let mut e = dispatched_event(events(mention_envelope(json!({"team_id": "T1"}))).unwrap());
+        e.event = event;
+        Dispatch::Event(e)
+    };
+    assert!(with_event(Event::AppUninstalled).uninstalls());
+    assert!(with_event(Event::TokensRevoked { bot: vec!["UBOT".into()], oauth: vec![] }).uninstalls());
+    assert!(!with_event(Event::TokensRevoked { bot: vec![], oauth: vec!["U1".into()] }).uninstalls(), "a user token only");
+    assert!(!with_event(Event::Other { event_type: "member_joined_channel".into() }).uninstalls());
+    let Inbound::Dispatch(command) = parse_command_form(COMMAND.as_bytes()).unwrap() else { panic!() };
+    assert!(!command.uninstalls());
+}
+
+#[test]
 fn tokens_revoked_lists_the_user_ids() {
     let mut v = mention_envelope(json!({"team_id": "T1"}));
     v["event"] = json!({"type": "tokens_revoked", "tokens": {"oauth": ["U1"], "bot": ["UB"]}});

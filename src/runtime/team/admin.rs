@@ -1,0 +1,161 @@
+//! The team actor's half of the admin API: reads and operator actions on this team's SQLite,
+//! reached only through the Worker's `runtime::admin` (which authenticates and forwards
+//! `/admin/teams/{team}/…` here as `/admin/…`).
+//!
+//! Every failure is an [`AdminError`], mapped to HTTP once ([`AdminError::into_response`]), like
+//! the front door's errors.
+
+use super::{TeamActor, MAX_PAGE};
+use crate::config::{Config, BULK_REDRIVE_CAP};
+use crate::outbox::{Status, Trigger};
+use crate::runtime::store::{self, Operated};
+use crate::runtime::{clock, log, query_param};
+use serde::Serialize;
+use serde_json::json;
+use worker::{Method, Request, Response};
+
+/// Everything an admin request to the team actor can fail with.
+#[derive(Debug)]
+pub enum AdminError {
+    /// No such admin route.
+    NotFound,
+    /// A parameter that is not what the route takes (the message names it).
+    BadRequest(String),
+    /// No outbox row with that id.
+    NoSuchRow,
+    /// The row exists but is not parked (only parked rows are redriven or discarded).
+    NotParked,
+    /// A bulk redrive's `expect` is not the number of rows matching now.
+    CountChanged {
+        /// How many match now.
+        matching: i64,
+    },
+    /// Storage failed (logged; the operator may retry).
+    Storage(worker::Error),
+}
+
+impl From<worker::Error> for AdminError {
+    fn from(e: worker::Error) -> Self {
+        AdminError::Storage(e)
+    }
+}
+
+impl AdminError {
+    /// The one place that maps admin errors to HTTP: a JSON body `{ok: false, error}`.
+    pub fn into_response(self) -> Response {
+        let (status, mut body) = match &self {
+            AdminError::NotFound => (404, json!({ "error": "not found" })),
+            AdminError::BadRequest(why) => (400, json!({ "error": why })),
+            AdminError::NoSuchRow => (404, json!({ "error": "no such row" })),
+            AdminError::NotParked => (409, json!({ "error": "no parked row with that id" })),
+            AdminError::CountChanged { matching } => (409, json!({ "error": "expect must equal the dry run's count", "matching": matching })),
+            AdminError::Storage(e) => {
+                log::error(json!({"kind": "admin_error", "error": e.to_string()}));
+                (500, json!({ "error": "storage error; retry" }))
+            }
+        };
+        body["ok"] = json!(false);
+        Response::from_json(&body)
+            .map(|r| r.with_status(status))
+            .unwrap_or_else(|_| Response::empty().expect("an empty response").with_status(status))
+    }
+}
+
+type Answer = Result<Response, AdminError>;
+
+fn json_answer<T: Serialize>(body: &T) -> Answer {
+    Ok(Response::from_json(body)?)
+}
+
+/// A row id from the path.
+fn row_id(id: &str) -> Result<i64, AdminError> {
+    id.parse().map_err(|_| AdminError::BadRequest("row id must be a number".into()))
+}
+
+/// A numeric query parameter: `default` when absent, a 400 naming it when it is not a number.
+fn number(req: &Request, name: &str, default: i64) -> Result<i64, AdminError> {
+    match query_param(req, name) {
+        None => Ok(default),
+        Some(v) => v.parse().map_err(|_| AdminError::BadRequest(format!("{name} must be a whole number"))),
+    }
+}
+
+impl TeamActor {
+    /// Serves `/admin/{route…}`.
+    pub(super) async fn admin(&self, req: &Request, route: &[&str], config: &Config) -> Response {
+        self.admin_route(req, route, config).await.unwrap_or_else(AdminError::into_response)
+    }
+
+    async fn admin_route(&self, req: &Request, route: &[&str], config: &Config) -> Answer {
+        match (req.method(), route) {
+            (Method::Get, ["stats"]) => json_answer(&store::stats(&self.sql, clock::now_ms())?),
+            (Method::Get, ["outbox"]) => self.list(req),
+            (Method::Get, ["audit"]) => json_answer(&json!({ "audit": store::audit(&self.sql, MAX_PAGE)? })),
+            (Method::Get, ["outbox", id]) => json_answer(&store::row_with_attempts(&self.sql, row_id(id)?)?.ok_or(AdminError::NoSuchRow)?),
+            (Method::Post, ["outbox", id, "redrive"]) => self.redrive(row_id(id)?, config).await,
+            (Method::Delete, ["outbox", id]) => self.discard(row_id(id)?),
+            (Method::Post, ["sweep"]) => json_answer(&self.sweep(config, Trigger::Admin).await?),
+            (Method::Post, ["redrive"]) => self.bulk_redrive(req, config).await,
+            (Method::Post, ["seed"]) if config.allow_bench_seed => self.seed(req),
+            _ => Err(AdminError::NotFound),
+        }
+    }
+
+    /// `GET /admin/outbox?status=&limit=&before=`: a page of rows, newest first.
+    fn list(&self, req: &Request) -> Answer {
+        let status = query_param(req, "status").unwrap_or_else(|| "pending".into());
+        let status = Status::parse(&status).ok_or_else(|| AdminError::BadRequest("status must be pending, parked or done".into()))?;
+        let limit = number(req, "limit", 50)?.clamp(1, MAX_PAGE);
+        let before = number(req, "before", i64::from(i32::MAX) * 1024)?;
+        json_answer(&store::list_rows(&self.sql, status.as_str(), before, limit)?)
+    }
+
+    /// Bulk redrive by reason and time window. A dry run (the default) only counts; to act, pass
+    /// `dry_run=false` and `expect=<the dry run's count>` (409 if the count changed since).
+    async fn bulk_redrive(&self, req: &Request, config: &Config) -> Answer {
+        let (since, until) = (number(req, "since", 0)?, number(req, "until", i64::from(i32::MAX) * 1_000_000)?);
+        let filter = store::ParkedFilter { reason: query_param(req, "reason").filter(|r| !r.is_empty()), since, until };
+        let matching = store::count_parked(&self.sql, &filter)?;
+        if query_param(req, "dry_run").as_deref() != Some("false") {
+            return json_answer(&json!({ "dry_run": true, "matching": matching, "cap": BULK_REDRIVE_CAP }));
+        }
+        if query_param(req, "expect").and_then(|e| e.parse::<i64>().ok()) != Some(matching) {
+            return Err(AdminError::CountChanged { matching });
+        }
+        let now = clock::now_ms();
+        let spacing = config.redrive_spacing_ms;
+        let redriven = store::bulk_redrive(&self.state.storage(), &self.sql, filter, BULK_REDRIVE_CAP, spacing, config.retry.max_attempts, now)?;
+        if redriven > 0 {
+            self.arm_by(now).await?;
+        }
+        log::emit(json!({"kind": "admin", "action": "bulk_redrive", "team": self.team_key(), "redriven": redriven}));
+        json_answer(&json!({ "redriven": redriven, "remaining": matching - redriven, "spacing_ms": spacing }))
+    }
+
+    /// Benchmarks only (`ALLOW_BENCH_SEED=1`): `?receipts=N&done=M&from=K`.
+    fn seed(&self, req: &Request) -> Answer {
+        let (receipts, done) = (number(req, "receipts", 0)?.clamp(0, 200_000), number(req, "done", 0)?.clamp(0, 200_000));
+        store::seed(&self.sql, receipts, done, number(req, "from", 0)?, clock::now_ms())?;
+        json_answer(&json!({ "seeded_receipts": receipts, "seeded_done": done }))
+    }
+
+    /// Sends a parked row back to pending, due now.
+    async fn redrive(&self, id: i64, config: &Config) -> Answer {
+        let now = clock::now_ms();
+        match store::redrive(&self.state.storage(), &self.sql, id, config.retry.max_attempts, now)? {
+            Operated::Applied => {
+                self.arm_by(now).await?;
+                json_answer(&json!({ "redriven": id }))
+            }
+            Operated::NotParked => Err(AdminError::NotParked),
+        }
+    }
+
+    /// Deletes a parked row (an audit record keeps it).
+    fn discard(&self, id: i64) -> Answer {
+        match store::discard(&self.state.storage(), &self.sql, id, clock::now_ms())? {
+            Operated::Applied => json_answer(&json!({ "discarded": id })),
+            Operated::NotParked => Err(AdminError::NotParked),
+        }
+    }
+}

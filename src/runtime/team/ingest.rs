@@ -1,0 +1,80 @@
+//! The team actor's request path: `POST /ingest` (the atomic unit of a receipt, the app's effects
+//! as outbox rows, and an uninstall's revocation) and `POST /installation` (from the OAuth flow).
+//!
+//! Invariant: the answer to `/ingest` leaves only after the unit is durable, and the alarm is set
+//! with no await between it and the unit, so a row is never queued without a sweep to deliver it.
+
+use super::TeamActor;
+use crate::app::{self, Decision, DefaultApp};
+use crate::config::Config;
+use crate::ingest::{IngestOutcome, Receipt};
+use crate::oauth::Installation;
+use crate::runtime::store::{self, Ingest, NewRow};
+use crate::runtime::{clock, directory, header, log, request_json};
+use crate::slack::envelope::Dispatch;
+use serde_json::json;
+use worker::{Request, Response, Result};
+
+impl TeamActor {
+    /// `POST /ingest`: the atomic unit, then the alarm, then the answer (sent once the writes are
+    /// durable: the output gate holds it).
+    pub(super) async fn ingest(&self, mut req: Request, config: &Config) -> Result<Response> {
+        let dispatch: Dispatch = request_json(&mut req).await?;
+        let test_delay = header(&req, super::TEST_ACTOR_DELAY).and_then(|d| d.parse::<u64>().ok());
+        if let (true, Some(ms)) = (config.allow_test_clock, test_delay) {
+            worker::Delay::from(std::time::Duration::from_millis(ms)).await;
+        }
+        let ctx = app::Context { llm_enabled: config.llm.is_some() };
+        let (decision, ack) = app::decide(&DefaultApp, &dispatch, &ctx);
+        let now = clock::now_ms();
+        let (effects, ignored) = match decision {
+            Decision::Enqueue(effects) => (effects, None),
+            Decision::Ignore(reason) => (Vec::new(), Some(reason)),
+        };
+        let uninstall = dispatch.uninstalls();
+        let ingest = Ingest {
+            team_key: dispatch.team_key().to_string(),
+            op_key: dispatch.op_key().to_string(),
+            kind: dispatch.kind().to_string(),
+            rows: effects.into_iter().map(|e| NewRow::queued_at(e, now)).collect(),
+            uninstall,
+            max_attempts: config.retry.max_attempts,
+            team_key_stored: self.team.borrow().is_some(),
+        };
+        let recorded = store::record(&self.state.storage(), &self.sql, ingest, now)?;
+        if recorded.receipt.queued() > 0 {
+            for nudge in self.nudges.borrow().iter() {
+                nudge.send();
+            }
+            // Issued right after the unit, with no await between: committed with it. Set even
+            // while a sweep runs: the alarm is what survives if this instance does not.
+            self.arm_by(now).await?;
+        }
+        self.team.borrow_mut().get_or_insert_with(|| dispatch.team_key().to_string());
+        self.note_in_directory(dispatch.team_key(), recorded.first_seen, uninstall && recorded.receipt != Receipt::Duplicate);
+        if recorded.parked > 0 {
+            log::emit(json!({"kind": "uninstall", "team": dispatch.team_key(), "parked": recorded.parked, "alert": "team_uninstalled"}));
+        }
+        let ignored = if uninstall { Some("uninstalled") } else { ignored };
+        Response::from_json(&IngestOutcome { receipt: recorded.receipt, ignored: ignored.map(str::to_string), ack })
+    }
+
+    /// Tells the directory about this team, in the background (never on the ack's path).
+    fn note_in_directory(&self, team_key: &str, first_seen: bool, uninstalled: bool) {
+        for (wanted, path) in [(first_seen, "/seen"), (uninstalled, "/uninstalled")] {
+            if wanted {
+                let (env, body) = (self.env.clone(), json!({ "team_key": team_key }));
+                self.state.wait_until(async move { directory::note(&env, path, body).await });
+            }
+        }
+    }
+
+    /// Stores an installation from the OAuth flow: tokens sealed, an earlier uninstall cleared.
+    pub(super) async fn install(&self, mut req: Request, config: &Config) -> Result<Response> {
+        let installation: Installation = request_json(&mut req).await?;
+        let bot = config.cipher.seal(&installation.bot_token, clock::random_bytes());
+        let refresh = installation.refresh_token.as_deref().map(|r| config.cipher.seal(r, clock::random_bytes()));
+        store::save_installation(&self.state.storage(), &self.sql, installation, bot, refresh, clock::now_ms())?;
+        Response::from_json(&json!({ "stored": true, "encrypted": config.cipher.encrypts() }))
+    }
+}

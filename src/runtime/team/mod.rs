@@ -1,0 +1,181 @@
+//! `TeamActor`: one Durable Object per Slack installation, named by its team key. It is the single
+//! writer of that team's receipts and outbox. Its three audiences each have a file:
+//!
+//! - [`ingest`]: the request path. `POST /ingest` runs the atomic unit (receipt + the app's effects
+//!   + outbox rows) and arms the alarm to now when it queued anything; it answers only after the
+//!   writes are durable (the output gate), so the front door's 200 never precedes the record;
+//! - this file: the alarm path. `alarm()` is the sweep (`runtime::sweep`): it delivers due rows,
+//!   then re-arms itself to the next due time on every path (a failed sweep re-arms after
+//!   [`REARM_AFTER_ERROR_MS`]), never relying on the platform's six alarm retries;
+//! - [`admin`]: `/admin/...`, the admin API's reads and operator actions (forwarded by
+//!   `runtime::admin`), with one error enum mapped to HTTP once.
+
+mod admin;
+mod ingest;
+
+use super::store;
+use super::sweep::{Nudge, SweepReport, Sweeper};
+use super::{clock, env, log};
+use crate::config::Config;
+use crate::outbox::Trigger;
+use serde_json::{json, Value};
+use std::cell::{Cell, RefCell};
+use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, Response, Result, ScheduledTime, SqlStorage, State};
+
+/// The Durable Object binding of the team actors.
+pub const BINDING: &str = "TEAM";
+
+/// Sends one request to the team actor named `team_key`.
+pub async fn call(env: &Env, team_key: &str, method: Method, path: &str, body: Option<String>, headers: Option<worker::Headers>) -> Result<Response> {
+    super::call_actor(env, BINDING, team_key, method, path, body, headers).await
+}
+
+/// Tests only (`ALLOW_TEST_CLOCK=1`): the ingest waits this many ms before its unit, so tests can
+/// exceed the front door's ack budget.
+pub const TEST_ACTOR_DELAY: &str = "x-slackline-test-actor-delay-ms";
+
+/// When a sweep fails on storage, the alarm is re-armed this far ahead: 5 s.
+pub const REARM_AFTER_ERROR_MS: i64 = 5_000;
+/// How often a sweep prunes old receipts and delivered rows: at most once a minute.
+pub const PRUNE_EVERY_MS: i64 = 60_000;
+/// The most rows one admin listing returns.
+const MAX_PAGE: i64 = 200;
+
+/// The team actor.
+#[durable_object]
+pub struct TeamActor {
+    state: State,
+    env: Env,
+    sql: SqlStorage,
+    /// Housekeeping runs in a sweep at most once per [`PRUNE_EVERY_MS`].
+    next_prune_at: Cell<i64>,
+    /// The alarm this instance set and that has not started yet (cleared when `alarm()` starts).
+    /// Lets an ingest skip `setAlarm` when a sweep is already due; lost with the instance, which
+    /// only costs one redundant `setAlarm`.
+    armed_at: Cell<Option<i64>>,
+    /// The team key, once known (it never changes for an actor).
+    team: RefCell<Option<String>>,
+    /// One per running sweep (an alarm's and an admin's may overlap): tells it that an ingest
+    /// queued new rows (see `Sweeper::run`).
+    nudges: RefCell<Vec<Nudge>>,
+}
+
+impl DurableObject for TeamActor {
+    fn new(state: State, env: Env) -> Self {
+        let sql = state.storage().sql();
+        if let Err(e) = store::migrate(&sql) {
+            log::error(json!({"kind": "schema_error", "error": e.to_string()}));
+        }
+        TeamActor { state, env, sql, next_prune_at: Cell::new(0), armed_at: Cell::new(None), team: RefCell::new(None), nudges: RefCell::new(Vec::new()) }
+    }
+
+    async fn fetch(&self, req: Request) -> Result<Response> {
+        let config = match env::config(&self.env) {
+            Ok(c) => c,
+            Err(e) => return Response::error(format!("configuration error: {e}"), 500),
+        };
+        let path = req.path();
+        let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+        match (req.method(), segments.as_slice()) {
+            (Method::Post, ["ingest"]) => self.ingest(req, &config).await,
+            (Method::Post, ["installation"]) => self.install(req, &config).await,
+            (_, ["admin", route @ ..]) => Ok(self.admin(&req, route, &config).await),
+            _ => Response::error("not found", 404),
+        }
+    }
+
+    async fn alarm(&self) -> Result<Response> {
+        self.armed_at.set(None);
+        match env::config(&self.env) {
+            Ok(config) => {
+                self.sweep(&config, Trigger::Alarm).await?;
+            }
+            Err(e) => {
+                log::error(json!({"kind": "config_error", "error": e.to_string()}));
+                self.arm(clock::now_ms() + REARM_AFTER_ERROR_MS).await?;
+            }
+        }
+        Response::ok("")
+    }
+}
+
+impl TeamActor {
+    async fn arm(&self, at_ms: i64) -> Result<()> {
+        let date = worker::js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(at_ms as f64));
+        self.state.storage().set_alarm(ScheduledTime::new(date)).await?;
+        self.armed_at.set(Some(at_ms));
+        Ok(())
+    }
+
+    /// Makes sure a sweep starts no later than `at_ms`: sets the alarm unless one this instance
+    /// set is already due by then (under load most ingests find one and skip the write).
+    async fn arm_by(&self, at_ms: i64) -> Result<()> {
+        match self.armed_at.get() {
+            Some(armed) if armed <= at_ms => Ok(()),
+            _ => self.arm(at_ms).await,
+        }
+    }
+
+    /// The team key: remembered from the first ingest, else read once from storage.
+    fn team_key(&self) -> Option<String> {
+        if self.team.borrow().is_none() {
+            *self.team.borrow_mut() = store::team_key(&self.sql).ok().flatten();
+        }
+        self.team.borrow().clone()
+    }
+
+    /// One sweep, then the alarm re-armed to the next due time (or a short delay after an error).
+    async fn sweep(&self, config: &Config, trigger: Trigger) -> Result<SweepReport> {
+        let storage = self.state.storage();
+        let team = self.team_key();
+        let prune = clock::now_ms() >= self.next_prune_at.get();
+        if prune {
+            self.next_prune_at.set(clock::now_ms() + PRUNE_EVERY_MS);
+        }
+        let (nudge, nudges) = super::sweep::nudges();
+        self.nudges.borrow_mut().push(nudge);
+        let mut report = Sweeper { storage: &storage, sql: &self.sql, config, team, prune }.run(trigger, nudges).await;
+        // `run` dropped its receiving side: forget every nudge whose sweep has ended.
+        self.nudges.borrow_mut().retain(|nudge| !nudge.is_closed());
+        let now = clock::now_ms();
+        let next = match (&report.error, store::next_alarm(&self.sql, now, config.receipt_retention_ms, config.done_retention_ms, self.next_prune_at.get())) {
+            (None, Ok(next)) => next,
+            (_, Err(e)) => {
+                report.error.get_or_insert(e.to_string());
+                Some(now + REARM_AFTER_ERROR_MS)
+            }
+            (Some(_), Ok(next)) => Some(next.unwrap_or(now).max(now + REARM_AFTER_ERROR_MS)),
+        };
+        if let Some(at) = next {
+            self.arm(at.max(now)).await?;
+        }
+        report.next_alarm_at = next;
+        if let Ok(pending) = store::pending(&self.sql, now) {
+            report.pending = pending.pending;
+            report.oldest_pending_age_ms = pending.oldest_pending_age_ms;
+        }
+        self.log_sweep(&report, config);
+        Ok(report)
+    }
+
+    fn log_sweep(&self, report: &SweepReport, config: &Config) {
+        let mut line = json!({ "kind": "sweep" });
+        if let (Value::Object(fields), Ok(Value::Object(more))) = (&mut line, serde_json::to_value(report)) {
+            fields.extend(more);
+        }
+        if report.oldest_pending_age_ms.is_some_and(|age| age > config.alert_pending_age_ms) {
+            line["alert"] = json!("pending_too_old");
+        }
+        let mut saved = line.clone();
+        saved["at"] = json!(clock::now_ms());
+        if let Err(e) = store::save_last_sweep(&self.sql, &saved) {
+            line["error"] = json!(e.to_string());
+        }
+        if report.error.is_some() {
+            log::error(line);
+        } else if report.claimed > 0 || line.get("alert").is_some() {
+            // An idle sweep (housekeeping only) is not worth a line.
+            log::emit(line);
+        }
+    }
+}
