@@ -29,6 +29,7 @@
 //! completion is stored, the post is made again. Fencing protects our record, not Slack's channel.
 
 pub mod retry;
+pub mod schedule;
 
 use crate::slack::classify::Verdict;
 use retry::RetryPolicy;

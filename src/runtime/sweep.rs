@@ -1,9 +1,10 @@
 //! The alarm's delivery loop: claim a bounded batch, perform each effect (a few at a time, each
 //! with a timeout), complete each with a fenced write; claim again when the batch is done — or
 //! earlier, when rows are waiting (a full claim, or the actor's signal that an ingest queued some)
-//! behind an attempt that has run past [`HOLDBACK_MS`], so a slow call never holds back the team's
+//! behind an attempt that has run past [`HOLDBACK_MS`](crate::outbox::schedule::HOLDBACK_MS), so a slow call never holds back the team's
 //! other deliveries; stop when nothing is due or the time budget is spent. The caller re-arms the
-//! alarm from the returned report on every path.
+//! alarm from the returned report on every path. Those timing decisions are the pure
+//! [`crate::outbox::schedule`]'s; this loop only does what it says.
 //!
 //! Invariants: the claim is one UPDATE (no SELECT-then-UPDATE); a completion whose claim was taken
 //! over is counted as fenced and changes nothing; a row past its deadline is parked without being
@@ -16,6 +17,7 @@ use super::log;
 use super::store::{self, AttemptLog, ClaimedRow, Completed, Completing, Completion, NewRow};
 use crate::config::{Config, PRUNE_BATCH};
 use crate::effect::Action;
+use crate::outbox::schedule::{Drain, Step};
 use crate::outbox::{after_attempt, before_attempt, reasons, streak_alerts, Attempted, Outcome, Transition, Trigger};
 use crate::slack::classify::{self, Verdict};
 use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender};
@@ -28,11 +30,6 @@ use std::cell::Cell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 use worker::{SqlStorage, Storage};
-
-/// How long the attempts in flight may run before rows waiting behind them are claimed anyway,
-/// outside a batch boundary: 300 ms. A Slack Web API call usually answers well within it, so
-/// claims stay batched; a slow call (up to `ATTEMPT_TIMEOUT_MS`) holds nothing back for longer.
-const HOLDBACK_MS: i64 = 300;
 
 /// How an ingest tells a running sweep that it queued rows. At most one signal is outstanding
 /// until the sweep's next claim, so a burst of ingests wakes the sweep once, not once per event.
@@ -75,7 +72,7 @@ enum Event {
     Finished(Option<Finished>),
     /// An ingest queued rows (`None`: the actor dropped the sender; no more signals).
     Signal(Option<()>),
-    /// The oldest attempt in flight ran past [`HOLDBACK_MS`].
+    /// The oldest attempt in flight ran past [`HOLDBACK_MS`](crate::outbox::schedule::HOLDBACK_MS).
     Stalled,
 }
 
@@ -134,6 +131,17 @@ pub struct SweepReport {
     pub oldest_pending_age_ms: Option<i64>,
     /// A storage error that ended the sweep early, if any.
     pub error: Option<String>,
+}
+
+impl SweepReport {
+    fn count(&mut self, outcome: Outcome) {
+        match outcome {
+            Outcome::Success => self.delivered += 1,
+            Outcome::Retry => self.retried += 1,
+            Outcome::Parked => self.parked += 1,
+            Outcome::Fenced => self.fenced += 1,
+        }
+    }
 }
 
 /// The adapters a sweep works with.
@@ -213,73 +221,56 @@ impl Sweeper<'_> {
         report
     }
 
+    /// The delivery loop: I/O only. Every decision (claim, start, wait, stop) is
+    /// [`Drain::next_step`]'s.
     async fn drain(&self, started: i64, report: &mut SweepReport, nudges: Nudges) -> worker::Result<()> {
         let c = self.config;
         if self.prune {
             store::prune(self.sql, started, c.receipt_retention_ms, c.done_retention_ms, PRUNE_BATCH)?;
         }
         let token = clock::claim_token();
+        let mut drain = Drain::new(started, c.sweep_budget_ms, c.delivery_concurrency, c.batch_size as usize);
         let mut queued: VecDeque<(ClaimedRow, Rc<Credential>)> = VecDeque::new();
         let mut in_flight = FuturesUnordered::new();
-        // (row id, start) of each attempt in flight.
-        let mut started_at: Vec<(i64, i64)> = Vec::new();
         let Nudges { signals: mut woken, outstanding } = nudges;
-        let mut last_claim_full = false;
         loop {
             let now = clock::now_ms();
-            // Rows may be due that no claim has taken yet: the last claim was full, or an ingest
-            // queued some since.
-            let waiting = last_claim_full || outstanding.get();
-            let oldest = started_at.iter().map(|(_, at)| *at).min();
-            let stalled = oldest.is_some_and(|at| now - at >= HOLDBACK_MS);
-            let room = queued.is_empty() && in_flight.len() < c.delivery_concurrency;
-            // Claim at a batch boundary (nothing in flight), or early when rows are waiting behind
-            // an attempt that has run past HOLDBACK_MS: a slow call never holds the team back.
-            if room && now - started < c.sweep_budget_ms && (in_flight.is_empty() || (waiting && stalled)) {
-                outstanding.set(false); // this claim takes what was queued until now
-                let batch = store::claim(self.sql, &token, now + c.lease_ms, now, c.batch_size)?;
-                last_claim_full = batch.len() as i64 == c.batch_size;
-                if !batch.is_empty() {
-                    report.claimed += batch.len() as u32;
-                    let credential = Rc::new(credential::resolve(self.sql, c, now).await?);
-                    queued.extend(batch.into_iter().map(|row| (row, credential.clone())));
-                }
-            }
-            while in_flight.len() < c.delivery_concurrency {
-                let Some((row, credential)) = queued.pop_front() else { break };
-                let start = clock::now_ms();
-                started_at.push((row.id, start));
-                in_flight.push(self.attempt(row, credential, start));
-            }
-            // Nothing in flight: nothing was claimed (none due, or the budget is spent).
-            if in_flight.is_empty() {
-                break;
-            }
-            let holdback = match (oldest, waiting && room && !stalled) {
-                (Some(at), true) => Some(at + HOLDBACK_MS - now),
-                _ => None,
-            };
-            match next_event(&mut in_flight, &mut woken, holdback).await {
-                // `outstanding` already says rows are waiting; the signal only woke the loop.
-                Event::Signal(Some(())) | Event::Stalled => {}
-                Event::Signal(None) => woken = None, // the actor let go of the sender
-                Event::Finished(None) => break,
-                Event::Finished(Some(first)) => {
-                    // Attempts that finished together are stored together: one unit, one commit.
-                    let mut chunk = vec![first];
-                    while let Some(Some(finished)) = in_flight.next().now_or_never() {
-                        chunk.push(finished);
+            match drain.next_step(now, outstanding.get()) {
+                Step::Stop => break,
+                Step::Claim => {
+                    outstanding.set(false); // this claim takes what was queued until now
+                    let batch = store::claim(self.sql, &token, now + c.lease_ms, now, c.batch_size)?;
+                    drain.claimed(batch.len());
+                    if !batch.is_empty() {
+                        report.claimed += batch.len() as u32;
+                        let credential = Rc::new(credential::resolve(self.sql, c, now).await?);
+                        queued.extend(batch.into_iter().map(|row| (row, credential.clone())));
                     }
-                    started_at.retain(|(id, _)| !chunk.iter().any(|f| f.row.id == *id));
-                    for outcome in self.store(chunk, &token)? {
-                        match outcome {
-                            Outcome::Success => report.delivered += 1,
-                            Outcome::Retry => report.retried += 1,
-                            Outcome::Parked => report.parked += 1,
-                            Outcome::Fenced => report.fenced += 1,
+                }
+                Step::Start => {
+                    let (row, credential) = queued.pop_front().expect("the schedule starts only claimed rows");
+                    drain.started(row.id, now);
+                    in_flight.push(self.attempt(row, credential, now));
+                }
+                Step::Wait { until } => match next_event(&mut in_flight, &mut woken, until.map(|at| at - now)).await {
+                    // `outstanding` already says rows are waiting; the signal only woke the loop.
+                    Event::Signal(Some(())) | Event::Stalled => {}
+                    Event::Signal(None) => woken = None, // the actor let go of the sender
+                    Event::Finished(None) => break,
+                    Event::Finished(Some(first)) => {
+                        // Attempts that finished together are stored together: one unit, one commit.
+                        let mut chunk = vec![first];
+                        while let Some(Some(finished)) = in_flight.next().now_or_never() {
+                            chunk.push(finished);
+                        }
+                        for finished in &chunk {
+                            drain.finished(finished.row.id);
+                        }
+                        for outcome in self.store(chunk, &token)? {
+                            report.count(outcome);
                         }
                     }
-                }
+                },
             }
         }
         Ok(())
