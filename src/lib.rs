@@ -19,7 +19,8 @@
 //! - [`oauth`]: the install flow's signed state, URLs, answers and pages;
 //! - [`crypto`]: tokens at rest (AES-256-GCM with key ids);
 //! - [`admin`]: the admin API's answers and the admin page (session cookie, HTML);
-//! - [`config`]: one typed configuration.
+//! - [`config`]: one typed configuration;
+//! - [`logs`]: every log line, as types (the fields `docs/operations.md` lists).
 //!
 //! Thin adapters (`runtime`, wasm32 only; tested end to end in workerd):
 //! - `runtime::front_door`: the Worker's `fetch`: verify, parse, route, wait for the actor;
@@ -34,6 +35,7 @@ pub mod config;
 pub mod crypto;
 pub mod effect;
 pub mod ingest;
+pub mod logs;
 pub mod oauth;
 pub mod outbox;
 pub mod slack;

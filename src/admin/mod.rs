@@ -7,10 +7,10 @@
 
 pub mod page;
 
+use crate::logs::SweepLine;
 use crate::oauth::StoredInstallation;
 use crate::outbox::Outcome;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// `GET /admin/teams/{team}/stats`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -33,8 +33,8 @@ pub struct Stats {
     pub holds: Vec<Hold>,
     /// Targets failing right now, worst first.
     pub failing_targets: Vec<Streak>,
-    /// The last sweep's log line, with the time it was stored (`at`).
-    pub last_sweep: Option<Value>,
+    /// The last sweep's report, with the time it was stored (`at`).
+    pub last_sweep: Option<SweepLine>,
     /// The installation, without its tokens.
     pub installation: Option<StoredInstallation>,
     /// Whether the app was uninstalled (and not reinstalled since).

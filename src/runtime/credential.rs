@@ -9,6 +9,7 @@
 use super::http;
 use super::store;
 use crate::config::Config;
+use crate::logs::{TokenRefreshFailedLine, TokenRefreshedLine};
 use crate::oauth::{parse_refresh, refresh_due, AccessError};
 use crate::outbox::reasons;
 use crate::slack::classify::Verdict;
@@ -86,12 +87,12 @@ async fn refresh(sql: &SqlStorage, config: &Config, current: &Current, now: i64)
         Ok((bot, refresh, expires_at)) => {
             let (bot_sealed, refresh_sealed) = (config.cipher.seal(&bot, super::clock::random_bytes()), config.cipher.seal(&refresh, super::clock::random_bytes()));
             store::store_refresh(sql, bot_sealed, refresh_sealed, expires_at, now)?;
-            super::log::emit(serde_json::json!({"kind": "token_refreshed", "expires_at": expires_at}));
+            super::log::emit(TokenRefreshedLine { expires_at });
             Ok(Credential::Token(bot))
         }
         Err(verdict) => {
             store::end_refresh(sql)?;
-            super::log::error(serde_json::json!({"kind": "token_refresh_failed", "verdict": format!("{verdict:?}")}));
+            super::log::error(TokenRefreshFailedLine { verdict: format!("{verdict:?}") });
             Ok(fallback(verdict))
         }
     }

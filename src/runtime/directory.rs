@@ -6,6 +6,7 @@
 //! themselves too. Losing such a note loses only a line of the admin list, never an event.
 
 use super::{clock, log, store};
+use crate::logs::{ErrorLine, LogLine};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, Response, Result, SqlStorage, State};
@@ -40,7 +41,7 @@ impl DurableObject for Directory {
     fn new(state: State, _env: Env) -> Self {
         let sql = state.storage().sql();
         if let Err(e) = store::directory_migrate(&sql) {
-            log::error(json!({"kind": "schema_error", "actor": "directory", "error": e.to_string()}));
+            log::error(LogLine::SchemaError(ErrorLine { actor: Some("directory".into()), ..ErrorLine::new(e) }));
         }
         Directory { sql }
     }
@@ -83,6 +84,6 @@ pub async fn call(env: &Env, method: Method, path: &str, body: Option<Value>) ->
 /// Notes something about a team, logging (not failing) when the directory cannot be reached.
 pub async fn note(env: &Env, path: &str, body: Value) {
     if let Err(e) = call(env, Method::Post, path, Some(body)).await {
-        log::error(json!({"kind": "directory_error", "path": path, "error": e.to_string()}));
+        log::error(LogLine::DirectoryError(ErrorLine { path: Some(path.into()), ..ErrorLine::new(e) }));
     }
 }

@@ -11,11 +11,12 @@ use super::error::FrontDoorError;
 use super::{admin, clock, env, header, log, oauth, team};
 use crate::config::{Config, MAX_BODY_BYTES};
 use crate::ingest::{IngestOutcome, Receipt};
+use crate::logs::{Alert, ErrorLine, LogLine, RequestLine, RequestVerdict};
 use crate::slack::envelope::{self, Dispatch, Inbound, ParseError};
 use crate::slack::signature;
 use futures::future::{select, Either};
 use futures::StreamExt;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::time::Duration;
 use worker::{event, Delay, Env, Method, Request, Response};
 
@@ -59,14 +60,14 @@ async fn fetch(req: Request, env: Env, _ctx: worker::Context) -> worker::Result<
     let config = match env::config(&env) {
         Ok(config) => config,
         Err(e) => {
-            log::error(json!({"kind": "config_error", "error": e.to_string()}));
+            log::error(LogLine::ConfigError(ErrorLine::new(&e)));
             return Ok(FrontDoorError::Internal(e.to_string()).into_response());
         }
     };
     match route(req, &env, &config, started).await {
         Ok(response) => Ok(response),
         Err(e) => {
-            let line = json!({"kind": "request", "route": path, "verdict": "refused", "reason": e.label(), "ack_ms": clock::now_ms() - started});
+            let line = RequestLine { route: path, reason: Some(e.label()), ack_ms: clock::now_ms() - started, ..RequestLine::default() };
             if matches!(e, FrontDoorError::NotConfigured(_) | FrontDoorError::Internal(_) | FrontDoorError::ActorTimeout) {
                 log::error(line);
             } else {
@@ -123,13 +124,15 @@ async fn slack(mut req: Request, env: &Env, config: &Config, route: SlackRoute, 
         return Err(FrontDoorError::WrongContentType);
     }
     let inbound = route.parse(&body).map_err(FrontDoorError::Malformed)?;
-    let mut line = json!({
-        "kind": "request", "route": route.path(),
-        "retry_num": header(&req, "x-slack-retry-num"), "retry_reason": header(&req, "x-slack-retry-reason"),
-    });
+    let mut line = RequestLine {
+        route: route.path().into(),
+        retry_num: header(&req, "x-slack-retry-num"),
+        retry_reason: header(&req, "x-slack-retry-reason"),
+        ..RequestLine::default()
+    };
     let test_delay = if config.allow_test_clock { header(&req, team::TEST_ACTOR_DELAY) } else { None };
     let response = answer(inbound, env, config, &mut line, test_delay).await?;
-    line["ack_ms"] = json!(clock::now_ms() - started);
+    line.ack_ms = clock::now_ms() - started;
     log::emit(line);
     Ok(response)
 }
@@ -159,45 +162,45 @@ async fn read_capped(req: &mut Request, limit: usize) -> Result<Vec<u8>, FrontDo
 }
 
 /// Answers a verified, parsed request; fills the log line's verdict.
-async fn answer(inbound: Inbound, env: &Env, config: &Config, line: &mut Value, test_delay: Option<String>) -> Result<Response, FrontDoorError> {
+async fn answer(inbound: Inbound, env: &Env, config: &Config, line: &mut RequestLine, test_delay: Option<String>) -> Result<Response, FrontDoorError> {
     match inbound {
         Inbound::UrlVerification { challenge } => {
-            line["verdict"] = json!("url_verification");
+            line.verdict = RequestVerdict::UrlVerification;
             Ok(Response::from_json(&json!({ "challenge": challenge }))?)
         }
         Inbound::SslCheck => {
-            line["verdict"] = json!("ssl_check");
+            line.verdict = RequestVerdict::SslCheck;
             Ok(Response::empty()?)
         }
         Inbound::AppRateLimited { team_id, minute_rate_limited } => {
-            line["verdict"] = json!("ignored");
-            line["reason"] = json!("app_rate_limited");
-            line["team"] = json!(team_id);
-            line["alert"] = json!("app_rate_limited");
-            line["minute_rate_limited"] = json!(minute_rate_limited);
+            line.verdict = RequestVerdict::Ignored;
+            line.reason = Some("app_rate_limited".into());
+            line.team = Some(team_id);
+            line.alert = Some(Alert::AppRateLimited);
+            line.minute_rate_limited = Some(minute_rate_limited);
             Ok(Response::empty()?)
         }
         Inbound::Unknown { kind } => {
-            line["verdict"] = json!("ignored");
-            line["reason"] = json!("unknown_envelope_type");
-            line["type"] = json!(kind);
+            line.verdict = RequestVerdict::Ignored;
+            line.reason = Some("unknown_envelope_type".into());
+            line.type_name = Some(kind);
             Ok(Response::empty()?)
         }
         Inbound::Dispatch(dispatch) => dispatch_to_actor(dispatch, env, config, line, test_delay).await,
     }
 }
 
-async fn dispatch_to_actor(d: Dispatch, env: &Env, config: &Config, line: &mut Value, test_delay: Option<String>) -> Result<Response, FrontDoorError> {
-    line["team"] = json!(d.team_key());
-    line["op_key"] = json!(d.op_key());
-    line["type"] = json!(d.type_name());
+async fn dispatch_to_actor(d: Dispatch, env: &Env, config: &Config, line: &mut RequestLine, test_delay: Option<String>) -> Result<Response, FrontDoorError> {
+    line.team = Some(d.team_key().into());
+    line.op_key = Some(d.op_key().into());
+    line.type_name = Some(d.type_name().into());
     let outcome = record_at_actor(env, &d, config.ack_budget_ms, test_delay).await?;
-    line["verdict"] = json!(outcome.verdict());
-    line["reason"] = json!(outcome.ignored);
-    line["queued"] = match outcome.receipt {
-        Receipt::New { queued, .. } => json!(queued),
-        Receipt::Duplicate => Value::Null,
+    line.verdict = outcome.verdict().into();
+    line.queued = match outcome.receipt {
+        Receipt::New { queued, .. } => Some(queued),
+        Receipt::Duplicate => None,
     };
+    line.reason = outcome.ignored;
     match outcome.ack {
         Some(ack) if !ack.is_null() => Ok(Response::from_json(&ack)?),
         _ => Ok(Response::empty()?),

@@ -1,15 +1,19 @@
-//! Structured logs: one JSON object per line through the Workers console, so `wrangler tail
-//! --format json` and Workers Logs can filter on stable field names. Every line has `kind`.
-//! Nothing that is a secret, a token or a signature is ever passed here.
+//! Prints log lines: one JSON object per line through the Workers console, so `wrangler tail
+//! --format json` and Workers Logs can filter on stable field names. What a line holds is typed in
+//! [`crate::logs`].
 
-use serde_json::Value;
+use crate::logs::LogLine;
 
-/// Emits one log line. `fields` must be a JSON object with a `kind` field.
-pub fn emit(fields: Value) {
-    worker::console_log!("{}", fields);
+fn text(line: LogLine) -> String {
+    serde_json::to_string(&line).unwrap_or_else(|e| format!("{{\"kind\":\"log_error\",\"error\":{:?}}}", e.to_string()))
 }
 
-/// Emits one line at error level (shown as `level: error` in tail output).
-pub fn error(fields: Value) {
-    worker::console_error!("{}", fields);
+/// Prints one line.
+pub fn emit(line: impl Into<LogLine>) {
+    worker::console_log!("{}", text(line.into()));
+}
+
+/// Prints one line at error level (shown as `level: error` in tail output).
+pub fn error(line: impl Into<LogLine>) {
+    worker::console_error!("{}", text(line.into()));
 }

@@ -9,6 +9,7 @@
 
 use super::{clock, directory, header, html_page, http, log, query_param, team};
 use crate::config::Config;
+use crate::logs::{InstallLine, InstallOutcome};
 use crate::oauth::{self, Installation, StateError, STATE_COOKIE, STATE_TTL_MS};
 use serde_json::{json, Value};
 use worker::{Env, Headers, Method, Request, Response};
@@ -44,7 +45,7 @@ pub fn install(req: &Request, config: &Config, now: i64) -> worker::Result<Respo
 /// `GET /slack/oauth_redirect`.
 pub async fn redirect(req: &Request, env: &Env, config: &Config, now: i64) -> worker::Result<Response> {
     if let Some(error) = query_param(req, "error") {
-        log::emit(json!({"kind": "install", "outcome": "denied", "error": error}));
+        log::emit(InstallLine { error: Some(error.clone()), ..InstallLine::of(InstallOutcome::Denied) });
         return html(400, "Installation cancelled", &format!("Slack reported: {error}. Nothing was installed."));
     }
     let (Some(client_id), Some(secret)) = (&config.client_id, &config.client_secret) else {
@@ -56,7 +57,7 @@ pub async fn redirect(req: &Request, env: &Env, config: &Config, now: i64) -> wo
         Err(e) => return refuse(e),
     };
     if !consume_once(env, &nonce, now + STATE_TTL_MS).await? {
-        log::emit(json!({"kind": "install", "outcome": "refused", "reason": "state_reused"}));
+        log::emit(InstallLine { reason: Some("state_reused".into()), ..InstallLine::of(InstallOutcome::Refused) });
         return html(400, "Install link already used", "This install link was already used. Start again from the install page.");
     }
     let Some(code) = query_param(req, "code") else {
@@ -72,19 +73,23 @@ pub async fn redirect(req: &Request, env: &Env, config: &Config, now: i64) -> wo
     installation.bot_id = bot_id(config, &installation.bot_token).await;
     store(env, &installation).await?;
     let name = installation.team_name.clone().or(installation.enterprise_name.clone()).unwrap_or_else(|| "your workspace".into());
-    log::emit(json!({"kind": "install", "outcome": "installed", "team": installation.team_key(), "rotating": installation.refresh_token.is_some()}));
+    log::emit(InstallLine {
+        team: installation.team_key().map(str::to_string),
+        rotating: Some(installation.refresh_token.is_some()),
+        ..InstallLine::of(InstallOutcome::Installed)
+    });
     let mut response = html(200, "Installed", &format!("slackline is installed in {name}. You can close this page."))?;
     response.headers_mut().set("set-cookie", &format!("{STATE_COOKIE}=; Max-Age=0; Path=/slack/; Secure; HttpOnly; SameSite=Lax"))?;
     Ok(response)
 }
 
 fn refuse(e: StateError) -> worker::Result<Response> {
-    log::emit(json!({"kind": "install", "outcome": "refused", "reason": format!("{e:?}")}));
+    log::emit(InstallLine { reason: Some(format!("{e:?}")), ..InstallLine::of(InstallOutcome::Refused) });
     html(400, "Installation failed", e.explain())
 }
 
 fn exchange_failed(detail: &str) -> worker::Result<Response> {
-    log::error(json!({"kind": "install", "outcome": "exchange_failed", "detail": detail}));
+    log::error(InstallLine { detail: Some(detail.to_string()), ..InstallLine::of(InstallOutcome::ExchangeFailed) });
     html(502, "Installation failed", "Slack did not accept the installation (the code exchange failed). Start again from the install page.")
 }
 

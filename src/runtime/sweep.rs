@@ -16,6 +16,7 @@ use super::http::{self, Failure};
 use super::log;
 use super::store::{self, AttemptLog, ClaimedRow, Completed, Completing, Completion, NewRow};
 use crate::config::{Config, PRUNE_BATCH};
+use crate::logs::{Alert, AlertLine, DeliveryLine, ErrorLine, LogLine, SweepLine};
 use crate::effect::Action;
 use crate::outbox::schedule::{Drain, Step};
 use crate::outbox::{after_attempt, before_attempt, reasons, streak_alerts, Attempted, Outcome, Transition, Trigger};
@@ -24,7 +25,6 @@ use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender};
 use futures::future::{select, Either};
 use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
-use serde::Serialize;
 use serde_json::{json, Value};
 use std::cell::Cell;
 use std::collections::VecDeque;
@@ -104,46 +104,6 @@ async fn next_event<F: std::future::Future<Output = Finished>>(
     }
 }
 
-/// What one sweep did.
-#[derive(Debug, Default, Clone, Serialize)]
-pub struct SweepReport {
-    /// The team key.
-    pub team: Option<String>,
-    /// What started it.
-    pub trigger: Trigger,
-    /// Rows claimed.
-    pub claimed: u32,
-    /// Rows delivered.
-    pub delivered: u32,
-    /// Rows scheduled for another attempt.
-    pub retried: u32,
-    /// Rows parked.
-    pub parked: u32,
-    /// Completions refused because another claimer owns the row.
-    pub fenced: u32,
-    /// Wall time spent.
-    pub duration_ms: i64,
-    /// When the alarm was re-armed for (None: nothing left to do).
-    pub next_alarm_at: Option<i64>,
-    /// Rows still pending after the sweep.
-    pub pending: i64,
-    /// How long the oldest pending row has waited (ms).
-    pub oldest_pending_age_ms: Option<i64>,
-    /// A storage error that ended the sweep early, if any.
-    pub error: Option<String>,
-}
-
-impl SweepReport {
-    fn count(&mut self, outcome: Outcome) {
-        match outcome {
-            Outcome::Success => self.delivered += 1,
-            Outcome::Retry => self.retried += 1,
-            Outcome::Parked => self.parked += 1,
-            Outcome::Fenced => self.fenced += 1,
-        }
-    }
-}
-
 /// The adapters a sweep works with.
 pub struct Sweeper<'a> {
     /// The actor's storage (for transactionSync).
@@ -183,6 +143,31 @@ struct Finished {
 }
 
 impl Finished {
+    /// Its `kind: delivery` log line, once stored with `outcome`.
+    fn line(&self, team: Option<String>, outcome: Outcome, error: Option<String>, now: i64) -> DeliveryLine {
+        let row = &self.row;
+        let (next_attempt_at, reason) = match &self.transition {
+            Transition::Retry { at, .. } => (Some(*at), None),
+            Transition::Park { reason } if outcome == Outcome::Parked => (None, Some(reason.clone())),
+            _ => (None, None),
+        };
+        DeliveryLine {
+            team,
+            row: row.id,
+            effect: row.effect.clone(),
+            target: row.target.clone(),
+            key: row.idem_key.clone(),
+            attempt: self.attempted.attempts,
+            outcome,
+            error,
+            http_status: self.performed.http_status,
+            latency_ms: now - self.started,
+            next_attempt_at,
+            alert: reason.is_some().then_some(Alert::RowParked),
+            reason,
+        }
+    }
+
     /// What storing this attempt writes.
     fn completing(&self, token: &str, max_attempts: u32, now: i64) -> Completing {
         let hold = matches!(self.performed.verdict, Verdict::Transient { hold_target: true, .. });
@@ -211,9 +196,9 @@ impl Sweeper<'_> {
     /// Runs one sweep. Storage errors end it early (recorded in the report); they never escape.
     /// A signal on `nudges` says an ingest queued rows while the sweep runs: they are claimed in
     /// this sweep (early if the attempts in flight are slow) instead of waiting for the next alarm.
-    pub async fn run(&self, trigger: Trigger, nudges: Nudges) -> SweepReport {
+    pub async fn run(&self, trigger: Trigger, nudges: Nudges) -> SweepLine {
         let started = clock::now_ms();
-        let mut report = SweepReport { trigger, team: self.team.clone(), ..SweepReport::default() };
+        let mut report = SweepLine { trigger, team: self.team.clone(), ..SweepLine::default() };
         if let Err(e) = self.drain(started, &mut report, nudges).await {
             report.error = Some(e.to_string());
         }
@@ -223,7 +208,7 @@ impl Sweeper<'_> {
 
     /// The delivery loop: I/O only. Every decision (claim, start, wait, stop) is
     /// [`Drain::next_step`]'s.
-    async fn drain(&self, started: i64, report: &mut SweepReport, nudges: Nudges) -> worker::Result<()> {
+    async fn drain(&self, started: i64, report: &mut SweepLine, nudges: Nudges) -> worker::Result<()> {
         let c = self.config;
         if self.prune {
             store::prune(self.sql, started, c.receipt_retention_ms, c.done_retention_ms, PRUNE_BATCH)?;
@@ -313,14 +298,11 @@ impl Sweeper<'_> {
     /// The `delivery` line of one stored attempt, and a `target_failing` alert on a long streak.
     fn log_attempt(&self, f: &Finished, done: Completed, now: i64) -> Outcome {
         let outcome = if done.completion == Completion::Fenced { Outcome::Fenced } else { Outcome::of(&f.transition) };
-        let code = f.performed.verdict.code();
-        let mut line = attempt_line(&f.row, f.attempted, outcome, &f.transition, code, f.performed.http_status, now - f.started);
-        line["team"] = json!(self.team);
-        log::emit(line);
+        let error = f.performed.verdict.code().map(str::to_string);
+        log::emit(f.line(self.team.clone(), outcome, error.clone(), now));
         let failures = done.target_failures;
         if streak_alerts(failures, self.config.alert_failure_streak) {
-            let alert = json!({"kind": "alert", "alert": "target_failing", "team": self.team, "target": f.row.target, "target_failures": failures, "error": code});
-            log::emit(alert);
+            log::emit(AlertLine { alert: Alert::TargetFailing, team: self.team.clone(), target: f.row.target.clone(), target_failures: failures, error });
         }
         outcome
     }
@@ -385,25 +367,8 @@ fn judge(answer: Result<http::Answer, Failure>, classify: impl Fn(&http::Answer)
         Ok(a) => Performed { verdict: classify(&a), http_status: Some(a.status as i64), answer: None },
         Err(Failure::Timeout) => Performed::verdict(classify::timed_out()),
         Err(Failure::Network(detail)) => {
-            log::emit(json!({"kind": "network_error", "error": detail}));
+            log::emit(LogLine::NetworkError(ErrorLine::new(&detail)));
             Performed::verdict(classify::network_error())
         }
     }
-}
-
-/// The `kind: delivery` log line of one attempt.
-fn attempt_line(row: &ClaimedRow, a: Attempted, outcome: Outcome, t: &Transition, code: Option<&str>, status: Option<i64>, latency_ms: i64) -> Value {
-    let mut line = json!({
-        "kind": "delivery", "row": row.id, "effect": row.effect, "target": row.target, "key": row.idem_key,
-        "attempt": a.attempts, "outcome": outcome, "error": code, "http_status": status, "latency_ms": latency_ms,
-    });
-    match t {
-        Transition::Retry { at, .. } => line["next_attempt_at"] = json!(at),
-        Transition::Park { reason } if outcome == Outcome::Parked => {
-            line["reason"] = json!(reason);
-            line["alert"] = json!("row_parked");
-        }
-        _ => {}
-    }
-    line
 }

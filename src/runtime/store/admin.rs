@@ -7,6 +7,7 @@ use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
 use super::{installation, team_key, uninstalled};
 use crate::admin::{AuditEntry, OutboxPage, OutboxRow, RowDetail, Stats};
+use crate::logs::SweepLine;
 
 /// Pending rows: how many, and how long the oldest has waited.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
@@ -29,8 +30,8 @@ pub fn pending(sql: &SqlStorage, now: i64) -> worker::Result<Pending> {
 }
 
 /// Keeps the last sweep's report for the stats.
-pub fn save_last_sweep(sql: &SqlStorage, report: &Value) -> worker::Result<()> {
-    run(sql, sql::SAVE_LAST_SWEEP, vec![V::String(report.to_string())])
+pub fn save_last_sweep(sql: &SqlStorage, report: &SweepLine) -> worker::Result<()> {
+    run(sql, sql::SAVE_LAST_SWEEP, vec![V::String(serde_json::to_string(report)?)])
 }
 
 /// The admin API's view of the team (the installation and the uninstall mark included).

@@ -7,6 +7,7 @@
 
 use super::{TeamActor, MAX_PAGE};
 use crate::config::{Config, BULK_REDRIVE_CAP};
+use crate::logs::{AdminLine, ErrorLine, LogLine};
 use crate::outbox::{Status, Trigger};
 use crate::runtime::store::{self, Operated};
 use crate::runtime::{clock, log, query_param};
@@ -50,7 +51,7 @@ impl AdminError {
             AdminError::NotParked => (409, json!({ "error": "no parked row with that id" })),
             AdminError::CountChanged { matching } => (409, json!({ "error": "expect must equal the dry run's count", "matching": matching })),
             AdminError::Storage(e) => {
-                log::error(json!({"kind": "admin_error", "error": e.to_string()}));
+                log::error(LogLine::AdminError(ErrorLine::new(e)));
                 (500, json!({ "error": "storage error; retry" }))
             }
         };
@@ -128,7 +129,7 @@ impl TeamActor {
         if redriven > 0 {
             self.arm_by(now).await?;
         }
-        log::emit(json!({"kind": "admin", "action": "bulk_redrive", "team": self.team_key(), "redriven": redriven}));
+        log::emit(AdminLine { action: "bulk_redrive".into(), team: self.team_key(), redriven });
         json_answer(&json!({ "redriven": redriven, "remaining": matching - redriven, "spacing_ms": spacing }))
     }
 

@@ -8,6 +8,7 @@ use super::TeamActor;
 use crate::app::{self, Decision, DefaultApp};
 use crate::config::Config;
 use crate::ingest::{IngestOutcome, Receipt};
+use crate::logs::{Alert, UninstallLine};
 use crate::oauth::Installation;
 use crate::runtime::store::{self, Ingest, NewRow};
 use crate::runtime::{clock, directory, header, log, request_json};
@@ -53,7 +54,7 @@ impl TeamActor {
         self.team.borrow_mut().get_or_insert_with(|| dispatch.team_key().to_string());
         self.note_in_directory(dispatch.team_key(), recorded.first_seen, uninstall && recorded.receipt != Receipt::Duplicate);
         if recorded.parked > 0 {
-            log::emit(json!({"kind": "uninstall", "team": dispatch.team_key(), "parked": recorded.parked, "alert": "team_uninstalled"}));
+            log::emit(UninstallLine { team: dispatch.team_key().to_string(), parked: recorded.parked, alert: Alert::TeamUninstalled });
         }
         let ignored = if uninstall { Some("uninstalled") } else { ignored };
         Response::from_json(&IngestOutcome { receipt: recorded.receipt, ignored: ignored.map(str::to_string), ack })

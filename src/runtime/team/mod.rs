@@ -14,11 +14,12 @@ mod admin;
 mod ingest;
 
 use super::store;
-use super::sweep::{Nudge, SweepReport, Sweeper};
+use super::sweep::{Nudge, Sweeper};
 use super::{clock, env, log};
 use crate::config::Config;
+use crate::logs::{Alert, ErrorLine, LogLine, SweepLine};
 use crate::outbox::Trigger;
-use serde_json::{json, Value};
+
 use std::cell::{Cell, RefCell};
 use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, Response, Result, ScheduledTime, SqlStorage, State};
 
@@ -64,7 +65,7 @@ impl DurableObject for TeamActor {
     fn new(state: State, env: Env) -> Self {
         let sql = state.storage().sql();
         if let Err(e) = store::migrate(&sql) {
-            log::error(json!({"kind": "schema_error", "error": e.to_string()}));
+            log::error(LogLine::SchemaError(ErrorLine::new(e)));
         }
         TeamActor { state, env, sql, next_prune_at: Cell::new(0), armed_at: Cell::new(None), team: RefCell::new(None), nudges: RefCell::new(Vec::new()) }
     }
@@ -91,7 +92,7 @@ impl DurableObject for TeamActor {
                 self.sweep(&config, Trigger::Alarm).await?;
             }
             Err(e) => {
-                log::error(json!({"kind": "config_error", "error": e.to_string()}));
+                log::error(LogLine::ConfigError(ErrorLine::new(e)));
                 self.arm(clock::now_ms() + REARM_AFTER_ERROR_MS).await?;
             }
         }
@@ -125,7 +126,7 @@ impl TeamActor {
     }
 
     /// One sweep, then the alarm re-armed to the next due time (or a short delay after an error).
-    async fn sweep(&self, config: &Config, trigger: Trigger) -> Result<SweepReport> {
+    async fn sweep(&self, config: &Config, trigger: Trigger) -> Result<SweepLine> {
         let storage = self.state.storage();
         let team = self.team_key();
         let prune = clock::now_ms() >= self.next_prune_at.get();
@@ -154,27 +155,23 @@ impl TeamActor {
             report.pending = pending.pending;
             report.oldest_pending_age_ms = pending.oldest_pending_age_ms;
         }
-        self.log_sweep(&report, config);
+        if report.oldest_pending_age_ms.is_some_and(|age| age > config.alert_pending_age_ms) {
+            report.alert = Some(Alert::PendingTooOld);
+        }
+        self.log_sweep(&report);
         Ok(report)
     }
 
-    fn log_sweep(&self, report: &SweepReport, config: &Config) {
-        let mut line = json!({ "kind": "sweep" });
-        if let (Value::Object(fields), Ok(Value::Object(more))) = (&mut line, serde_json::to_value(report)) {
-            fields.extend(more);
+    /// Keeps the report as the team's last sweep (for the stats) and prints it, unless it is an
+    /// idle sweep's (housekeeping only).
+    fn log_sweep(&self, report: &SweepLine) {
+        let mut line = report.clone();
+        if let Err(e) = store::save_last_sweep(&self.sql, &SweepLine { at: Some(clock::now_ms()), ..report.clone() }) {
+            line.error.get_or_insert(e.to_string());
         }
-        if report.oldest_pending_age_ms.is_some_and(|age| age > config.alert_pending_age_ms) {
-            line["alert"] = json!("pending_too_old");
-        }
-        let mut saved = line.clone();
-        saved["at"] = json!(clock::now_ms());
-        if let Err(e) = store::save_last_sweep(&self.sql, &saved) {
-            line["error"] = json!(e.to_string());
-        }
-        if report.error.is_some() {
+        if line.error.is_some() {
             log::error(line);
-        } else if report.claimed > 0 || line.get("alert").is_some() {
-            // An idle sweep (housekeeping only) is not worth a line.
+        } else if line.worth_logging() {
             log::emit(line);
         }
     }

@@ -1,0 +1,439 @@
+//! Every log line slackline prints, as types: one JSON object per line, tagged by `kind`, with
+//! stable field names that `wrangler tail`, Workers Logs and `scripts/logs.sh` filter on. The
+//! field lists in `docs/operations.md` are checked against these types by a test below, so the
+//! docs cannot drift from what is printed.
+//!
+//! Absent values are left out of a line (not printed as `null`): fewer bytes per line, and a
+//! filter that reads a missing field gets `null` anyway. Nothing that is a secret, a token or a
+//! signature is ever a field.
+
+use crate::ingest::Verdict;
+use crate::outbox::{Outcome, Trigger};
+use serde::{Deserialize, Serialize};
+
+/// One log line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LogLine {
+    /// Each request at the front door.
+    Request(RequestLine),
+    /// Each sweep that claimed something, alerted or failed.
+    Sweep(SweepLine),
+    /// Each delivery attempt.
+    Delivery(DeliveryLine),
+    /// A target failing again and again.
+    Alert(AlertLine),
+    /// An install attempt's end.
+    Install(InstallLine),
+    /// The app was removed from a team.
+    Uninstall(UninstallLine),
+    /// A rotating bot token was refreshed.
+    TokenRefreshed(TokenRefreshedLine),
+    /// A token refresh failed.
+    TokenRefreshFailed(TokenRefreshFailedLine),
+    /// An operator's bulk action.
+    Admin(AdminLine),
+    /// A malformed setting (every route answers 500 until it is fixed).
+    ConfigError(ErrorLine),
+    /// An actor could not create its tables.
+    SchemaError(ErrorLine),
+    /// The directory could not be told about a team.
+    DirectoryError(ErrorLine),
+    /// A delivery's request failed below HTTP (connection refused or reset, DNS, ...).
+    NetworkError(ErrorLine),
+    /// An admin request to a team actor failed on storage.
+    AdminError(ErrorLine),
+}
+
+macro_rules! into_line {
+    ($($line:ident => $variant:ident),* $(,)?) => {
+        $(impl From<$line> for LogLine {
+            fn from(line: $line) -> LogLine {
+                LogLine::$variant(line)
+            }
+        })*
+    };
+}
+
+into_line!(
+    RequestLine => Request, SweepLine => Sweep, DeliveryLine => Delivery, AlertLine => Alert,
+    InstallLine => Install, UninstallLine => Uninstall, TokenRefreshedLine => TokenRefreshed,
+    TokenRefreshFailedLine => TokenRefreshFailed, AdminLine => Admin,
+);
+
+/// The `alert` field: what an operator should be told about (see `docs/operations.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Alert {
+    /// A row was parked and needs a decision (redrive or discard).
+    RowParked,
+    /// The oldest pending row has waited longer than `ALERT_PENDING_AGE_MS`.
+    PendingTooOld,
+    /// One target failed `ALERT_FAILURE_STREAK` times in a row (again at each multiple).
+    TargetFailing,
+    /// The app was removed; pending rows were parked as `uninstalled`.
+    TeamUninstalled,
+    /// Slack is dropping events for a team (over 30,000 an hour).
+    AppRateLimited,
+}
+
+/// What the front door did with a request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestVerdict {
+    /// Recorded for the first time.
+    New,
+    /// Already recorded: nothing written.
+    Duplicate,
+    /// Acknowledged, nothing to do.
+    Ignored,
+    /// Not acknowledged (a 4xx or 5xx; `reason` says why). A request is refused until answered.
+    #[default]
+    Refused,
+    /// Slack's endpoint check.
+    UrlVerification,
+    /// Slack's certificate check.
+    SslCheck,
+}
+
+impl From<Verdict> for RequestVerdict {
+    fn from(v: Verdict) -> Self {
+        match v {
+            Verdict::New => RequestVerdict::New,
+            Verdict::Duplicate => RequestVerdict::Duplicate,
+            Verdict::Ignored => RequestVerdict::Ignored,
+        }
+    }
+}
+
+/// `kind: request`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RequestLine {
+    /// The path.
+    pub route: String,
+    /// The installation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
+    /// The receipt key (event id or trigger id).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub op_key: Option<String>,
+    /// The event type, slash command or interaction type.
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub type_name: Option<String>,
+    /// What was done.
+    pub verdict: RequestVerdict,
+    /// Why it was ignored or refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Rows queued (a new receipt).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queued: Option<u32>,
+    /// Slack's `X-Slack-Retry-Num`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_num: Option<String>,
+    /// Slack's `X-Slack-Retry-Reason`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_reason: Option<String>,
+    /// `app_rate_limited`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alert: Option<Alert>,
+    /// From Slack's `app_rate_limited` envelope.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minute_rate_limited: Option<i64>,
+    /// Time to the answer.
+    pub ack_ms: i64,
+}
+
+/// `kind: sweep`; also the admin API's sweep report and the stats' `last_sweep`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SweepLine {
+    /// The team key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
+    /// What started it.
+    pub trigger: Trigger,
+    /// Rows claimed.
+    pub claimed: u32,
+    /// Rows delivered.
+    pub delivered: u32,
+    /// Rows scheduled for another attempt.
+    pub retried: u32,
+    /// Rows parked.
+    pub parked: u32,
+    /// Completions refused because another claimer owns the row.
+    pub fenced: u32,
+    /// Rows still pending after the sweep.
+    pub pending: i64,
+    /// How long the oldest pending row has waited (ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oldest_pending_age_ms: Option<i64>,
+    /// When the alarm was re-armed for (absent: nothing left to do).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_alarm_at: Option<i64>,
+    /// Wall time spent.
+    pub duration_ms: i64,
+    /// A storage error that ended the sweep early.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// `pending_too_old`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alert: Option<Alert>,
+    /// When it was stored as the team's last sweep (only in `last_sweep`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<i64>,
+}
+
+impl SweepLine {
+    /// Counts one attempt's outcome.
+    pub fn count(&mut self, outcome: Outcome) {
+        match outcome {
+            Outcome::Success => self.delivered += 1,
+            Outcome::Retry => self.retried += 1,
+            Outcome::Parked => self.parked += 1,
+            Outcome::Fenced => self.fenced += 1,
+        }
+    }
+
+    /// Whether the line is worth printing: an idle sweep (housekeeping only) is not.
+    pub fn worth_logging(&self) -> bool {
+        self.claimed > 0 || self.alert.is_some() || self.error.is_some()
+    }
+}
+
+/// `kind: delivery`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeliveryLine {
+    /// The team key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
+    /// Row id.
+    pub row: i64,
+    /// Effect label.
+    pub effect: String,
+    /// Rate-limit target (the Slack method).
+    pub target: String,
+    /// The row's idempotency key.
+    pub key: String,
+    /// Which attempt.
+    pub attempt: u32,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Slack's error or the failure's code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The HTTP status, when there was an answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<i64>,
+    /// How long the attempt took.
+    pub latency_ms: i64,
+    /// A retry's due time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_attempt_at: Option<i64>,
+    /// A parked row's reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// `row_parked`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alert: Option<Alert>,
+}
+
+/// `kind: alert` (`alert: target_failing`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AlertLine {
+    /// Always `target_failing`.
+    pub alert: Alert,
+    /// The team key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
+    /// The failing target.
+    pub target: String,
+    /// Its failures in a row.
+    pub target_failures: i64,
+    /// The last error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// How an install attempt ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InstallOutcome {
+    /// Stored.
+    Installed,
+    /// The person declined on Slack's page.
+    Denied,
+    /// A bad, expired, foreign or reused state.
+    Refused,
+    /// `oauth.v2.access` failed.
+    ExchangeFailed,
+}
+
+/// `kind: install`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InstallLine {
+    /// How it ended.
+    pub outcome: InstallOutcome,
+    /// The installed team key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
+    /// Whether the install uses token rotation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rotating: Option<bool>,
+    /// Slack's `error` parameter (denied).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Why the state was refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// What the exchange answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+impl InstallLine {
+    /// A line with only its outcome.
+    pub fn of(outcome: InstallOutcome) -> InstallLine {
+        InstallLine { outcome, team: None, rotating: None, error: None, reason: None, detail: None }
+    }
+}
+
+/// `kind: uninstall`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UninstallLine {
+    /// The team key.
+    pub team: String,
+    /// Pending rows parked as `uninstalled`.
+    pub parked: u32,
+    /// Always `team_uninstalled`.
+    pub alert: Alert,
+}
+
+/// `kind: token_refreshed`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TokenRefreshedLine {
+    /// The new token's expiry.
+    pub expires_at: i64,
+}
+
+/// `kind: token_refresh_failed`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TokenRefreshFailedLine {
+    /// How the failure was judged.
+    pub verdict: String,
+}
+
+/// `kind: admin`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AdminLine {
+    /// The action (`bulk_redrive`).
+    pub action: String,
+    /// The team key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
+    /// Rows redriven.
+    pub redriven: i64,
+}
+
+/// The `*_error` kinds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ErrorLine {
+    /// What failed.
+    pub error: String,
+    /// Which actor (`directory`), when not the team actor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
+    /// The directory route that could not be reached.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+impl ErrorLine {
+    /// A line with only its error.
+    pub fn new(error: impl ToString) -> ErrorLine {
+        ErrorLine { error: error.to_string(), ..ErrorLine::default() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    const OPERATIONS: &str = include_str!("../docs/operations.md");
+
+    /// One line of each kind with every field set. Struct literals without `..`: a new field
+    /// fails to compile here until it is added, and then until the docs list it.
+    fn every_field() -> Vec<LogLine> {
+        let s = || Some("x".to_string());
+        let error = ErrorLine { error: "e".into(), actor: s(), path: s() };
+        vec![
+            LogLine::Request(RequestLine {
+                route: "/slack/events".into(), team: s(), op_key: s(), type_name: s(), verdict: RequestVerdict::New, reason: s(),
+                queued: Some(1), retry_num: s(), retry_reason: s(), alert: Some(Alert::AppRateLimited), minute_rate_limited: Some(1), ack_ms: 1,
+            }),
+            LogLine::Sweep(SweepLine {
+                team: s(), trigger: Trigger::Alarm, claimed: 1, delivered: 1, retried: 1, parked: 1, fenced: 1, pending: 1,
+                oldest_pending_age_ms: Some(1), next_alarm_at: Some(1), duration_ms: 1, error: s(), alert: Some(Alert::PendingTooOld), at: Some(1),
+            }),
+            LogLine::Delivery(DeliveryLine {
+                team: s(), row: 1, effect: "e".into(), target: "t".into(), key: "k".into(), attempt: 1, outcome: Outcome::Parked,
+                error: s(), http_status: Some(200), latency_ms: 1, next_attempt_at: Some(1), reason: s(), alert: Some(Alert::RowParked),
+            }),
+            LogLine::Alert(AlertLine { alert: Alert::TargetFailing, team: s(), target: "t".into(), target_failures: 5, error: s() }),
+            LogLine::Install(InstallLine { outcome: InstallOutcome::Installed, team: s(), rotating: Some(true), error: s(), reason: s(), detail: s() }),
+            LogLine::Uninstall(UninstallLine { team: "T".into(), parked: 1, alert: Alert::TeamUninstalled }),
+            LogLine::TokenRefreshed(TokenRefreshedLine { expires_at: 1 }),
+            LogLine::TokenRefreshFailed(TokenRefreshFailedLine { verdict: "v".into() }),
+            LogLine::Admin(AdminLine { action: "bulk_redrive".into(), team: s(), redriven: 1 }),
+            LogLine::ConfigError(error.clone()),
+            LogLine::SchemaError(error.clone()),
+            LogLine::DirectoryError(error.clone()),
+            LogLine::NetworkError(error.clone()),
+            LogLine::AdminError(error),
+        ]
+    }
+
+    /// The backticked words of a docs table cell.
+    fn backticked(cell: &str) -> BTreeSet<String> {
+        cell.split('`').skip(1).step_by(2).map(str::to_string).collect()
+    }
+
+    /// The fields `docs/operations.md` lists for `kind` (its row in the log-line table).
+    fn documented(kind: &str) -> Option<BTreeSet<String>> {
+        OPERATIONS.lines().find_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            (cells.len() >= 4 && backticked(cells[1]).contains(kind)).then(|| backticked(cells[3]))
+        })
+    }
+
+    #[test]
+    fn the_docs_list_exactly_the_fields_of_every_kind() {
+        for line in every_field() {
+            let serde_json::Value::Object(fields) = serde_json::to_value(&line).unwrap() else { panic!("{line:?}") };
+            let kind = fields["kind"].as_str().unwrap().to_string();
+            let printed: BTreeSet<String> = fields.keys().filter(|k| *k != "kind").cloned().collect();
+            let listed = documented(&kind).unwrap_or_else(|| panic!("docs/operations.md has no row for kind `{kind}`"));
+            assert_eq!(printed, listed, "fields of `{kind}`: printed (left) vs docs/operations.md (right)");
+        }
+    }
+
+    #[test]
+    fn absent_values_are_left_out_and_names_are_stable() {
+        let line = LogLine::from(RequestLine { route: "/slack/events".into(), ack_ms: 3, ..RequestLine::default() });
+        assert_eq!(serde_json::to_string(&line).unwrap(), r#"{"kind":"request","route":"/slack/events","verdict":"refused","ack_ms":3}"#);
+        let sweep = SweepLine { trigger: Trigger::Admin, ..SweepLine::default() };
+        let text = serde_json::to_string(&LogLine::from(sweep.clone())).unwrap();
+        assert!(text.starts_with(r#"{"kind":"sweep","trigger":"admin","claimed":0"#), "{text}");
+        assert_eq!(serde_json::from_str::<SweepLine>(&text).unwrap(), sweep, "a stored sweep line reads back");
+    }
+
+    #[test]
+    fn an_idle_sweep_is_not_worth_a_line() {
+        let mut sweep = SweepLine::default();
+        assert!(!sweep.worth_logging());
+        sweep.count(Outcome::Fenced);
+        assert_eq!(sweep.fenced, 1);
+        sweep.alert = Some(Alert::PendingTooOld);
+        assert!(sweep.worth_logging());
+    }
+}
