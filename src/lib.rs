@@ -14,6 +14,7 @@
 //! - [`app`]: the app's handlers (pure) and the shipped [`app::DefaultApp`];
 //! - [`effect`]: the effects an app asks for, keyed by the fact they react to;
 //! - [`ingest`]: the ingest unit's outcome, the team actor's typed answer to the front door;
+//! - [`lists`]: records mirrored into Slack Lists: the column map, create outcomes, reconciliation;
 //! - [`outbox`]: the outbox state machine and [`outbox::retry`] policy (clock and jitter passed in);
 //! - [`sql`]: every SQL statement, run by the actors and by the native property tests;
 //! - [`oauth`]: the install flow's signed state, URLs, answers and pages;
@@ -35,6 +36,7 @@ pub mod config;
 pub mod crypto;
 pub mod effect;
 pub mod ingest;
+pub mod lists;
 pub mod logs;
 pub mod oauth;
 pub mod outbox;
