@@ -73,9 +73,7 @@ impl FrontDoorError {
             FrontDoorError::ActorTimeout => (500, "not recorded in time; retry".into()),
             FrontDoorError::Internal(_) => (500, "internal error; retry".into()),
         };
-        Response::from_json(&json!({ "ok": false, "error": message }))
-            .map(|r| r.with_status(status))
-            .unwrap_or_else(|_| Response::empty().expect("an empty response").with_status(status))
+        super::json_response(status, &json!({ "ok": false, "error": message }))
     }
 }
 

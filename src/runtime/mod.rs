@@ -46,6 +46,14 @@ pub fn html_page(status: u16, body: &str) -> worker::Result<worker::Response> {
     Ok(worker::Response::ok(body)?.with_status(status).with_headers(headers))
 }
 
+/// A JSON answer with `status`: the one way both error enums (`error::FrontDoorError`,
+/// `team::admin::AdminError`) become a response.
+pub fn json_response(status: u16, body: &serde_json::Value) -> worker::Response {
+    worker::Response::from_json(body)
+        .map(|r| r.with_status(status))
+        .unwrap_or_else(|_| worker::Response::empty().expect("an empty response").with_status(status))
+}
+
 /// Sends one request to the Durable Object named `name` in the namespace `binding` (the only way
 /// the Worker and the actors reach an actor). The URL's host is ignored; actors route on its path.
 pub async fn call_actor(

@@ -10,7 +10,7 @@ use crate::config::{Config, BULK_REDRIVE_CAP};
 use crate::logs::{AdminLine, ErrorLine, LogLine};
 use crate::outbox::{Status, Trigger};
 use crate::runtime::store::{self, Operated};
-use crate::runtime::{clock, log, query_param};
+use crate::runtime::{clock, json_response, log, query_param};
 use serde::Serialize;
 use serde_json::json;
 use worker::{Method, Request, Response};
@@ -56,9 +56,7 @@ impl AdminError {
             }
         };
         body["ok"] = json!(false);
-        Response::from_json(&body)
-            .map(|r| r.with_status(status))
-            .unwrap_or_else(|_| Response::empty().expect("an empty response").with_status(status))
+        json_response(status, &body)
     }
 }
 
