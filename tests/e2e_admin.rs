@@ -21,9 +21,10 @@ fn park(c: &Client, fake: &FakeSlack, team: &str, n: usize, error: &'static str)
     for i in 0..n {
         assert_eq!(c.event(&envelope(team, &unique("Ev"), mention(&channel, &format!("5.{i}"), "park me"))).status, 200);
     }
-    eventually(&format!("{n} parked rows"), WAIT, || {
+    // Counted by this call's reason: rows parked by an earlier call must not end the wait early.
+    eventually(&format!("{n} rows parked as {error}"), WAIT, || {
         let rows = c.rows(team, "parked");
-        (rows.len() >= n).then_some(rows)
+        (rows.iter().filter(|r| r["reason"] == error).count() >= n).then_some(rows)
     })
 }
 
