@@ -46,6 +46,13 @@ pub const DEFAULT_ALERT_FAILURE_STREAK: i64 = 5;
 pub const DEFAULT_REDRIVE_SPACING_MS: i64 = 100;
 /// The most rows one bulk redrive request moves: 500.
 pub const BULK_REDRIVE_CAP: i64 = 500;
+/// How often each List is reconciled (`LISTS_RECONCILE_MINUTES`): 60 minutes.
+pub const DEFAULT_LISTS_RECONCILE_MINUTES: i64 = 60;
+/// The least time between two Slack calls for one List (`LISTS_PACE_MS`): 1.2 s, i.e. 50 a minute,
+/// Slack's Tier 3 for `slackLists.items.create`.
+pub const DEFAULT_LISTS_PACE_MS: i64 = 1_200;
+/// Rows asked for per `slackLists.items.list` page (`LISTS_PAGE_SIZE`): 100.
+pub const DEFAULT_LISTS_PAGE_SIZE: i64 = 100;
 /// Default model name for the LLM endpoint (`LLM_MODEL`).
 pub const DEFAULT_LLM_MODEL: &str = "gpt-4o-mini";
 
@@ -101,6 +108,14 @@ pub struct Config {
     pub bot_token: Option<Secret>,
     /// `ADMIN_TOKEN`: the admin API is off (404) without it.
     pub admin_token: Option<Secret>,
+    /// `API_TOKEN`: the bearer of every `/api/…` route, which are off (404) without it.
+    pub api_token: Option<Secret>,
+    /// `LISTS_RECONCILE_MINUTES`, in ms.
+    pub lists_reconcile_ms: i64,
+    /// `LISTS_PACE_MS`.
+    pub lists_pace_ms: i64,
+    /// `LISTS_PAGE_SIZE`.
+    pub lists_page_size: i64,
     /// `SLACK_CLIENT_ID`: the OAuth app's client id.
     pub client_id: Option<String>,
     /// `SLACK_CLIENT_SECRET`: the OAuth app's secret (also the key that signs install states).
@@ -211,6 +226,10 @@ impl Config {
             slack_api_url: v.url("SLACK_API_URL")?.unwrap_or_else(|| DEFAULT_SLACK_API_URL.into()),
             bot_token: Secret::parse(v.text("SLACK_BOT_TOKEN")),
             admin_token: Secret::parse(v.text("ADMIN_TOKEN")),
+            api_token: Secret::parse(v.text("API_TOKEN")),
+            lists_reconcile_ms: v.int("LISTS_RECONCILE_MINUTES", DEFAULT_LISTS_RECONCILE_MINUTES, 1, 7 * 24 * 60)? * 60_000,
+            lists_pace_ms: v.int("LISTS_PACE_MS", DEFAULT_LISTS_PACE_MS, 0, 60_000)?,
+            lists_page_size: v.int("LISTS_PAGE_SIZE", DEFAULT_LISTS_PAGE_SIZE, 1, 1_000)?,
             client_id: v.text("SLACK_CLIENT_ID"),
             client_secret: Secret::parse(v.text("SLACK_CLIENT_SECRET")),
             bot_scopes: v.text("SLACK_BOT_SCOPES").unwrap_or_else(|| DEFAULT_BOT_SCOPES.into()),
@@ -287,6 +306,8 @@ mod tests {
         assert_eq!(c.retry, RetryPolicy::default());
         assert_eq!(c.receipt_retention_ms, 24 * 3_600_000);
         assert!(c.llm.is_none());
+        assert!(c.api_token.is_none());
+        assert_eq!((c.lists_reconcile_ms, c.lists_pace_ms, c.lists_page_size), (3_600_000, 1_200, 100));
         assert!(c.warnings.is_empty(), "{:?}", c.warnings);
     }
 

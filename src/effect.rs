@@ -44,6 +44,14 @@ pub enum Action {
         /// Where the answer goes.
         then: Followup,
     },
+    /// Work on a Slack List (`crate::lists`): a record's sync or a reconciliation page.
+    Lists {
+        /// The List.
+        list_id: String,
+        /// What to do.
+        #[serde(flatten)]
+        job: crate::lists::api::ListJob,
+    },
 }
 
 /// Where an LLM answer is delivered.
@@ -72,6 +80,7 @@ impl Action {
             Action::SlackApi { method, .. } => method.clone(),
             Action::RespondUrl { .. } => "response_url".into(),
             Action::LlmReply { .. } => "llm".into(),
+            Action::Lists { list_id, .. } => crate::lists::api::target(list_id),
         }
     }
 
@@ -81,6 +90,7 @@ impl Action {
             Action::SlackApi { .. } => "slack_api",
             Action::RespondUrl { .. } => "response_url",
             Action::LlmReply { .. } => "llm",
+            Action::Lists { .. } => "lists",
         }
     }
 }

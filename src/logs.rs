@@ -8,6 +8,8 @@
 //! signature is ever a field.
 
 use crate::ingest::Verdict;
+use crate::lists::api::RunView;
+use crate::lists::reconcile::Report;
 use crate::outbox::{Outcome, Trigger};
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +35,8 @@ pub enum LogLine {
     TokenRefreshFailed(TokenRefreshFailedLine),
     /// An operator's bulk action.
     Admin(AdminLine),
+    /// A List's reconciliation pass ended.
+    Reconcile(ReconcileLine),
     /// A malformed setting (every route answers 500 until it is fixed).
     ConfigError(ErrorLine),
     /// An actor could not create its tables.
@@ -58,7 +62,7 @@ macro_rules! into_line {
 into_line!(
     RequestLine => Request, SweepLine => Sweep, DeliveryLine => Delivery, AlertLine => Alert,
     InstallLine => Install, UninstallLine => Uninstall, TokenRefreshedLine => TokenRefreshed,
-    TokenRefreshFailedLine => TokenRefreshFailed, AdminLine => Admin,
+    TokenRefreshFailedLine => TokenRefreshFailed, AdminLine => Admin, ReconcileLine => Reconcile,
 );
 
 /// The `alert` field: what an operator should be told about (see `docs/operations.md`).
@@ -334,6 +338,44 @@ pub struct AdminLine {
     pub redriven: i64,
 }
 
+/// `kind: reconcile`: one per pass of a List, when it ends (`docs/lists.md`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReconcileLine {
+    /// The team key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
+    /// The List.
+    pub list_id: String,
+    /// The pass's id (`GET /api/teams/{team}/lists/{list_id}/reconcile`).
+    pub run: i64,
+    /// `schedule` or `api`.
+    pub trigger: String,
+    /// From its first page to its end (ms).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<i64>,
+    /// Counts per outcome.
+    #[serde(flatten)]
+    pub counts: Report,
+    /// Why it ended early.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl ReconcileLine {
+    /// The line of a pass that ended at `now`.
+    pub fn of(team: Option<String>, run: RunView, now: i64) -> ReconcileLine {
+        ReconcileLine {
+            team,
+            list_id: run.list_id,
+            run: run.id,
+            trigger: run.trigger,
+            duration_ms: run.started_at.map(|at| now - at),
+            counts: run.report,
+            error: run.error,
+        }
+    }
+}
+
 /// The `*_error` kinds.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ErrorLine {
@@ -385,6 +427,7 @@ mod tests {
             LogLine::TokenRefreshed(TokenRefreshedLine { expires_at: 1 }),
             LogLine::TokenRefreshFailed(TokenRefreshFailedLine { verdict: "v".into() }),
             LogLine::Admin(AdminLine { action: "bulk_redrive".into(), team: s(), redriven: 1 }),
+            LogLine::Reconcile(ReconcileLine { team: s(), list_id: "F1".into(), run: 1, trigger: "api".into(), duration_ms: Some(1), counts: Report::default(), error: s() }),
             LogLine::ConfigError(error.clone()),
             LogLine::SchemaError(error.clone()),
             LogLine::DirectoryError(error.clone()),

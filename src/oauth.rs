@@ -18,7 +18,7 @@ pub const REFRESH_MARGIN_MS: i64 = 2 * 60 * 60 * 1000;
 /// The cookie that binds a state to the browser that started the install.
 pub const STATE_COOKIE: &str = "slackline_oauth_state";
 /// Default bot scopes (`SLACK_BOT_SCOPES`).
-pub const DEFAULT_BOT_SCOPES: &str = "app_mentions:read,chat:write,im:history,commands";
+pub const DEFAULT_BOT_SCOPES: &str = "app_mentions:read,chat:write,im:history,commands,lists:read,lists:write";
 /// Slack's authorize page (`SLACK_AUTHORIZE_URL` overrides it).
 pub const DEFAULT_AUTHORIZE_URL: &str = "https://slack.com/oauth/v2/authorize";
 

@@ -8,6 +8,7 @@
 
 use super::{OutboxRow, Stats};
 use crate::effect::Action;
+use crate::lists::api::ListJob;
 use hmac::{Hmac, Mac};
 use serde_json::Value;
 use sha2::Sha256;
@@ -69,6 +70,8 @@ pub fn describe(payload: &str) -> String {
         }
         Ok(Action::RespondUrl { body, .. }) => format!("answer to a command: “{}”", snippet(&body["text"])),
         Ok(Action::LlmReply { prompt, .. }) => format!("LLM reply to “{}”", crate::effect::truncate_chars(&prompt, 80)),
+        Ok(Action::Lists { list_id, job: ListJob::Sync { record_id } }) => format!("sync of record “{record_id}” to List {list_id}"),
+        Ok(Action::Lists { list_id, job: ListJob::Reconcile { run } }) => format!("reconciliation pass {run} of List {list_id}"),
         Err(_) => "unreadable payload".into(),
     }
 }

@@ -12,7 +12,9 @@
 //! Cells are always written as `{"column_id": "Col…", <typed key>: <value>}`, never in the
 //! deprecated `key`/`value` form.
 
+pub mod api;
 pub mod create;
+pub mod sync;
 pub mod reconcile;
 
 use serde::{Deserialize, Serialize};

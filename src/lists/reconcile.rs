@@ -13,10 +13,12 @@
 //! | unmapped, no key or a key naming no record | — | [`Finding::Orphan`]: reported, never deleted automatically |
 //! | — | a record whose `row_id` neither pass saw | [`Finding::Missing`] (deleted in Slack; recreated on the next sync only if the list's `recreate_missing` is on) |
 
-use serde::Serialize;
+use super::mirrored_key;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// Which pass a row was listed in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Pass {
     /// `items.list` without `archived`.
@@ -46,7 +48,7 @@ pub struct RecordRef {
 }
 
 /// What reconciliation found about one row or record.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum Finding {
     /// A linked row is there.
@@ -130,7 +132,8 @@ pub fn missing<'a>(linked: impl IntoIterator<Item = &'a RecordRef>, was_listed: 
 }
 
 /// Counts per outcome, for the pass's report row and log line.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Report {
     /// Pages read, both passes.
     pub pages: u32,
@@ -168,6 +171,81 @@ impl Report {
             *n += 1;
         }
     }
+}
+
+impl Pass {
+    /// The stored text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Pass::Active => "active",
+            Pass::Archived => "archived",
+        }
+    }
+
+    /// Parses the stored text.
+    pub fn parse(s: &str) -> Option<Pass> {
+        [Pass::Active, Pass::Archived].into_iter().find(|p| p.as_str() == s)
+    }
+}
+
+/// One `items.list` page, read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    /// Its rows.
+    pub rows: Vec<ListedRow>,
+    /// The next page's cursor; `None` on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// Reads an `items.list` answer: each item's id, mirrored key and `updated_by`, and the next
+/// cursor (Slack's docs show it both as `response_metadata.next_cursor` and at the top level; an
+/// empty one ends the pass). `None` when the answer has no `items` array.
+pub fn read_page(body: &Value, key_column: &str) -> Option<Page> {
+    let items = body.get("items")?.as_array()?;
+    let rows = items
+        .iter()
+        .filter_map(|item| {
+            let id = item.get("id")?.as_str()?.to_string();
+            let updated_by = item.get("updated_by").and_then(Value::as_str).map(str::to_string);
+            Some(ListedRow { id, key: mirrored_key(item, key_column), updated_by })
+        })
+        .collect();
+    let cursor = body.pointer("/response_metadata/next_cursor").or_else(|| body.get("next_cursor"));
+    let next_cursor = cursor.and_then(Value::as_str).filter(|c| !c.is_empty()).map(str::to_string);
+    Some(Page { rows, next_cursor })
+}
+
+/// Where a pass goes after a page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Next {
+    /// Read this page next.
+    Page {
+        /// Which pass.
+        pass: Pass,
+        /// Its cursor (`None`: the pass's first page).
+        cursor: Option<String>,
+    },
+    /// Both passes are done: mark what was not seen.
+    Finished,
+}
+
+/// After a page of `pass` whose answer gave `next_cursor`: the same pass goes on, the active pass
+/// is followed by the archived one, and the archived pass ends the run.
+pub fn next(pass: Pass, next_cursor: Option<String>) -> Next {
+    match (pass, next_cursor) {
+        (pass, Some(cursor)) => Next::Page { pass, cursor: Some(cursor) },
+        (Pass::Active, None) => Next::Page { pass: Pass::Archived, cursor: None },
+        (Pass::Archived, None) => Next::Finished,
+    }
+}
+
+/// The most findings (other than `seen`) a pass's report keeps for the operator to read; the
+/// counts are always complete.
+pub const MAX_REPORTED_FINDINGS: usize = 200;
+
+/// Whether a finding is listed in the report (every one but a plain `seen`).
+pub fn worth_reporting(finding: &Finding) -> bool {
+    !matches!(finding, Finding::Seen { .. })
 }
 
 #[cfg(test)]
@@ -257,5 +335,24 @@ mod tests {
         report.count(&missing(records.values(), |row| seen_rows.contains(row)));
         let want = Report { pages: 25, rows: 2_500, seen: 1_950, human_edited: 10, archived: 50, relinked: 300, duplicates: 100, orphans: 100, missing: 7 };
         assert_eq!(report, want);
+    }
+
+    #[test]
+    fn a_page_is_read_with_its_key_and_cursor_and_passes_follow_each_other() {
+        let body = serde_json::json!({"ok": true, "items": [
+            {"id": "Rec1", "updated_by": "U1", "fields": [{"column_id": "ColK", "text": "r1"}]},
+            {"id": "Rec2", "fields": []}
+        ], "response_metadata": {"next_cursor": "abc"}});
+        let page = read_page(&body, "ColK").unwrap();
+        assert_eq!(page.rows, vec![row("Rec1", Some("r1"), "U1"), ListedRow { id: "Rec2".into(), key: None, updated_by: None }]);
+        assert_eq!(page.next_cursor.as_deref(), Some("abc"));
+        let top_level = read_page(&serde_json::json!({"items": [], "next_cursor": "xyz"}), "ColK").unwrap();
+        assert_eq!(top_level.next_cursor.as_deref(), Some("xyz"));
+        let last = read_page(&serde_json::json!({"items": [], "response_metadata": {"next_cursor": ""}}), "ColK").unwrap();
+        assert_eq!(last.next_cursor, None);
+        assert_eq!(read_page(&serde_json::json!({"ok": true}), "ColK"), None);
+        assert_eq!(next(Pass::Active, Some("c".into())), Next::Page { pass: Pass::Active, cursor: Some("c".into()) });
+        assert_eq!(next(Pass::Active, None), Next::Page { pass: Pass::Archived, cursor: None });
+        assert_eq!(next(Pass::Archived, None), Next::Finished);
     }
 }

@@ -21,17 +21,12 @@
 //! | `POST /admin/teams/{team}/redrive?reason=&since=&until=[&dry_run=false&expect=N]` | `POST /admin/redrive` |
 
 use super::error::FrontDoorError;
-use super::{clock, directory, header, html_page, response_json, team};
+use super::{clock, directory, header, html_page, response_json, team, valid_team};
 use crate::admin::page::{self, ACTION_HEADER, SESSION_COOKIE, SESSION_TTL_MS};
 use crate::admin::{OutboxPage, Stats};
 use crate::config::{Config, Secret};
 use crate::oauth::cookie;
 use worker::{Env, Headers, Method, Request, Response};
-
-/// A team key as it may appear in a path: Slack ids are short and alphanumeric.
-fn valid_team(team: &str) -> bool {
-    (1..=64).contains(&team.len()) && team.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-}
 
 /// How a request proved it is the operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

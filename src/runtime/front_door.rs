@@ -8,7 +8,7 @@
 //! the modules the front door calls can return it without importing the front door).
 
 use super::error::FrontDoorError;
-use super::{admin, clock, env, header, log, oauth, team};
+use super::{admin, api, clock, env, header, log, oauth, team};
 use crate::config::{Config, MAX_BODY_BYTES};
 use crate::ingest::{IngestOutcome, Receipt};
 use crate::logs::{Alert, ErrorLine, LogLine, RequestLine, RequestVerdict};
@@ -88,6 +88,7 @@ async fn route(req: Request, env: &Env, config: &Config, started: i64) -> Result
         (Method::Post, "/slack/commands") => slack(req, env, config, SlackRoute::Commands, started).await,
         (Method::Post, "/slack/interactivity") => slack(req, env, config, SlackRoute::Interactivity, started).await,
         (_, p) if p == "/admin" || p.starts_with("/admin/") => admin::route(req, env, config).await,
+        (_, p) if p.starts_with("/api/") => api::route(req, env, config).await,
         _ => Err(FrontDoorError::NotFound),
     }
 }

@@ -4,17 +4,20 @@
 //! - [`front_door`]: the Worker's `fetch` (stateless): verify, parse, route, wait for the actor;
 //! - [`error`]: the Worker's one error enum, mapped to HTTP in one place;
 //! - [`admin`]: the admin API's authentication and forwarding to a team actor;
+//! - [`api`]: the `/api/…` routes' (`API_TOKEN`) authentication and forwarding to a team actor;
 //! - [`oauth`]: the install flow (`/slack/install`, `/slack/oauth_redirect`);
 //! - [`team`]: the `TeamActor` Durable Object: the atomic ingest unit, the installation, the admin
 //!   reads, the alarm;
 //! - [`directory`]: the `Directory` Durable Object: the list of teams and consumed OAuth states;
 //! - [`credential`]: the bot token at delivery time, with single-flight refresh;
 //! - [`sweep`]: the alarm's delivery loop;
+//! - [`lists`]: a Slack List's jobs (a record's sync, a reconciliation page), performed for the sweep;
 //! - [`store`]: the only module that runs SQL;
 //! - [`http`]: the only module that calls `Fetch`;
 //! - [`env`], [`log`], [`clock`]: configuration, JSON log lines, time and randomness.
 
 pub mod admin;
+pub mod api;
 pub mod clock;
 pub mod credential;
 pub mod directory;
@@ -22,11 +25,17 @@ pub mod env;
 pub mod error;
 pub mod front_door;
 pub mod http;
+pub mod lists;
 pub mod log;
 pub mod oauth;
 pub mod store;
 pub mod sweep;
 pub mod team;
+
+/// A team key as it may appear in a path: Slack ids are short and alphanumeric.
+pub fn valid_team(team: &str) -> bool {
+    (1..=64).contains(&team.len()) && team.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
 
 /// The value of one request header, if present and readable.
 pub fn header(req: &worker::Request, name: &str) -> Option<String> {

@@ -13,10 +13,13 @@
 use super::clock;
 use super::credential::{self, Credential};
 use super::http::{self, Failure};
+use super::lists::{self, Pending};
 use super::log;
+use super::store::lists::ListsWrite;
+use crate::lists::api::RunView;
 use super::store::{self, AttemptLog, ClaimedRow, Completed, Completing, Completion, NewRow};
 use crate::config::{Config, PRUNE_BATCH};
-use crate::logs::{Alert, AlertLine, DeliveryLine, ErrorLine, LogLine, SweepLine};
+use crate::logs::{Alert, AlertLine, DeliveryLine, ErrorLine, LogLine, ReconcileLine, SweepLine};
 use crate::effect::Action;
 use crate::outbox::schedule::{Drain, Step};
 use crate::outbox::{after_attempt, before_attempt, reasons, streak_alerts, Attempted, Outcome, Transition, Trigger};
@@ -124,11 +127,15 @@ struct Performed {
     http_status: Option<i64>,
     /// The LLM's answer, for a successful completion call.
     answer: Option<String>,
+    /// A List job's write, once the transition is known.
+    list: Option<Pending>,
+    /// A List job called Slack: the list's pacing applies.
+    list_called: bool,
 }
 
 impl Performed {
     fn verdict(verdict: Verdict) -> Performed {
-        Performed { verdict, http_status: None, answer: None }
+        Performed { verdict, http_status: None, answer: None, list: None, list_called: false }
     }
 }
 
@@ -139,6 +146,10 @@ struct Finished {
     performed: Performed,
     transition: Transition,
     followups: Vec<NewRow>,
+    /// A List job's write, stored with the completion.
+    lists: Option<ListsWrite>,
+    /// Hold the row's target until then (a List's pacing).
+    pace_until: Option<i64>,
     started: i64,
 }
 
@@ -169,7 +180,8 @@ impl Finished {
     }
 
     /// What storing this attempt writes.
-    fn completing(&self, token: &str, max_attempts: u32, now: i64) -> Completing {
+    fn completing(&self, token: &str, config: &Config, now: i64) -> Completing {
+        let max_attempts = config.retry.max_attempts;
         let hold = matches!(self.performed.verdict, Verdict::Transient { hold_target: true, .. });
         Completing {
             row_id: self.row.id,
@@ -183,6 +195,9 @@ impl Finished {
                 latency_ms: now - self.started,
             },
             followups: self.followups.clone(),
+            lists: self.lists.clone(),
+            pace_until: self.pace_until,
+            reconcile_ms: config.lists_reconcile_ms,
             op_key: self.row.op_key.clone(),
             max_attempts,
             now,
@@ -235,7 +250,7 @@ impl Sweeper<'_> {
                 Step::Start => {
                     let (row, credential) = queued.pop_front().expect("the schedule starts only claimed rows");
                     drain.started(row.id, now);
-                    in_flight.push(self.attempt(row, credential, now));
+                    in_flight.push(self.attempt(row, credential, &token, now));
                 }
                 Step::Wait { until } => match next_event(&mut in_flight, &mut woken, until.map(|at| at - now)).await {
                     // `outstanding` already says rows are waiting; the signal only woke the loop.
@@ -263,7 +278,7 @@ impl Sweeper<'_> {
 
     /// Performs one claimed row (or expires it), started at `started`, and decides its
     /// transition; stores nothing.
-    async fn attempt(&self, row: ClaimedRow, credential: Rc<Credential>, started: i64) -> Finished {
+    async fn attempt(&self, row: ClaimedRow, credential: Rc<Credential>, token: &str, started: i64) -> Finished {
         let attempted = Attempted {
             attempts: row.attempts.max(0) as u32,
             max_attempts: row.max_attempts.max(1) as u32,
@@ -275,7 +290,7 @@ impl Sweeper<'_> {
             Some(expired) => (Performed::verdict(Verdict::Success), expired),
             None => {
                 let performed = match &action {
-                    Some(action) => self.perform(action, &credential).await,
+                    Some(action) => self.perform(action, &credential, lists::Claim { row_id: row.id, token }, started).await,
                     None => Performed::verdict(Verdict::Permanent { code: reasons::BAD_PAYLOAD.into() }),
                 };
                 let now = clock::now_ms();
@@ -284,19 +299,31 @@ impl Sweeper<'_> {
             }
         };
         let followups = followups(&row, action.as_ref(), &performed);
-        Finished { row, attempted, performed, transition, followups, started }
+        let mut performed = performed;
+        let parked = matches!(transition, Transition::Park { .. });
+        let lists = performed.list.take().and_then(|pending| pending.write(&performed.verdict, parked));
+        let pace_until = performed.list_called.then_some(started + self.config.lists_pace_ms);
+        Finished { row, attempted, performed, transition, followups, lists, pace_until, started }
     }
 
     /// Stores finished attempts in one fenced unit, then logs each; returns their outcomes.
     fn store(&self, finished: Vec<Finished>, token: &str) -> worker::Result<Vec<Outcome>> {
         let now = clock::now_ms();
-        let completing = finished.iter().map(|f| f.completing(token, self.config.retry.max_attempts, now)).collect();
+        let completing = finished.iter().map(|f| f.completing(token, self.config, now)).collect();
         let completed = store::complete(self.storage, self.sql, completing)?;
         Ok(finished.iter().zip(completed).map(|(f, done)| self.log_attempt(f, done, now)).collect())
     }
 
+    /// The `reconcile` line of a pass that a completion finished.
+    fn log_reconcile(&self, run: RunView, now: i64) {
+        log::emit(ReconcileLine::of(self.team.clone(), run, now));
+    }
+
     /// The `delivery` line of one stored attempt, and a `target_failing` alert on a long streak.
     fn log_attempt(&self, f: &Finished, done: Completed, now: i64) -> Outcome {
+        if let Some(run) = done.reconciled {
+            self.log_reconcile(run, now);
+        }
         let outcome = if done.completion == Completion::Fenced { Outcome::Fenced } else { Outcome::of(&f.transition) };
         let error = f.performed.verdict.code().map(str::to_string);
         log::emit(f.line(self.team.clone(), outcome, error.clone(), now));
@@ -307,7 +334,7 @@ impl Sweeper<'_> {
         outcome
     }
 
-    async fn perform(&self, action: &Action, credential: &Credential) -> Performed {
+    async fn perform(&self, action: &Action, credential: &Credential, claim: lists::Claim<'_>, started: i64) -> Performed {
         let c = self.config;
         let timeout = c.attempt_timeout_ms;
         match action {
@@ -324,6 +351,10 @@ impl Sweeper<'_> {
                 judge(answer, |a| classify::classify_http(a.status, a.retry_after.as_deref()).unwrap_or(Verdict::Success))
             }
             Action::LlmReply { prompt, .. } => self.complete_chat(prompt).await,
+            Action::Lists { list_id, job } => {
+                let done = lists::perform(self.sql, c, credential, claim, list_id, job, started).await;
+                Performed { verdict: done.verdict, http_status: done.http_status, answer: None, list: Some(done.pending), list_called: done.called }
+            }
         }
     }
 
@@ -364,7 +395,7 @@ fn followups(row: &ClaimedRow, action: Option<&Action>, performed: &Performed) -
 
 fn judge(answer: Result<http::Answer, Failure>, classify: impl Fn(&http::Answer) -> Verdict) -> Performed {
     match answer {
-        Ok(a) => Performed { verdict: classify(&a), http_status: Some(a.status as i64), answer: None },
+        Ok(a) => Performed { http_status: Some(a.status as i64), ..Performed::verdict(classify(&a)) },
         Err(Failure::Timeout) => Performed::verdict(classify::timed_out()),
         Err(Failure::Network(detail)) => {
             log::emit(LogLine::NetworkError(ErrorLine::new(&detail)));

@@ -7,7 +7,16 @@
 //! `Retry-After`, HTTP 5xx, or a delay (longer than the client's timeout, if asked). A scripted
 //! rule applies only to calls whose body contains its needle (a unique channel, say), so tests
 //! sharing the fake do not disturb each other. Unscripted calls get a success.
+//!
+//! Slack Lists (`slackLists.items.create`, `.update`, `.delete`, `.list`) are stateful, in
+//! [`super::fake_lists`]: an unscripted call (or [`Reply::Ok`], also after a [`Reply::Delay`]) is
+//! applied and gets the real answer; a scripted refusal (`Error`, `RateLimited`, `Status`, `Json`,
+//! `Reset`) writes nothing, as Slack refused; [`Reply::Applied`] writes, then answers with its inner
+//! reply (Slack acted, the answer was lost). Tests read and change the rows as people in Slack
+//! would with [`FakeSlack::list_rows`], [`FakeSlack::add_row`], [`FakeSlack::edit_row`], ...
 
+use super::fake_lists::{self, Lists};
+pub use super::fake_lists::{FakeRow, FAKE_BOT_USER};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -53,6 +62,19 @@ pub enum Reply {
     Completion(String),
     /// 200 with exactly this JSON body (e.g. an `oauth.v2.access` answer).
     Json(Value),
+    /// For a Lists method: apply it for real, then answer with this reply instead (its `Ok` is the
+    /// real answer). Slack acted, but the caller may not learn it: `Status(503)`, `Reset`, a long
+    /// `Delay`. For other methods, just this reply.
+    Applied(Box<Reply>),
+    /// Close the connection without any HTTP answer: the client sees a network error (the socket
+    /// is shut down under tiny_http, see [`reset`]).
+    Reset,
+}
+
+/// A Lists `rich_text` cell holding plain text, in the shape slackline sends.
+pub fn text_cell(column_id: &str, text: &str) -> Value {
+    let section = json!({"type": "rich_text_section", "elements": [{"type": "text", "text": text}]});
+    json!({"column_id": column_id, "rich_text": [{"type": "rich_text", "elements": [section]}]})
 }
 
 /// Chooses a reply for each call (for chaos tests): never runs out.
@@ -69,6 +91,7 @@ struct Rule {
 struct State {
     calls: Vec<Call>,
     rules: Vec<Rule>,
+    lists: Lists,
 }
 
 /// The fake server. Lives as long as the test binary (its thread is detached).
@@ -86,7 +109,7 @@ impl FakeSlack {
         std::thread::spawn(move || {
             for request in server.incoming_requests() {
                 let state = shared.clone();
-                std::thread::spawn(move || handle(request, &state));
+                std::thread::spawn(move || handle(request, &state, port));
             }
         });
         FakeSlack { port, state }
@@ -138,6 +161,42 @@ impl FakeSlack {
             (calls.len() >= count).then_some(calls)
         })
     }
+
+    /// Every row of a List (archived ones too), in insertion order.
+    pub fn list_rows(&self, list_id: &str) -> Vec<FakeRow> {
+        self.state.lock().unwrap().lists.rows(list_id)
+    }
+
+    /// A row made by a person (`by`) in Slack; returns its `Rec…` id.
+    pub fn add_row(&self, list_id: &str, fields: Vec<Value>, by: &str) -> String {
+        self.state.lock().unwrap().lists.insert(list_id, fields, by)
+    }
+
+    /// Archives a row, as a person (or Slack's auto-archive) would.
+    pub fn archive_row(&self, list_id: &str, row_id: &str) {
+        self.state.lock().unwrap().lists.archive(list_id, row_id)
+    }
+
+    /// A person's edit: replaces the cell of `cell`'s `column_id` (or adds it) and sets `updated_by`.
+    pub fn edit_row(&self, list_id: &str, row_id: &str, cell: Value, by: &str) {
+        self.state.lock().unwrap().lists.edit(list_id, row_id, cell, by)
+    }
+
+    /// A row deleted in Slack.
+    pub fn remove_row(&self, list_id: &str, row_id: &str) {
+        self.state.lock().unwrap().lists.remove(list_id, row_id)
+    }
+
+    /// Inserts `n` rows at once (cells from `make(i)`, made by [`FAKE_BOT_USER`]); returns their ids.
+    pub fn seed_rows(&self, list_id: &str, n: usize, make: impl Fn(usize) -> Vec<Value>) -> Vec<String> {
+        let mut state = self.state.lock().unwrap();
+        (0..n).map(|i| state.lists.insert(list_id, make(i), FAKE_BOT_USER)).collect()
+    }
+
+    /// The most rows one `slackLists.items.list` page holds, whatever the caller's `limit` (default 100).
+    pub fn set_list_page_size(&self, n: usize) {
+        self.state.lock().unwrap().lists.set_page_size(n)
+    }
 }
 
 fn method_of(path: &str) -> String {
@@ -181,16 +240,25 @@ fn next_reply(state: &Mutex<State>, call: &Call) -> Reply {
 
 static TS: AtomicU64 = AtomicU64::new(1);
 
-fn respond(request: tiny_http::Request, call: &Call, reply: Reply) {
+/// Answers `call` with `reply`. `applied` is the real answer of a Lists call already applied (by
+/// [`Reply::Applied`]), so it is not applied twice.
+fn respond(request: tiny_http::Request, call: &Call, reply: Reply, state: &Mutex<State>, port: u16, applied: Option<Value>) {
     let (status, body, retry_after) = match reply {
         Reply::Delay(wait, then) => {
             std::thread::sleep(wait);
-            return respond(request, call, *then);
+            return respond(request, call, *then, state, port, applied);
         }
+        Reply::Applied(then) => {
+            let applied = applied.or_else(|| fake_lists::handles(&call.method).then(|| apply_lists(state, call)));
+            return respond(request, call, *then, state, port, applied);
+        }
+        Reply::Reset => return reset(request, port),
+        Reply::Ok if fake_lists::handles(&call.method) => (200, applied.unwrap_or_else(|| apply_lists(state, call)), None),
         Reply::Ok if call.method == "llm" => (200, completion(&format!("LLM answer to: {}", prompt_of(call))), None),
         Reply::Completion(text) => (200, completion(&text), None),
         Reply::Json(body) => (200, body, None),
         Reply::Ok if call.method == "response_url" => (200, json!("ok"), None),
+        Reply::Ok if call.method == "auth.test" => (200, json!({"ok": true, "user_id": FAKE_BOT_USER, "bot_id": "BFAKE"}), None),
         Reply::Ok => {
             let ts = format!("1700000000.{:06}", TS.fetch_add(1, Ordering::Relaxed));
             (200, json!({"ok": true, "channel": call.field("channel"), "ts": ts}), None)
@@ -216,8 +284,51 @@ fn completion(text: &str) -> Value {
     json!({"id": "cmpl-1", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]})
 }
 
-fn handle(mut request: tiny_http::Request, state: &Mutex<State>) {
+/// Applies a Lists call to the fake's state; a call without a bearer token is `not_authed`.
+fn apply_lists(state: &Mutex<State>, call: &Call) -> Value {
+    let token = call.header("authorization").and_then(|h| h.strip_prefix("Bearer ")).unwrap_or("");
+    if token.trim().is_empty() {
+        return json!({"ok": false, "error": "not_authed"});
+    }
+    state.lock().unwrap().lists.apply(&call.method, call.json.as_ref())
+}
+
+/// Drops the connection without an HTTP answer. tiny_http cannot do this by itself: a `Request`
+/// dropped unanswered sends a 500, and dropping its writer (`into_writer`) leaves the keep-alive
+/// socket open while the connection thread waits for the next request. So the writer is dropped
+/// unwritten, and the server's socket of this connection (found among the process's descriptors by
+/// its two addresses) gets `SO_LINGER` 0 and is shut down both ways: the client sees the connection
+/// closed or reset; tiny_http's reader sees EOF and closes the socket. Where the socket cannot be
+/// found, the client is left waiting far longer than any client timeout instead.
+fn reset(request: tiny_http::Request, port: u16) {
+    let peer = request.remote_addr().copied();
+    drop(request.into_writer());
+    let local = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    if !peer.is_some_and(|peer| shut_down_socket(local, peer)) {
+        std::thread::sleep(Duration::from_secs(600));
+    }
+}
+
+fn shut_down_socket(local: std::net::SocketAddr, peer: std::net::SocketAddr) -> bool {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    let Ok(dir) = std::fs::read_dir("/proc/self/fd").or_else(|_| std::fs::read_dir("/dev/fd")) else { return false };
+    let fds: Vec<i32> = dir.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect();
+    for fd in fds {
+        // Borrowed, never closed here: the socket stays tiny_http's. A descriptor closed meanwhile
+        // (or not a socket) fails these lookups; only this connection has both addresses.
+        let stream = std::mem::ManuallyDrop::new(unsafe { std::net::TcpStream::from_raw_fd(fd) });
+        if stream.local_addr().ok() == Some(local) && stream.peer_addr().ok() == Some(peer) {
+            let linger = libc::linger { l_onoff: 1, l_linger: 0 };
+            let size = std::mem::size_of::<libc::linger>() as libc::socklen_t;
+            unsafe { libc::setsockopt(stream.as_raw_fd(), libc::SOL_SOCKET, libc::SO_LINGER, &linger as *const _ as *const libc::c_void, size) };
+            return stream.shutdown(std::net::Shutdown::Both).is_ok();
+        }
+    }
+    false
+}
+
+fn handle(mut request: tiny_http::Request, state: &Mutex<State>, port: u16) {
     let call = record(&mut request);
     let reply = next_reply(state, &call);
-    respond(request, &call, reply);
+    respond(request, &call, reply, state, port, None);
 }

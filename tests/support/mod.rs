@@ -7,6 +7,7 @@
 //! starts its own with [`Runtime::start`].
 #![allow(dead_code)]
 
+pub mod fake_lists;
 pub mod fake_slack;
 pub mod runtime;
 pub mod slack;
@@ -24,6 +25,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 pub const SECRET: &str = "e2e-signing-secret";
 /// The admin token every test runtime uses.
 pub const ADMIN_TOKEN: &str = "e2e-admin-token";
+/// The records API token every test runtime uses.
+pub const API_TOKEN: &str = "e2e-api-token";
 /// The fallback bot token every test runtime uses.
 pub const BOT_TOKEN: &str = "xoxb-e2e-fallback";
 /// The OAuth client id every test runtime uses.

@@ -35,6 +35,8 @@ impl Settings {
             ("SLACK_API_URL", fake.api_url()),
             ("SLACK_BOT_TOKEN", BOT_TOKEN.to_string()),
             ("ADMIN_TOKEN", ADMIN_TOKEN.to_string()),
+            ("API_TOKEN", super::API_TOKEN.to_string()),
+            ("LISTS_PACE_MS", "20".to_string()),
             ("ALLOW_TEST_CLOCK", "1".to_string()),
             ("SLACK_CLIENT_ID", super::CLIENT_ID.to_string()),
             ("SLACK_CLIENT_SECRET", super::CLIENT_SECRET.to_string()),

@@ -1,6 +1,6 @@
 //! Signed Slack requests and admin calls against a runtime.
 
-use super::{ADMIN_TOKEN, SECRET};
+use super::{ADMIN_TOKEN, API_TOKEN, SECRET};
 use serde_json::{json, Value};
 use slackline::slack::signature::SigningSecret;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -117,6 +117,23 @@ impl Client {
 
     pub fn admin_delete(&self, path: &str) -> Answer {
         self.admin("DELETE", path)
+    }
+
+    /// A records API (`/api/…`) call with the test `API_TOKEN`.
+    pub fn api(&self, method: &str, path: &str, body: Option<&Value>) -> Answer {
+        self.api_as(method, path, Some(API_TOKEN), body.map(|b| b.to_string()).as_deref())
+    }
+
+    /// A records API call with any bearer (or none) and a raw body.
+    pub fn api_as(&self, method: &str, path: &str, bearer: Option<&str>, body: Option<&str>) -> Answer {
+        let mut req = self.agent.request(method, &format!("{}{path}", self.base));
+        if let Some(token) = bearer {
+            req = req.set("authorization", &format!("Bearer {token}"));
+        }
+        match body {
+            Some(body) => answer(req.set("content-type", "application/json").send_string(body)),
+            None => answer(req.call()),
+        }
     }
 
     /// The team's stats from the admin API.

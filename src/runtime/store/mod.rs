@@ -10,12 +10,14 @@
 //! - [`outbox`]: claims, fenced completions, the next alarm, housekeeping;
 //! - [`installation`]: the team's installation and the single-flight refresh slot;
 //! - [`admin`]: stats, listings, redrive, discard, audit, benchmark seeding;
+//! - [`lists`]: Slack Lists: column maps, records, reconciliation passes;
 //! - [`directory`]: the Directory actor's teams and consumed OAuth states.
 
 mod admin;
 mod directory;
 mod ingest;
 mod installation;
+pub mod lists;
 mod outbox;
 
 pub use admin::*;

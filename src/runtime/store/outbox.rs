@@ -8,6 +8,8 @@ use worker::{SqlStorage, SqlStorageValue as V, Storage};
 use super::ingest::insert_rows;
 use super::NewRow;
 use crate::outbox::{Outcome, StreakChange, Transition};
+use super::lists::{self, ListsWrite, Queueing};
+use crate::lists::api::RunView;
 
 /// A row as claimed by a sweep.
 #[derive(Debug, Clone, Deserialize)]
@@ -77,6 +79,12 @@ pub struct Completing {
     pub log: AttemptLog,
     /// Follow-up rows (an LLM answer's post), inserted only if the completion is stored.
     pub followups: Vec<NewRow>,
+    /// A List job's write (a record's new state, a reconciliation page), only if stored.
+    pub lists: Option<ListsWrite>,
+    /// Hold the row's target until then whatever the outcome (a List's pacing), if stored.
+    pub pace_until: Option<i64>,
+    /// When the next reconciliation pass is due after one ends (`LISTS_RECONCILE_MINUTES`).
+    pub reconcile_ms: i64,
     /// The row's receipt key, given to follow-ups.
     pub op_key: String,
     /// Attempt budget for follow-ups.
@@ -88,7 +96,7 @@ pub struct Completing {
 }
 
 /// What a completion stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Completed {
     /// Stored or fenced.
     pub completion: Completion,
@@ -96,6 +104,8 @@ pub struct Completed {
     pub outcome: Outcome,
     /// Failures in a row of the row's target after this attempt (0 after a success).
     pub target_failures: i64,
+    /// The reconciliation pass this completion finished, if any.
+    pub reconciled: Option<RunView>,
 }
 
 /// Stores completions whose claims still hold (each fenced by `claim_token`), with their
@@ -145,8 +155,18 @@ fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
             run(sql, sql::HOLD_TARGET, vec![text(target), int(*at)])?;
         }
         insert_rows(sql, &c.op_key, &c.followups, c.max_attempts, c.now)?;
+        if let Some(until) = c.pace_until.filter(|until| *until > c.now) {
+            run(sql, sql::HOLD_TARGET, vec![text(&c.target), int(until)])?;
+        }
     }
-    Ok(Completed { completion, outcome, target_failures })
+    let reconciled = match (&c.lists, completion) {
+        (Some(write), Completion::Stored) => {
+            let q = Queueing { max_attempts: c.max_attempts, reconcile_ms: c.reconcile_ms, now: c.now };
+            lists::apply(sql, write, q)?
+        }
+        _ => None,
+    };
+    Ok(Completed { completion, outcome, target_failures, reconciled })
 }
 
 /// Applies an attempt's change to its target's streak of failed attempts; returns the streak's
@@ -188,6 +208,11 @@ pub fn prune(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_retenti
     run(sql, sql::PRUNE_DONE_ATTEMPTS, vec![int(now - done_retention_ms), int(limit)])?;
     run(sql, sql::PRUNE_DONE, vec![int(now - done_retention_ms), int(limit)])?;
     run(sql, sql::PRUNE_HOLDS, vec![int(now)])
+}
+
+/// Records the actor's team key (the name it was reached by) unless one is recorded.
+pub fn remember_team_key(sql: &SqlStorage, key: &str) -> worker::Result<()> {
+    run(sql, sql::REMEMBER_TEAM_KEY, vec![text(key)])
 }
 
 /// The team key this actor recorded, if any.

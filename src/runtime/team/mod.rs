@@ -8,10 +8,12 @@
 //!   then re-arms itself to the next due time on every path (a failed sweep re-arms after
 //!   [`REARM_AFTER_ERROR_MS`]), never relying on the platform's six alarm retries;
 //! - [`admin`]: `/admin/...`, the admin API's reads and operator actions (forwarded by
-//!   `runtime::admin`), with one error enum mapped to HTTP once.
+//!   `runtime::admin`), with one error enum mapped to HTTP once;
+//! - [`lists`]: `/lists/...`, the records API of Slack Lists (forwarded by `runtime::api`).
 
 mod admin;
 mod ingest;
+mod lists;
 
 use super::store;
 use super::sweep::{Nudge, Sweeper};
@@ -34,6 +36,10 @@ pub async fn call(env: &Env, team_key: &str, method: Method, path: &str, body: O
 /// Tests only (`ALLOW_TEST_CLOCK=1`): the ingest waits this many ms before its unit, so tests can
 /// exceed the front door's ack budget.
 pub const TEST_ACTOR_DELAY: &str = "x-slackline-test-actor-delay-ms";
+
+/// The team key, sent by the front door with `/api/…` requests (an actor reached only through the
+/// API has seen no event that names its team): kept for log lines.
+pub const TEAM_HEADER: &str = "x-slackline-team";
 
 /// When a sweep fails on storage, the alarm is re-armed this far ahead: 5 s.
 pub const REARM_AFTER_ERROR_MS: i64 = 5_000;
@@ -81,6 +87,11 @@ impl DurableObject for TeamActor {
             (Method::Post, ["ingest"]) => self.ingest(req, &config).await,
             (Method::Post, ["installation"]) => self.install(req, &config).await,
             (_, ["admin", route @ ..]) => Ok(self.admin(&req, route, &config).await),
+            (_, ["lists", list_id, route @ ..]) => {
+                let (list_id, route): (String, Vec<String>) = (list_id.to_string(), route.iter().map(|s| s.to_string()).collect());
+                let route: Vec<&str> = route.iter().map(String::as_str).collect();
+                Ok(self.lists(req, &list_id, &route, &config).await)
+            }
             _ => Response::error("not found", 404),
         }
     }

@@ -1,0 +1,528 @@
+//! Slack Lists' tables: column maps, records (with their sync state and linked row), and
+//! reconciliation passes. Every write that goes with an outbox row (a PUT and its sync row, a
+//! page's findings and the next page's row) is one unit.
+
+use super::{int, rows, run, text, tx_sync};
+use crate::effect::Action;
+use crate::lists::api::{page_key, sync_key, target, ListJob, RecordView, RunView};
+use crate::lists::reconcile::{self, classify, next, worth_reporting, Finding, ListedRow, Next, Page, Pass, RecordRef, Report};
+use crate::lists::sync::{RecordSync, RecordWrite, SyncState};
+use crate::lists::ColumnMap;
+use crate::sql;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use worker::{SqlStorage, SqlStorageValue as V, Storage};
+
+fn json_error(e: serde_json::Error) -> worker::Error {
+    worker::Error::RustError(format!("stored JSON: {e}"))
+}
+
+/// A record as stored.
+#[derive(Debug, Clone, Deserialize)]
+struct RecordRow {
+    list_id: String,
+    record_id: String,
+    fields: String,
+    version: i64,
+    synced_version: i64,
+    row_id: Option<String>,
+    state: String,
+    deleted: i64,
+    create_sent: i64,
+    last_error: Option<String>,
+    human_edited: i64,
+    edited_by: Option<String>,
+    archived: i64,
+    syncs: i64,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl RecordRow {
+    fn state(&self) -> SyncState {
+        SyncState::parse(&self.state).unwrap_or(SyncState::Pending)
+    }
+
+    fn view(self) -> worker::Result<RecordView> {
+        let state = self.state();
+        Ok(RecordView {
+            fields: serde_json::from_str(&self.fields).map_err(json_error)?,
+            list_id: self.list_id,
+            record_id: self.record_id,
+            version: self.version,
+            synced_version: self.synced_version,
+            row_id: self.row_id,
+            state,
+            deleted: self.deleted != 0,
+            last_error: self.last_error,
+            human_edited: self.human_edited != 0,
+            edited_by: self.edited_by,
+            archived: self.archived != 0,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+        })
+    }
+}
+
+/// A pass as stored.
+#[derive(Debug, Clone, Deserialize)]
+struct RunRow {
+    id: i64,
+    list_id: String,
+    trigger: String,
+    queued_at: i64,
+    started_at: Option<i64>,
+    finished_at: Option<i64>,
+    pass: String,
+    cursor: Option<String>,
+    report: String,
+    findings: String,
+    error: Option<String>,
+}
+
+impl RunRow {
+    fn view(self) -> worker::Result<RunView> {
+        Ok(RunView {
+            id: self.id,
+            list_id: self.list_id,
+            trigger: self.trigger,
+            queued_at: self.queued_at,
+            started_at: self.started_at,
+            finished_at: self.finished_at,
+            pass: Pass::parse(&self.pass).unwrap_or(Pass::Active),
+            report: serde_json::from_str(&self.report).map_err(json_error)?,
+            findings: serde_json::from_str(&self.findings).map_err(json_error)?,
+            error: self.error,
+        })
+    }
+}
+
+/// A list's column map, if it has one.
+pub fn column_map(sql: &SqlStorage, list_id: &str) -> worker::Result<Option<ColumnMap>> {
+    #[derive(Deserialize)]
+    struct Row {
+        column_map: String,
+    }
+    let found: Vec<Row> = rows(sql, sql::LIST_MAP, vec![text(list_id)])?;
+    found.into_iter().next().map(|r| serde_json::from_str(&r.column_map).map_err(json_error)).transpose()
+}
+
+/// Records per state, for the list's answer.
+pub fn record_states(sql: &SqlStorage, list_id: &str) -> worker::Result<BTreeMap<String, i64>> {
+    #[derive(Deserialize)]
+    struct Row {
+        state: String,
+        n: i64,
+    }
+    let found: Vec<Row> = rows(sql, sql::LIST_STATES, vec![text(list_id)])?;
+    Ok(found.into_iter().map(|r| (r.state, r.n)).collect())
+}
+
+/// Settings a unit that queues list rows needs.
+#[derive(Debug, Clone, Copy)]
+pub struct Queueing {
+    /// Attempt budget of new rows.
+    pub max_attempts: u32,
+    /// How long after a pass the next one is due.
+    pub reconcile_ms: i64,
+    /// Now.
+    pub now: i64,
+}
+
+fn insert_job(sql: &SqlStorage, list_id: &str, key: &str, job: ListJob, due: i64, q: Queueing) -> worker::Result<()> {
+    let action = Action::Lists { list_id: list_id.to_string(), job };
+    let payload = serde_json::to_string(&action).map_err(json_error)?;
+    run(sql, sql::INSERT_OUTBOX, vec![
+        text(key), text(&format!("api:{list_id}")), text(action.label()), text(&target(list_id)), V::String(payload),
+        int(q.max_attempts as i64), int(due), V::Null, int(q.now),
+    ])
+}
+
+/// Queues a sync of a record unless one is already waiting unclaimed (it will send the newest
+/// fields). Returns whether a row was added.
+fn queue_sync(sql: &SqlStorage, list_id: &str, record_id: &str, q: Queueing) -> worker::Result<bool> {
+    #[derive(Deserialize)]
+    struct Syncs {
+        syncs: i64,
+    }
+    let Some(current) = rows::<RecordRow>(sql, sql::RECORD, vec![text(list_id), text(record_id)])?.into_iter().next() else {
+        return Ok(false);
+    };
+    let waiting: Vec<Value> = rows(sql, sql::SYNC_WAITING, vec![text(&sync_key(list_id, record_id, current.syncs))])?;
+    if current.syncs > 0 && !waiting.is_empty() {
+        return Ok(false);
+    }
+    let bumped: Vec<Syncs> = rows(sql, sql::BUMP_SYNCS, vec![text(list_id), text(record_id)])?;
+    let n = bumped.first().map_or(current.syncs + 1, |s| s.syncs);
+    insert_job(sql, list_id, &sync_key(list_id, record_id, n), ListJob::Sync { record_id: record_id.to_string() }, q.now, q)?;
+    Ok(true)
+}
+
+/// Queues a pass with its first page due at `due`; returns its id.
+fn queue_run(sql: &SqlStorage, list_id: &str, trigger: &str, due: i64, q: Queueing) -> worker::Result<i64> {
+    #[derive(Deserialize)]
+    struct Id {
+        id: i64,
+    }
+    let id = rows::<Id>(sql, sql::QUEUE_RUN, vec![text(list_id), text(trigger), int(q.now)])?.first().map(|r| r.id);
+    let id = id.ok_or_else(|| worker::Error::RustError("the pass was not stored".into()))?;
+    insert_job(sql, list_id, &page_key(list_id, id, 0), ListJob::Reconcile { run: id }, due, q)?;
+    Ok(id)
+}
+
+/// Sets a list's column map; the first time, also schedules its first reconciliation pass.
+/// Returns whether the list is new.
+pub fn put_list(storage: &Storage, sql: &SqlStorage, list_id: &str, map: &ColumnMap, q: Queueing) -> worker::Result<bool> {
+    #[derive(Deserialize)]
+    struct Created {
+        created: i64,
+    }
+    let (sql, list_id) = (sql.clone(), list_id.to_string());
+    let map = serde_json::to_string(map).map_err(json_error)?;
+    tx_sync(storage, move || {
+        let created = rows::<Created>(&sql, sql::PUT_LIST, vec![text(&list_id), V::String(map), int(q.now)])?.first().is_some_and(|r| r.created != 0);
+        if created {
+            queue_run(&sql, &list_id, "schedule", q.now + q.reconcile_ms, q)?;
+        }
+        Ok(created)
+    })
+}
+
+/// One record.
+pub fn record(sql: &SqlStorage, list_id: &str, record_id: &str) -> worker::Result<Option<RecordView>> {
+    rows::<RecordRow>(sql, sql::RECORD, vec![text(list_id), text(record_id)])?.into_iter().next().map(RecordRow::view).transpose()
+}
+
+/// A page of records (`state`: only those), after `after`.
+pub fn records_page(sql: &SqlStorage, list_id: &str, state: Option<SyncState>, after: &str, limit: i64) -> worker::Result<Vec<RecordView>> {
+    let state = state.map(|s| text(s.as_str())).unwrap_or(V::Null);
+    rows::<RecordRow>(sql, sql::RECORDS_PAGE, vec![text(list_id), state, text(after), int(limit)])?.into_iter().map(RecordRow::view).collect()
+}
+
+/// What a PUT or DELETE of a record did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RecordChange {
+    /// Stored (a new version) and its sync queued.
+    Changed(RecordView),
+    /// The same fields as stored: nothing changed, nothing queued.
+    Unchanged(RecordView),
+    /// No live record with that id (a DELETE).
+    NoSuchRecord,
+}
+
+/// Stores a record's fields and queues its sync, in one unit; the same fields again change
+/// nothing. `fields` is the canonical JSON text.
+pub fn put_record(storage: &Storage, sql: &SqlStorage, list_id: &str, record_id: &str, fields: String, q: Queueing) -> worker::Result<RecordChange> {
+    let (sql, list_id, record_id) = (sql.clone(), list_id.to_string(), record_id.to_string());
+    tx_sync(storage, move || {
+        let stored = rows::<RecordRow>(&sql, sql::RECORD, vec![text(&list_id), text(&record_id)])?.into_iter().next();
+        if let Some(same) = stored.filter(|r| r.fields == fields && r.deleted == 0) {
+            return Ok(RecordChange::Unchanged(same.view()?));
+        }
+        run(&sql, sql::PUT_RECORD, vec![text(&list_id), text(&record_id), V::String(fields), int(q.now)])?;
+        queue_sync(&sql, &list_id, &record_id, q)?;
+        Ok(record(&sql, &list_id, &record_id)?.map(RecordChange::Changed).unwrap_or(RecordChange::NoSuchRecord))
+    })
+}
+
+/// Deletes a record (its row is deleted by a queued sync), in one unit.
+pub fn delete_record(storage: &Storage, sql: &SqlStorage, list_id: &str, record_id: &str, q: Queueing) -> worker::Result<RecordChange> {
+    let (sql, list_id, record_id) = (sql.clone(), list_id.to_string(), record_id.to_string());
+    tx_sync(storage, move || {
+        let deleted: Vec<Value> = rows(&sql, sql::DELETE_RECORD, vec![text(&list_id), text(&record_id), int(q.now)])?;
+        if deleted.is_empty() {
+            return Ok(match record(&sql, &list_id, &record_id)? {
+                Some(view) => RecordChange::Unchanged(view),
+                None => RecordChange::NoSuchRecord,
+            });
+        }
+        queue_sync(&sql, &list_id, &record_id, q)?;
+        Ok(record(&sql, &list_id, &record_id)?.map(RecordChange::Changed).unwrap_or(RecordChange::NoSuchRecord))
+    })
+}
+
+/// A list's latest passes, newest first.
+pub fn runs(sql: &SqlStorage, list_id: &str, limit: i64) -> worker::Result<Vec<RunView>> {
+    rows::<RunRow>(sql, sql::RUNS, vec![text(list_id), int(limit)])?.into_iter().map(RunRow::view).collect()
+}
+
+/// Runs a pass now: the list's queued pass is brought forward (a running one is left to finish),
+/// or a new one is queued due now. Returns it.
+pub fn reconcile_now(storage: &Storage, sql: &SqlStorage, list_id: &str, q: Queueing) -> worker::Result<RunView> {
+    let (sql, list_id) = (sql.clone(), list_id.to_string());
+    tx_sync(storage, move || {
+        let open = rows::<RunRow>(&sql, sql::OPEN_RUN, vec![text(&list_id)])?.into_iter().next();
+        let id = match open {
+            Some(run) if run.started_at.is_some() => run.id,
+            Some(queued) => {
+                run(&sql, sql::RUN_NOW, vec![text(&page_key(&list_id, queued.id, 0)), int(q.now)])?;
+                run(&sql, sql::RUN_TRIGGER, vec![int(queued.id), text("api")])?;
+                queued.id
+            }
+            None => queue_run(&sql, &list_id, "api", q.now, q)?,
+        };
+        let found = rows::<RunRow>(&sql, sql::RUN, vec![int(id)])?.into_iter().next();
+        found.ok_or_else(|| worker::Error::RustError("the pass vanished".into()))?.view()
+    })
+}
+
+/// What a sync reads: the record's state, its fields and the list's column map.
+pub struct SyncInput {
+    /// The record's sync state.
+    pub record: RecordSync,
+    /// Its fields.
+    pub fields: Value,
+    /// The list's column map.
+    pub map: ColumnMap,
+}
+
+/// A record and its list, for a sync (`None`: the record or the list is gone).
+pub fn sync_input(sql: &SqlStorage, list_id: &str, record_id: &str) -> worker::Result<Option<SyncInput>> {
+    let Some(map) = column_map(sql, list_id)? else { return Ok(None) };
+    let Some(row) = rows::<RecordRow>(sql, sql::RECORD, vec![text(list_id), text(record_id)])?.into_iter().next() else {
+        return Ok(None);
+    };
+    let record = RecordSync {
+        version: row.version,
+        synced_version: row.synced_version,
+        row_id: row.row_id.clone(),
+        state: row.state(),
+        deleted: row.deleted != 0,
+        create_sent: row.create_sent != 0,
+    };
+    Ok(Some(SyncInput { record, fields: serde_json::from_str(&row.fields).map_err(json_error)?, map }))
+}
+
+/// Notes, committed before the create leaves, that a create of `version` is in flight, fenced by
+/// the outbox row's claim. `false`: the claim was taken over or a create is already noted; do not
+/// send.
+pub fn mark_create_sent(sql: &SqlStorage, list_id: &str, record_id: &str, version: i64, outbox_row: i64, token: &str, now: i64) -> worker::Result<bool> {
+    let marked: Vec<Value> = rows(sql, sql::MARK_CREATE_SENT, vec![text(list_id), text(record_id), int(now), int(version), int(outbox_row), text(token)])?;
+    Ok(!marked.is_empty())
+}
+
+/// Our bot's user id, if known.
+pub fn bot_user(sql: &SqlStorage) -> worker::Result<Option<String>> {
+    #[derive(Deserialize)]
+    struct Row {
+        bot_user: Option<String>,
+    }
+    Ok(rows::<Row>(sql, sql::BOT_USER, vec![])?.into_iter().next().and_then(|r| r.bot_user))
+}
+
+/// Remembers our bot's user id (from `auth.test`).
+pub fn remember_bot_user(sql: &SqlStorage, user_id: &str) -> worker::Result<()> {
+    run(sql, sql::REMEMBER_BOT_USER, vec![text(user_id)])
+}
+
+/// Where a pass stands, for its next page.
+pub struct RunCursor {
+    /// The pass's phase.
+    pub pass: Pass,
+    /// The page cursor (`None`: the phase's first page).
+    pub cursor: Option<String>,
+    /// Already ended (a stale page row).
+    pub finished: bool,
+}
+
+/// The cursor of pass `run`, if it exists.
+pub fn run_cursor(sql: &SqlStorage, run_id: i64) -> worker::Result<Option<RunCursor>> {
+    Ok(rows::<RunRow>(sql, sql::RUN, vec![int(run_id)])?.into_iter().next().map(|r| RunCursor {
+        pass: Pass::parse(&r.pass).unwrap_or(Pass::Active),
+        cursor: r.cursor,
+        finished: r.finished_at.is_some(),
+    }))
+}
+
+/// What a list job's end writes, inside the completion's unit (only when the claim still holds).
+#[derive(Debug, Clone)]
+pub enum ListsWrite {
+    /// A record's sync ended.
+    Record {
+        /// The List.
+        list_id: String,
+        /// The record.
+        record_id: String,
+        /// What to write.
+        write: RecordWrite,
+    },
+    /// A page of a pass was read.
+    Page {
+        /// The List.
+        list_id: String,
+        /// The pass.
+        run: i64,
+        /// The phase the page belongs to.
+        pass: Pass,
+        /// The page.
+        page: Page,
+        /// When the page's attempt started (the pass's start, for its first page).
+        started: i64,
+        /// Our bot's user id, if known.
+        bot_user: Option<String>,
+        /// The list's setting.
+        recreate_missing: bool,
+    },
+    /// A pass ended early (its page row was parked).
+    RunFailed {
+        /// The List.
+        list_id: String,
+        /// The pass.
+        run: i64,
+        /// Why.
+        error: String,
+    },
+}
+
+/// Applies a list job's end. Returns the pass it finished, if it finished one (for its log line).
+pub(super) fn apply(sql: &SqlStorage, write: &ListsWrite, q: Queueing) -> worker::Result<Option<RunView>> {
+    match write {
+        ListsWrite::Record { list_id, record_id, write } => apply_record(sql, list_id, record_id, write, q.now).map(|()| None),
+        ListsWrite::Page { list_id, run: run_id, pass, page, started, bot_user, recreate_missing } => {
+            apply_page(sql, list_id, *run_id, *pass, page, *started, bot_user.as_deref(), *recreate_missing, q)
+        }
+        ListsWrite::RunFailed { list_id, run: run_id, error } => {
+            run(sql, sql::RUN_FINISHED, vec![int(*run_id), int(q.now), text(error)])?;
+            queue_run(sql, list_id, "schedule", q.now + q.reconcile_ms, q)?;
+            Ok(rows::<RunRow>(sql, sql::RUN, vec![int(*run_id)])?.into_iter().next().map(RunRow::view).transpose()?)
+        }
+    }
+}
+
+fn apply_record(sql: &SqlStorage, list_id: &str, record_id: &str, write: &RecordWrite, now: i64) -> worker::Result<()> {
+    let (l, r) = (text(list_id), text(record_id));
+    match write {
+        RecordWrite::Linked { row_id, version } => run(sql, sql::RECORD_LINKED, vec![l, r, text(row_id), int(*version), int(now)]),
+        RecordWrite::Synced { version } => run(sql, sql::RECORD_SYNCED, vec![l, r, int(*version)]),
+        RecordWrite::Gone => run(sql, sql::RECORD_GONE, vec![l, r]),
+        RecordWrite::Uncertain => run(sql, sql::RECORD_UNCERTAIN, vec![l, r, int(now), text("create_uncertain")]),
+        RecordWrite::NotActed => run(sql, sql::RECORD_NOT_ACTED, vec![l, r]),
+        RecordWrite::Failed { error } => run(sql, sql::RECORD_FAILED, vec![l, r, text(error)]),
+        RecordWrite::Unchanged => Ok(()),
+    }
+}
+
+#[derive(Deserialize)]
+struct RefRow {
+    record_id: String,
+    row_id: Option<String>,
+}
+
+impl From<RefRow> for RecordRef {
+    fn from(r: RefRow) -> RecordRef {
+        RecordRef { record_id: r.record_id, row_id: r.row_id }
+    }
+}
+
+fn lookup(sql: &SqlStorage, query: &str, list_id: &str, id: &str) -> worker::Result<Option<RecordRef>> {
+    Ok(rows::<RefRow>(sql, query, vec![text(list_id), text(id)])?.into_iter().next().map(RecordRef::from))
+}
+
+/// Classifies and applies one row's findings.
+fn apply_row(sql: &SqlStorage, list_id: &str, run_id: i64, row: &ListedRow, pass: Pass, bot_user: Option<&str>, q: Queueing) -> worker::Result<Vec<Finding>> {
+    let by_row = lookup(sql, sql::RECORD_BY_ROW, list_id, &row.id)?;
+    let by_key = match (&by_row, &row.key) {
+        (None, Some(key)) => lookup(sql, sql::RECORD_REF, list_id, key)?,
+        _ => None,
+    };
+    let findings = classify(row, pass, by_row.as_ref(), by_key.as_ref(), bot_user);
+    for finding in &findings {
+        match finding {
+            Finding::Seen { record_id } => run(sql, sql::RECORD_SEEN, vec![text(list_id), text(record_id), int(run_id), int(0)])?,
+            Finding::Archived { record_id, .. } => run(sql, sql::RECORD_SEEN, vec![text(list_id), text(record_id), int(run_id), int(1)])?,
+            Finding::HumanEdited { record_id, by } => run(sql, sql::RECORD_HUMAN_EDITED, vec![text(list_id), text(record_id), text(by)])?,
+            Finding::Relinked { record_id, row_id } => relink(sql, list_id, record_id, row_id, run_id, q)?,
+            Finding::Duplicate { .. } | Finding::Orphan { .. } | Finding::Missing { .. } => {}
+        }
+    }
+    Ok(findings)
+}
+
+fn relink(sql: &SqlStorage, list_id: &str, record_id: &str, row_id: &str, run_id: i64, q: Queueing) -> worker::Result<()> {
+    #[derive(Deserialize)]
+    struct Needs {
+        needs_sync: i64,
+    }
+    let needs: Vec<Needs> = rows(sql, sql::RECORD_RELINKED, vec![text(list_id), text(record_id), text(row_id), int(run_id), int(q.now)])?;
+    run(sql, sql::SETTLE_UNCERTAIN_ROWS, vec![text(&target(list_id)), text(record_id), int(q.now)])?;
+    if needs.first().is_some_and(|n| n.needs_sync != 0) {
+        queue_sync(sql, list_id, record_id, q)?;
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn apply_page(
+    sql: &SqlStorage,
+    list_id: &str,
+    run_id: i64,
+    pass: Pass,
+    page: &Page,
+    started: i64,
+    bot_user: Option<&str>,
+    recreate_missing: bool,
+    q: Queueing,
+) -> worker::Result<Option<RunView>> {
+    let Some(stored) = rows::<RunRow>(sql, sql::RUN, vec![int(run_id)])?.into_iter().next() else { return Ok(None) };
+    let started = stored.started_at.unwrap_or(started);
+    let mut report: Report = serde_json::from_str(&stored.report).map_err(json_error)?;
+    let mut findings: Vec<Finding> = serde_json::from_str(&stored.findings).map_err(json_error)?;
+    let mut note = |found: Vec<Finding>, report: &mut Report| {
+        report.count(&found);
+        let room = reconcile::MAX_REPORTED_FINDINGS.saturating_sub(findings.len());
+        findings.extend(found.into_iter().filter(worth_reporting).take(room));
+    };
+    report.pages += 1;
+    report.rows += page.rows.len() as u32;
+    for row in &page.rows {
+        let found = apply_row(sql, list_id, run_id, row, pass, bot_user, q)?;
+        note(found, &mut report);
+    }
+    let next_step = next(pass, page.next_cursor.clone());
+    if let Next::Finished = next_step {
+        note(finish(sql, list_id, run_id, started, recreate_missing, q)?, &mut report);
+    }
+    let (pass_after, cursor) = match &next_step {
+        Next::Page { pass, cursor } => (*pass, cursor.clone()),
+        Next::Finished => (Pass::Archived, None),
+    };
+    let report_json = serde_json::to_string(&report).map_err(json_error)?;
+    let findings_json = serde_json::to_string(&findings).map_err(json_error)?;
+    run(sql, sql::RUN_PAGE, vec![int(run_id), int(started), text(pass_after.as_str()), cursor.as_deref().map(text).unwrap_or(V::Null), V::String(report_json), V::String(findings_json)])?;
+    match next_step {
+        Next::Page { .. } => {
+            insert_job(sql, list_id, &page_key(list_id, run_id, report.pages), ListJob::Reconcile { run: run_id }, q.now, q)?;
+            Ok(None)
+        }
+        Next::Finished => {
+            run(sql, sql::RUN_FINISHED, vec![int(run_id), int(q.now), V::Null])?;
+            queue_run(sql, list_id, "schedule", q.now + q.reconcile_ms, q)?;
+            rows::<RunRow>(sql, sql::RUN, vec![int(run_id)])?.into_iter().next().map(RunRow::view).transpose()
+        }
+    }
+}
+
+/// The end of a pass: linked rows neither phase listed are missing (forgotten and recreated when
+/// the list says so); creates still uncertain that the pass did not find are released to be
+/// created again.
+fn finish(sql: &SqlStorage, list_id: &str, run_id: i64, started: i64, recreate_missing: bool, q: Queueing) -> worker::Result<Vec<Finding>> {
+    let missing: Vec<RefRow> = rows(sql, sql::MARK_MISSING, vec![text(list_id), int(run_id), int(started)])?;
+    let mut found = Vec::with_capacity(missing.len());
+    for gone in missing {
+        if recreate_missing {
+            run(sql, sql::FORGET_ROW, vec![text(list_id), text(&gone.record_id)])?;
+            queue_sync(sql, list_id, &gone.record_id, q)?;
+        }
+        found.push(Finding::Missing { record_id: gone.record_id, row_id: gone.row_id.unwrap_or_default() });
+    }
+    #[derive(Deserialize)]
+    struct Released {
+        record_id: String,
+    }
+    for released in rows::<Released>(sql, sql::RELEASE_UNCERTAIN, vec![text(list_id), int(started)])? {
+        run(sql, sql::SETTLE_UNCERTAIN_ROWS, vec![text(&target(list_id)), text(&released.record_id), int(q.now)])?;
+        queue_sync(sql, list_id, &released.record_id, q)?;
+    }
+    Ok(found)
+}
