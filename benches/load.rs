@@ -188,11 +188,47 @@ fn gzip_size(path: &str) -> u64 {
     String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(0)
 }
 
+/// One reconciliation pass over a List of `rows` rows (100 per page, both passes): 1 in 20 rows
+/// linked to a record created through the API, the rest orphans (each row costs the same two
+/// lookups; a linked one one more write). Pacing is off in the bench runtime (`LISTS_PACE_MS=0`):
+/// this measures slackline, not Slack's tier.
+fn reconcile_figures(app: &Runtime, fake: &FakeSlack, rows: usize) -> String {
+    let c = app.client();
+    let (team, list) = (unique("T"), unique("F"));
+    let base = format!("/api/teams/{team}/lists/{list}");
+    let map = serde_json::json!({"key_column": "ColKEY", "columns": {"title": {"column_id": "ColT", "type": "text"}}});
+    assert_eq!(c.api("PUT", &base, Some(&map)).status, 200);
+    let linked = rows / 20;
+    for i in 0..linked {
+        assert_eq!(c.api("PUT", &format!("{base}/records/r{i}"), Some(&serde_json::json!({"title": format!("record {i}")}))).status, 200);
+    }
+    support::eventually("the records synced", Duration::from_secs(600), || {
+        let pending = c.api("GET", &format!("{base}/records?state=pending&limit=1"), None).json();
+        pending["records"].as_array().is_some_and(|r| r.is_empty()).then_some(())
+    });
+    fake.seed_rows(&list, rows - linked, |i| vec![support::fake_slack::text_cell("ColKEY", &format!("stranger-{i}"))]);
+    let started = Instant::now();
+    let a = c.api("POST", &format!("{base}/reconcile"), None);
+    assert_eq!(a.status, 202, "{}", a.body);
+    let id = a.json()["id"].as_i64().unwrap();
+    let pass = support::eventually("the pass finished", Duration::from_secs(600), || {
+        let runs = c.api("GET", &format!("{base}/reconcile"), None).json();
+        runs["runs"].as_array()?.iter().find(|r| r["id"] == id && !r["finished_at"].is_null()).cloned()
+    });
+    let wall = started.elapsed();
+    let report = &pass["report"];
+    let inside = pass["finished_at"].as_i64().unwrap_or(0) - pass["started_at"].as_i64().unwrap_or(0);
+    format!(
+        "| 7 | reconciliation: {} rows ({} linked), {} pages, both passes | {:.1} s wall ({:.0} rows/s); {} ms first page to last ({:.0} rows/s) |",
+        report["rows"], report["seen"], report["pages"], wall.as_secs_f64(), rows as f64 / wall.as_secs_f64(), inside, rows as f64 * 1000.0 / inside.max(1) as f64
+    )
+}
+
 fn main() {
     let quick = std::env::var("BENCH_QUICK").is_ok();
     let scale = |n: usize| if quick { n / 10 } else { n };
     let fake = FakeSlack::start();
-    let app = Runtime::start(Settings::new("bench-app", &fake).var("ALLOW_BENCH_SEED", "1").bare());
+    let app = Runtime::start(Settings::new("bench-app", &fake).var("ALLOW_BENCH_SEED", "1").var("LISTS_PACE_MS", "0").bare());
     let floor = Runtime::start(Settings::new("bench-floor", &fake).config("bench/floor/wrangler.toml").bare());
     let floor_logs = Runtime::start(Settings::new("bench-floor-logs", &fake).config("bench/floor-logs/wrangler.toml").bare());
     let root = env!("CARGO_MANIFEST_DIR");
@@ -275,6 +311,9 @@ fn main() {
     big_l.sort();
     let (e50, b50) = (pct(&empty_l, 0.5), pct(&big_l, 0.5));
     println!("| 5 | growth: ack p50, empty actor vs {} receipts + {} done rows (seeded in {:.0} s) | {} ms vs {} ms: ratio {:.2} |", seeded["receipts"], done, seed_started.elapsed().as_secs_f64(), ms(e50), ms(b50), b50.as_secs_f64() / e50.as_secs_f64());
+
+    // 7: a Slack List's reconciliation pass against the fake's Lists.
+    println!("{}", reconcile_figures(&app, &fake, scale(10_000)));
 
     // 1 again under plain `wrangler dev` (its inspector, local explorer and observability on).
     drop(app);
