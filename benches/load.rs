@@ -229,6 +229,11 @@ fn main() {
     let scale = |n: usize| if quick { n / 10 } else { n };
     let fake = FakeSlack::start();
     let app = Runtime::start(Settings::new("bench-app", &fake).var("ALLOW_BENCH_SEED", "1").var("LISTS_PACE_MS", "0").bare());
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("lists") {
+        // `BENCH_ONLY=lists make bench`: the reconciliation figure alone.
+        println!("| # | measure | figure |\n| --- | --- | --- |\n{}", reconcile_figures(&app, &fake, scale(10_000)));
+        return;
+    }
     let floor = Runtime::start(Settings::new("bench-floor", &fake).config("bench/floor/wrangler.toml").bare());
     let floor_logs = Runtime::start(Settings::new("bench-floor-logs", &fake).config("bench/floor-logs/wrangler.toml").bare());
     let root = env!("CARGO_MANIFEST_DIR");

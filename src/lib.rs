@@ -15,6 +15,8 @@
 //! - [`effect`]: the effects an app asks for, keyed by the fact they react to;
 //! - [`ingest`]: the ingest unit's outcome, the team actor's typed answer to the front door;
 //! - [`lists`]: records mirrored into Slack Lists: the column map, create outcomes, reconciliation;
+//! - [`notify`]: the notify API: messages with an idempotency key, versioned status messages;
+//! - [`lockout`]: failed-token lockout per client;
 //! - [`outbox`]: the outbox state machine and [`outbox::retry`] policy (clock and jitter passed in);
 //! - [`sql`]: every SQL statement, run by the actors and by the native property tests;
 //! - [`oauth`]: the install flow's signed state, URLs, answers and pages;
@@ -37,7 +39,9 @@ pub mod crypto;
 pub mod effect;
 pub mod ingest;
 pub mod lists;
+pub mod lockout;
 pub mod logs;
+pub mod notify;
 pub mod oauth;
 pub mod outbox;
 pub mod slack;

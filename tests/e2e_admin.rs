@@ -60,10 +60,12 @@ fn admin_routes_refuse_missing_and_wrong_tokens() {
 }
 
 #[test]
-fn without_admin_token_the_admin_api_is_off() {
+fn without_their_tokens_the_admin_api_and_the_records_api_are_off() {
     let fake = FakeSlack::start();
-    let rt = Runtime::start(Settings::new("noadmin", &fake).without("ADMIN_TOKEN"));
+    let rt = Runtime::start(Settings::new("noadmin", &fake).without("ADMIN_TOKEN").without("API_TOKEN"));
     let c = rt.client();
+    assert_eq!(c.api("PUT", "/api/teams/T1/lists/F1", Some(&json!({"key_column": "ColK", "columns": {}}))).status, 404);
+    assert_eq!(c.api("GET", "/api/teams/T1/lists/F1/records/r1", None).status, 404);
     assert_eq!(c.admin_get("/admin/teams").status, 404);
     assert_eq!(c.get("/admin/teams/T1").status, 404);
     assert_eq!(c.admin_post("/admin/teams/T1/sweep").status, 404);

@@ -213,6 +213,30 @@ fn reconciliation_reports_orphans_duplicates_archived_rows_human_edits_and_missi
     assert_eq!((line["orphans"].as_i64(), line["missing"].as_i64(), line["team"].as_str()), (Some(1), Some(1), Some(team.as_str())), "{line}");
     assert_eq!(creates(&s.fake, &list).len(), before);
     assert_eq!(record(&c, &team, &list, "gone")["state"], "missing");
+    // The next pass is queued LISTS_RECONCILE_MINUTES (60) after this one ended.
+    let queued = c.rows(&team, "pending").into_iter().find(|r| r["idem_key"].as_str().unwrap().contains(":reconcile:")).expect("the next pass is queued");
+    let after = queued["next_attempt_at"].as_i64().unwrap() - pass["finished_at"].as_i64().unwrap();
+    assert!((3_595_000..=3_605_000).contains(&after), "next pass due {after} ms after this one ended");
+}
+
+#[test]
+fn a_row_deleted_in_slack_is_created_again_when_the_list_says_so() {
+    let s = shared();
+    let c = s.client();
+    let (team, list) = (unique("T"), unique("F"));
+    let mut map = column_map();
+    map["recreate_missing"] = json!(true);
+    assert_eq!(c.api("PUT", &path(&team, &list, ""), Some(&map)).status, 200);
+    put(&c, &team, &list, "phoenix", json!({"title": "rises"}));
+    let first = wait_state(&c, &team, &list, "phoenix", "synced")["row_id"].as_str().unwrap().to_string();
+    s.fake.remove_row(&list, &first);
+    let pass = reconcile(&c, &team, &list);
+    assert_eq!(pass["report"]["missing"], 1, "{pass}");
+    let again = eventually("recreated", WAIT, || Some(record(&c, &team, &list, "phoenix")).filter(|r| r["state"] == "synced" && r["row_id"] != first.as_str()));
+    let rows = s.fake.list_rows(&list);
+    assert_eq!(rows.len(), 1);
+    assert_eq!((rows[0].id.as_str(), rows[0].text(KEY).as_deref()), (again["row_id"].as_str().unwrap(), Some("phoenix")));
+    assert_eq!(creates(&s.fake, &list).len(), 2);
 }
 
 #[test]
