@@ -53,6 +53,9 @@ pub const DEFAULT_LISTS_RECONCILE_MINUTES: i64 = 60;
 pub const DEFAULT_LISTS_PACE_MS: i64 = 1_200;
 /// Rows asked for per `slackLists.items.list` page (`LISTS_PAGE_SIZE`): 100.
 pub const DEFAULT_LISTS_PAGE_SIZE: i64 = 100;
+/// How long the notify API keeps an `Idempotency-Key` and its answer (`IDEMPOTENCY_TTL_HOURS`):
+/// 24 h.
+pub const DEFAULT_IDEMPOTENCY_TTL_HOURS: i64 = 24;
 /// Default model name for the LLM endpoint (`LLM_MODEL`).
 pub const DEFAULT_LLM_MODEL: &str = "gpt-4o-mini";
 
@@ -110,6 +113,8 @@ pub struct Config {
     pub admin_token: Option<Secret>,
     /// `API_TOKEN`: the bearer of every `/api/…` route, which are off (404) without it.
     pub api_token: Option<Secret>,
+    /// `IDEMPOTENCY_TTL_HOURS`, in ms.
+    pub idempotency_ttl_ms: i64,
     /// `LISTS_RECONCILE_MINUTES`, in ms.
     pub lists_reconcile_ms: i64,
     /// `LISTS_PACE_MS`.
@@ -227,6 +232,7 @@ impl Config {
             bot_token: Secret::parse(v.text("SLACK_BOT_TOKEN")),
             admin_token: Secret::parse(v.text("ADMIN_TOKEN")),
             api_token: Secret::parse(v.text("API_TOKEN")),
+            idempotency_ttl_ms: v.int("IDEMPOTENCY_TTL_HOURS", DEFAULT_IDEMPOTENCY_TTL_HOURS, 1, 24 * 30)? * 3_600_000,
             lists_reconcile_ms: v.int("LISTS_RECONCILE_MINUTES", DEFAULT_LISTS_RECONCILE_MINUTES, 1, 7 * 24 * 60)? * 60_000,
             lists_pace_ms: v.int("LISTS_PACE_MS", DEFAULT_LISTS_PACE_MS, 0, 60_000)?,
             lists_page_size: v.int("LISTS_PAGE_SIZE", DEFAULT_LISTS_PAGE_SIZE, 1, 1_000)?,
@@ -307,6 +313,7 @@ mod tests {
         assert_eq!(c.receipt_retention_ms, 24 * 3_600_000);
         assert!(c.llm.is_none());
         assert!(c.api_token.is_none());
+        assert_eq!(c.idempotency_ttl_ms, 24 * 3_600_000);
         assert_eq!((c.lists_reconcile_ms, c.lists_pace_ms, c.lists_page_size), (3_600_000, 1_200, 100));
         assert!(c.warnings.is_empty(), "{:?}", c.warnings);
     }

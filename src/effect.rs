@@ -44,6 +44,18 @@ pub enum Action {
         /// Where the answer goes.
         then: Followup,
     },
+    /// A message another service posted through the notify API (`crate::notify`): a
+    /// `chat.postMessage` whose answer (`channel`, `ts`) is kept for `GET …/messages/{id}`.
+    Notify {
+        /// `chat.postMessage`'s arguments.
+        args: Value,
+    },
+    /// Bring a status message (`PUT …/status/{name}`) up to its newest version: post it, or
+    /// `chat.update` it (decided when performed, from what is stored).
+    Status {
+        /// The status message's name.
+        name: String,
+    },
     /// Work on a Slack List (`crate::lists`): a record's sync or a reconciliation page.
     Lists {
         /// The List.
@@ -80,6 +92,8 @@ impl Action {
             Action::SlackApi { method, .. } => method.clone(),
             Action::RespondUrl { .. } => "response_url".into(),
             Action::LlmReply { .. } => "llm".into(),
+            Action::Notify { .. } => "chat.postMessage".into(),
+            Action::Status { name } => format!("status:{name}"),
             Action::Lists { list_id, .. } => crate::lists::api::target(list_id),
         }
     }
@@ -90,6 +104,8 @@ impl Action {
             Action::SlackApi { .. } => "slack_api",
             Action::RespondUrl { .. } => "response_url",
             Action::LlmReply { .. } => "llm",
+            Action::Notify { .. } => "notify",
+            Action::Status { .. } => "status",
             Action::Lists { .. } => "lists",
         }
     }

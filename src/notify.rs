@@ -179,9 +179,70 @@ pub fn status_call(version: i64, posted_version: i64, posted: Option<(String, St
     }
 }
 
+/// `GET /api/teams/{team}/messages/{id}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MessageView {
+    /// The outbox row.
+    pub id: i64,
+    /// The `Idempotency-Key` it was posted with.
+    pub key: String,
+    /// `pending`, `done` or `parked`.
+    pub status: String,
+    /// Attempts so far.
+    pub attempts: i64,
+    /// Why it was parked.
+    pub reason: Option<String>,
+    /// The last attempt's error.
+    pub last_error: Option<String>,
+    /// The channel Slack posted in, once posted.
+    pub channel: Option<String>,
+    /// Slack's `ts` of the message, once posted.
+    pub ts: Option<String>,
+    /// When it was recorded.
+    pub created_at: i64,
+    /// When it was delivered or parked.
+    pub finished_at: Option<i64>,
+}
+
+/// A notify row's idempotency key: `notify:{key}:{recorded at}` (a key used again after it
+/// expired makes a new row, while the old one may still be kept).
+pub fn row_key(key: &str, now: i64) -> String {
+    format!("notify:{key}:{now}")
+}
+
+/// The client's key back from a notify row's idempotency key.
+pub fn key_of_row(idem_key: &str) -> String {
+    let inner = idem_key.strip_prefix("notify:").unwrap_or(idem_key);
+    inner.rsplit_once(':').map_or(inner, |(key, _)| key).to_string()
+}
+
+/// `PUT`/`GET /api/teams/{team}/status/{name}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StatusView {
+    /// The name.
+    pub name: String,
+    /// The channel.
+    pub channel: String,
+    /// The newest text.
+    pub text: String,
+    /// The newest version stored.
+    pub version: i64,
+    /// The version Slack shows (0: not posted yet).
+    pub posted_version: i64,
+    /// The message's `ts`, once posted.
+    pub ts: Option<String>,
+    /// `true` when this PUT's version was not above the stored one: nothing changed.
+    pub stale: bool,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rows_key_gives_the_clients_key_back() {
+        assert_eq!(key_of_row(&row_key("deploy:42", 1_700)), "deploy:42");
+    }
 
     #[test]
     fn keys_are_printable_ascii_up_to_255() {

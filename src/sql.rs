@@ -137,7 +137,35 @@ CREATE TABLE IF NOT EXISTS reconcile_runs (
   error TEXT
 );
 CREATE INDEX IF NOT EXISTS reconcile_by_list ON reconcile_runs(list_id, id);
-CREATE INDEX IF NOT EXISTS outbox_lists ON outbox(target, id) WHERE status = 'pending' AND effect = 'lists';
+CREATE INDEX IF NOT EXISTS outbox_serial ON outbox(target, id) WHERE status = 'pending' AND effect IN ('lists', 'status');
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+  key TEXT PRIMARY KEY,
+  body_hash TEXT NOT NULL,
+  status INTEGER NOT NULL,
+  response TEXT NOT NULL,
+  message_id INTEGER,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS idempotency_by_expiry ON idempotency_keys(expires_at);
+CREATE TABLE IF NOT EXISTS slack_results (
+  row_id INTEGER PRIMARY KEY,
+  channel TEXT,
+  ts TEXT
+);
+CREATE TABLE IF NOT EXISTS status_messages (
+  name TEXT PRIMARY KEY,
+  channel TEXT NOT NULL,
+  text TEXT NOT NULL,
+  blocks TEXT,
+  version INTEGER NOT NULL,
+  posted_version INTEGER NOT NULL DEFAULT 0,
+  ts TEXT,
+  post_channel TEXT,
+  syncs INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
 ";
 
 /// Remembers the actor's own team key: ?1 the key.
@@ -165,9 +193,11 @@ pub const CLAIM_COLUMNS: &str = "id, idem_key, op_key, effect, target, payload, 
 /// Claims a bounded batch in one statement: ?1 claim token, ?2 lease expiry, ?3 now, ?4 limit.
 /// Eligible: pending, due, not held, and unclaimed or claimed by another sweep whose lease has
 /// expired. A sweep never takes back its own rows: they are in flight in that very sweep.
-/// Counts the attempt at claim time. A List's rows (effect `lists`, target `slackLists:{list}`)
-/// go one at a time: only the oldest due or claimed one of its target is eligible, so one list
-/// never has two Slack calls in flight (no two creates racing for one record).
+/// Counts the attempt at claim time. *Serial* rows — a List's (effect `lists`, target
+/// `slackLists:{list}`) and a status message's (effect `status`, target `status:{name}`) — go one
+/// at a time per target: only the oldest due or claimed one is eligible, so one List never has two
+/// Slack calls in flight (no two creates racing for one record) and one status message is never
+/// posted twice or updated out of order.
 ///
 /// The subquery's parameters are wrapped (`?3 + 0`, `?1 || ''`, `?4 + 0`) so that the query
 /// planner cannot read their values: the runtime's SQLite otherwise marks the statement as
@@ -181,8 +211,8 @@ pub const CLAIM: &str = "UPDATE outbox
    WHERE status = 'pending' AND next_attempt_at <= ?3 + 0
      AND (claim_token IS NULL OR (claim_expires_at <= ?3 + 0 AND claim_token <> ?1 || ''))
      AND target NOT IN (SELECT target FROM holds WHERE until_ms > ?3 + 0)
-     AND (effect <> 'lists' OR id = (SELECT MIN(l.id) FROM outbox l
-       WHERE l.status = 'pending' AND l.effect = 'lists' AND l.target = outbox.target
+     AND (effect NOT IN ('lists', 'status') OR id = (SELECT MIN(l.id) FROM outbox l
+       WHERE l.status = 'pending' AND l.effect IN ('lists', 'status') AND l.target = outbox.target
          AND (l.next_attempt_at <= ?3 + 0 OR l.claim_token IS NOT NULL)))
    ORDER BY next_attempt_at, id
    LIMIT ?4 + 0)
@@ -229,10 +259,11 @@ pub const NEXT_DUE: &str = "SELECT MIN(CASE
  FROM outbox o LEFT JOIN holds h ON h.target = o.target
  WHERE o.status = 'pending'";
 
-/// When housekeeping next has work: the oldest receipt's expiry and the oldest delivered row's,
-/// each NULL when there is none. ?1 receipt retention ms, ?2 done retention ms.
+/// When housekeeping next has work: the oldest receipt's expiry, the oldest delivered row's and
+/// the oldest idempotency key's, each NULL when there is none. ?1 receipt retention ms, ?2 done retention ms.
 pub const NEXT_PRUNE: &str = "SELECT (SELECT MIN(received_at) FROM receipts) + ?1 AS receipts_at,
-   (SELECT MIN(finished_at) FROM outbox WHERE status = 'done') + ?2 AS done_at";
+   (SELECT MIN(finished_at) FROM outbox WHERE status = 'done') + ?2 AS done_at,
+   (SELECT MIN(expires_at) FROM idempotency_keys) AS keys_at";
 
 /// Deletes old receipts: ?1 cutoff, ?2 limit.
 pub const PRUNE_RECEIPTS: &str = "DELETE FROM receipts WHERE op_key IN (
@@ -386,9 +417,9 @@ pub const DIRECTORY_INSTALLED: &str = "INSERT INTO teams(team_key, team_name, en
 pub const DIRECTORY_UNINSTALLED: &str = "INSERT INTO teams(team_key, source, first_seen_at, uninstalled_at)
  VALUES (?1, 'traffic', ?2, ?2) ON CONFLICT(team_key) DO UPDATE SET uninstalled_at = excluded.uninstalled_at";
 
-/// Every team, by key.
+/// A page of teams, by key: ?1 limit, ?2 after this key.
 pub const DIRECTORY_LIST: &str = "SELECT team_key, team_name, enterprise_name, is_enterprise_install, source,
-   first_seen_at, installed_at, uninstalled_at FROM teams ORDER BY team_key LIMIT ?1";
+   first_seen_at, installed_at, uninstalled_at FROM teams WHERE team_key > ?2 ORDER BY team_key LIMIT ?1";
 
 /// Consumes an OAuth state nonce once: ?1 nonce, ?2 its expiry. One returned row = first use.
 pub const CONSUME_STATE: &str = "INSERT INTO oauth_states(nonce, expires_at) VALUES (?1, ?2)
@@ -605,3 +636,53 @@ pub const REMEMBER_BOT_USER: &str = "INSERT INTO meta(key, value) VALUES ('bot_u
 /// about the record (relinked, or released to be created again): ?1 target, ?2 record id, ?3 now.
 pub const SETTLE_UNCERTAIN_ROWS: &str = "UPDATE outbox SET status = 'done', finished_at = ?3
  WHERE status = 'parked' AND reason = 'create_uncertain' AND target = ?1 AND json_extract(payload, '$.record_id') = ?2";
+
+// ---- The notify API (`crate::notify`, `runtime::store::notify`) ----
+
+/// Forgets an expired idempotency key: ?1 key, ?2 now.
+pub const EXPIRE_KEY: &str = "DELETE FROM idempotency_keys WHERE key = ?1 AND expires_at <= ?2";
+
+/// A stored key: ?1 key.
+pub const IDEMPOTENCY_KEY: &str = "SELECT body_hash, status, response FROM idempotency_keys WHERE key = ?1";
+
+/// Claims a key with its answer (the UNIQUE key is the atomic claim): ?1 key, ?2 body hash,
+/// ?3 status, ?4 answer, ?5 message row or NULL, ?6 now, ?7 expires at. One returned row = ours.
+pub const CLAIM_KEY: &str = "INSERT INTO idempotency_keys(key, body_hash, status, response, message_id, created_at, expires_at)
+ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(key) DO NOTHING RETURNING key";
+
+/// Deletes expired keys: ?1 now, ?2 limit.
+pub const PRUNE_KEYS: &str = "DELETE FROM idempotency_keys WHERE key IN (
+   SELECT key FROM idempotency_keys WHERE expires_at <= ?1 ORDER BY expires_at LIMIT ?2)";
+
+/// Deletes the Slack answers of old delivered rows: ?1 cutoff, ?2 limit (the same rows as
+/// [`PRUNE_DONE`], run before it).
+pub const PRUNE_DONE_RESULTS: &str = "DELETE FROM slack_results WHERE row_id IN (
+   SELECT id FROM outbox WHERE status = 'done' AND finished_at < ?1 ORDER BY finished_at, id LIMIT ?2)";
+
+/// Keeps what Slack answered a post: ?1 row id, ?2 channel, ?3 ts.
+pub const SAVE_RESULT: &str = "INSERT INTO slack_results(row_id, channel, ts) VALUES (?1, ?2, ?3)
+ ON CONFLICT(row_id) DO UPDATE SET channel = excluded.channel, ts = excluded.ts";
+
+/// A notify message: ?1 row id.
+pub const MESSAGE: &str = "SELECT o.id, o.idem_key, o.status, o.attempts, o.reason, o.last_error, o.last_status, o.created_at,
+   o.finished_at, r.channel, r.ts FROM outbox o LEFT JOIN slack_results r ON r.row_id = o.id
+ WHERE o.id = ?1 AND o.effect = 'notify'";
+
+/// A status message: ?1 name.
+pub const STATUS: &str = "SELECT name, channel, text, blocks, version, posted_version, ts, post_channel, syncs, created_at, updated_at
+ FROM status_messages WHERE name = ?1";
+
+/// Sets a status message's newest state: ?1 name, ?2 channel, ?3 text, ?4 blocks JSON or NULL,
+/// ?5 version, ?6 now. Only a higher version changes it; one returned row = changed.
+pub const PUT_STATUS: &str = "INSERT INTO status_messages(name, channel, text, blocks, version, created_at, updated_at)
+ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
+ ON CONFLICT(name) DO UPDATE SET channel = excluded.channel, text = excluded.text, blocks = excluded.blocks,
+   version = excluded.version, updated_at = excluded.updated_at
+ WHERE excluded.version > status_messages.version RETURNING syncs";
+
+/// Counts one more queued sync of a status message: ?1 name. Returns the new count.
+pub const BUMP_STATUS_SYNCS: &str = "UPDATE status_messages SET syncs = syncs + 1 WHERE name = ?1 RETURNING syncs";
+
+/// Slack shows a status message at `version`: ?1 name, ?2 ts, ?3 channel, ?4 version.
+pub const STATUS_POSTED: &str = "UPDATE status_messages SET ts = COALESCE(ts, ?2), post_channel = COALESCE(post_channel, ?3),
+   posted_version = MAX(posted_version, ?4) WHERE name = ?1";

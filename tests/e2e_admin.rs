@@ -43,8 +43,10 @@ fn admin_routes_refuse_missing_and_wrong_tokens() {
         ("POST", format!("/admin/teams/{team}/redrive")),
     ];
     for (method, path) in &routes {
+        // Each route from its own client address: 24 wrong tokens from one would lock it out.
+        let client = unique("ip-");
         for auth in [None, Some("Bearer wrong"), Some("Basic abc"), Some(ADMIN_TOKEN)] {
-            let mut headers = vec![];
+            let mut headers = vec![("x-slackline-test-client-ip", client.as_str())];
             if let Some(a) = auth {
                 headers.push(("authorization", a));
             }

@@ -70,6 +70,11 @@ pub fn describe(payload: &str) -> String {
         }
         Ok(Action::RespondUrl { body, .. }) => format!("answer to a command: “{}”", snippet(&body["text"])),
         Ok(Action::LlmReply { prompt, .. }) => format!("LLM reply to “{}”", crate::effect::truncate_chars(&prompt, 80)),
+        Ok(Action::Notify { args }) => {
+            let channel = args.get("channel").and_then(Value::as_str).unwrap_or("?");
+            format!("notify API post in {channel}: “{}”", snippet(&args["text"]))
+        }
+        Ok(Action::Status { name }) => format!("status message “{name}”"),
         Ok(Action::Lists { list_id, job: ListJob::Sync { record_id } }) => format!("sync of record “{record_id}” to List {list_id}"),
         Ok(Action::Lists { list_id, job: ListJob::Reconcile { run } }) => format!("reconciliation pass {run} of List {list_id}"),
         Err(_) => "unreadable payload".into(),

@@ -5,11 +5,13 @@
 //! session cookie the login form sets (`POST /admin/login`; the token travels in the form body,
 //! never in a URL). A cookie-authenticated request that changes something must also carry
 //! `x-slackline-admin: 1`, which a cross-site form cannot send. Without `ADMIN_TOKEN` the whole
-//! admin surface is off (404); a wrong or missing token is 401 and nothing else.
+//! admin surface is off (404); a wrong or missing token is 401 and nothing else. Wrong tokens
+//! (bearer or login form) count toward the client's lockout (`runtime::guard`): 429 after 10 in a
+//! minute.
 //!
 //! | method and path | actor route |
 //! | --- | --- |
-//! | `GET /admin/teams` | the `Directory` actor's list of teams |
+//! | `GET /admin/teams?limit=&after=` | the `Directory` actor's list of teams, by key, paged (`next_after`) |
 //! | `GET /admin/teams/{team}` | the HTML dead-letter page (or the login form) |
 //! | `GET /admin/teams/{team}/stats` | `GET /admin/stats` |
 //! | `GET /admin/teams/{team}/outbox?status=&limit=&before=` | `GET /admin/outbox` |
@@ -21,7 +23,7 @@
 //! | `POST /admin/teams/{team}/redrive?reason=&since=&until=[&dry_run=false&expect=N]` | `POST /admin/redrive` |
 
 use super::error::FrontDoorError;
-use super::{clock, directory, header, html_page, response_json, team, valid_team};
+use super::{clock, directory, guard, header, html_page, response_json, team, valid_team};
 use crate::admin::page::{self, ACTION_HEADER, SESSION_COOKIE, SESSION_TTL_MS};
 use crate::admin::{OutboxPage, Stats};
 use crate::config::{Config, Secret};
@@ -50,14 +52,19 @@ fn caller(req: &Request, token: &Secret) -> Option<Caller> {
 /// Serves `/admin/...`.
 pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Response, FrontDoorError> {
     let token = config.admin_token.as_ref().ok_or(FrontDoorError::AdminOff)?;
+    let client = guard::client(&req, config);
+    guard::check(&client)?;
     let path = req.path();
     let segments: Vec<String> = path.trim_matches('/').split('/').map(str::to_string).collect();
     let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
     if let (Method::Post, ["admin", "login"]) = (req.method(), segments.as_slice()) {
-        return login(&mut req, token).await;
+        return login(&mut req, token, &client).await;
     }
     let page_request = matches!((req.method(), segments.as_slice()), (Method::Get, ["admin", "teams", _]));
     let Some(who) = caller(&req, token) else {
+        if header(&req, "authorization").is_some() {
+            guard::failed(&client); // a wrong bearer (a stale session cookie is not a guess)
+        }
         if page_request {
             return Ok(html_page(401, &page::login_page(&path, None))?);
         }
@@ -67,7 +74,10 @@ pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Respo
         return Err(FrontDoorError::Unauthorized);
     }
     let (team, rest) = match segments.as_slice() {
-        ["admin", "teams"] if req.method() == Method::Get => return Ok(directory::call(env, Method::Get, "/teams", None).await?),
+        ["admin", "teams"] if req.method() == Method::Get => {
+            let query = req.url()?.query().map(|q| format!("?{q}")).unwrap_or_default();
+            return Ok(directory::call(env, Method::Get, &format!("/teams{query}"), None).await?);
+        }
         ["admin", "teams", team] if page_request && valid_team(team) => return serve_page(env, team).await,
         ["admin", "teams", team, rest @ ..] if !rest.is_empty() => (*team, rest.to_vec()),
         _ => return Err(FrontDoorError::NotFound),
@@ -95,11 +105,12 @@ pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Respo
 }
 
 /// `POST /admin/login`: checks the token from the form body and sets the session cookie.
-async fn login(req: &mut Request, token: &Secret) -> Result<Response, FrontDoorError> {
+async fn login(req: &mut Request, token: &Secret, client: &str) -> Result<Response, FrontDoorError> {
     let body = req.text().await?;
     let fields: std::collections::HashMap<String, String> = form_urlencoded::parse(body.as_bytes()).into_owned().collect();
     let next = fields.get("next").filter(|n| n.starts_with("/admin/teams/") && !n.contains("//")).cloned().unwrap_or_else(|| "/admin/teams".into());
     if !fields.get("token").is_some_and(|given| token.matches(given)) {
+        guard::failed(client);
         return Ok(html_page(401, &page::login_page(&next, Some("That token is not right.")))?);
     }
     let session = page::issue_session(token.expose(), clock::now_ms());

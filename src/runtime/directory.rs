@@ -14,8 +14,8 @@ use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, 
 /// The binding and the one name it is reached by.
 pub const BINDING: &str = "DIRECTORY";
 const NAME: &str = "directory";
-/// The most teams one listing returns.
-const MAX_TEAMS: i64 = 10_000;
+/// The most teams one page of `GET /admin/teams` returns (also the default `limit`).
+const MAX_TEAMS: i64 = 1_000;
 
 /// The directory actor.
 #[durable_object]
@@ -49,7 +49,7 @@ impl DurableObject for Directory {
     async fn fetch(&self, mut req: Request) -> Result<Response> {
         let now = clock::now_ms();
         match (req.method(), req.path().as_str()) {
-            (Method::Get, "/teams") => Response::from_json(&json!({ "teams": store::directory_teams(&self.sql, MAX_TEAMS)? })),
+            (Method::Get, "/teams") => teams_page(&req, &self.sql),
             (Method::Post, "/seen") => {
                 let note: TeamNote = super::request_json(&mut req).await?;
                 store::directory_seen(&self.sql, &note.team_key, now)?;
@@ -74,6 +74,21 @@ impl DurableObject for Directory {
             _ => Response::error("not found", 404),
         }
     }
+}
+
+/// `GET /teams?limit=&after=`: a page of teams by key, with `next_after` when more may follow.
+fn teams_page(req: &Request, sql: &SqlStorage) -> Result<Response> {
+    let limit = match super::query_param(req, "limit") {
+        None => MAX_TEAMS,
+        Some(v) => match v.parse::<i64>() {
+            Ok(n) if (1..=MAX_TEAMS).contains(&n) => n,
+            _ => return Ok(super::json_response(400, &json!({ "ok": false, "error": format!("limit must be a whole number from 1 to {MAX_TEAMS}") }))),
+        },
+    };
+    let after = super::query_param(req, "after").unwrap_or_default();
+    let teams = store::directory_teams(sql, &after, limit)?;
+    let next_after = (teams.len() as i64 == limit).then(|| teams.last().and_then(|t| t["team_key"].as_str()).map(str::to_string)).flatten();
+    Response::from_json(&json!({ "teams": teams, "next_after": next_after }))
 }
 
 /// Sends one request to the directory and returns its answer.

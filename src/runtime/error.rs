@@ -27,6 +27,13 @@ pub enum FrontDoorError {
     AdminOff,
     /// Missing or wrong admin token.
     Unauthorized,
+    /// Too many wrong tokens from this client lately (`runtime::guard`).
+    LockedOut {
+        /// When it may try again.
+        retry_after_s: i64,
+    },
+    /// The notify API needs an `Idempotency-Key` (or it is not 1–255 printable ASCII).
+    MissingIdempotencyKey,
     /// A bad admin request (the reason).
     BadRequest(String),
     /// The team actor did not confirm within the budget.
@@ -53,6 +60,8 @@ impl FrontDoorError {
             FrontDoorError::Malformed(e) => format!("malformed: {}", e.reason()),
             FrontDoorError::AdminOff => "admin_off".into(),
             FrontDoorError::Unauthorized => "unauthorized".into(),
+            FrontDoorError::LockedOut { .. } => "locked_out".into(),
+            FrontDoorError::MissingIdempotencyKey => "missing_idempotency_key".into(),
             FrontDoorError::BadRequest(r) => format!("bad_request: {r}"),
             FrontDoorError::ActorTimeout => "actor_timeout".into(),
             FrontDoorError::Internal(e) => format!("internal: {e}"),
@@ -69,11 +78,17 @@ impl FrontDoorError {
             FrontDoorError::WrongContentType => (415, "unsupported content type".into()),
             FrontDoorError::Malformed(e) => (400, e.reason()),
             FrontDoorError::Unauthorized => (401, "unauthorized".into()),
+            FrontDoorError::LockedOut { .. } => (429, "too many wrong tokens from this client; try again later".into()),
+            FrontDoorError::MissingIdempotencyKey => (400, "an Idempotency-Key header of 1 to 255 printable ASCII characters is required".into()),
             FrontDoorError::BadRequest(r) => (400, r.clone()),
             FrontDoorError::ActorTimeout => (500, "not recorded in time; retry".into()),
             FrontDoorError::Internal(_) => (500, "internal error; retry".into()),
         };
-        super::json_response(status, &json!({ "ok": false, "error": message }))
+        let mut response = super::json_response(status, &json!({ "ok": false, "error": message }));
+        if let FrontDoorError::LockedOut { retry_after_s } = self {
+            let _ = response.headers_mut().set("retry-after", &retry_after_s.to_string());
+        }
+        response
     }
 }
 

@@ -111,7 +111,7 @@ fn request_now_ms(config: &Config, req: &Request, started: i64) -> i64 {
     if !config.allow_test_clock {
         return started;
     }
-    header(req, "x-slackline-test-now").and_then(|v| v.parse().ok()).unwrap_or(started)
+    header(req, team::TEST_NOW).and_then(|v| v.parse().ok()).unwrap_or(started)
 }
 
 async fn slack(mut req: Request, env: &Env, config: &Config, route: SlackRoute, started: i64) -> Result<Response, FrontDoorError> {

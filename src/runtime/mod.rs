@@ -4,6 +4,7 @@
 //! - [`front_door`]: the Worker's `fetch` (stateless): verify, parse, route, wait for the actor;
 //! - [`error`]: the Worker's one error enum, mapped to HTTP in one place;
 //! - [`admin`]: the admin API's authentication and forwarding to a team actor;
+//! - [`guard`]: the failed-token lockout of `/api/…` and `/admin/…` (per isolate);
 //! - [`api`]: the `/api/…` routes' (`API_TOKEN`) authentication and forwarding to a team actor;
 //! - [`oauth`]: the install flow (`/slack/install`, `/slack/oauth_redirect`);
 //! - [`team`]: the `TeamActor` Durable Object: the atomic ingest unit, the installation, the admin
@@ -11,6 +12,7 @@
 //! - [`directory`]: the `Directory` Durable Object: the list of teams and consumed OAuth states;
 //! - [`credential`]: the bot token at delivery time, with single-flight refresh;
 //! - [`sweep`]: the alarm's delivery loop;
+//! - [`status`]: a status message's job (post, or update to the newest version), for the sweep;
 //! - [`lists`]: a Slack List's jobs (a record's sync, a reconciliation page), performed for the sweep;
 //! - [`store`]: the only module that runs SQL;
 //! - [`http`]: the only module that calls `Fetch`;
@@ -24,10 +26,12 @@ pub mod directory;
 pub mod env;
 pub mod error;
 pub mod front_door;
+pub mod guard;
 pub mod http;
 pub mod lists;
 pub mod log;
 pub mod oauth;
+pub mod status;
 pub mod store;
 pub mod sweep;
 pub mod team;

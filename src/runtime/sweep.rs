@@ -15,7 +15,9 @@ use super::credential::{self, Credential};
 use super::http::{self, Failure};
 use super::lists::{self, Pending};
 use super::log;
+use super::status;
 use super::store::lists::ListsWrite;
+use super::store::notify::PostWrite;
 use crate::lists::api::RunView;
 use super::store::{self, AttemptLog, ClaimedRow, Completed, Completing, Completion, NewRow};
 use crate::config::{Config, PRUNE_BATCH};
@@ -131,11 +133,13 @@ struct Performed {
     list: Option<Pending>,
     /// A List job called Slack: the list's pacing applies.
     list_called: bool,
+    /// What a successful post answered (notify and status messages).
+    post: Option<PostWrite>,
 }
 
 impl Performed {
     fn verdict(verdict: Verdict) -> Performed {
-        Performed { verdict, http_status: None, answer: None, list: None, list_called: false }
+        Performed { verdict, http_status: None, answer: None, list: None, list_called: false, post: None }
     }
 }
 
@@ -197,6 +201,7 @@ impl Finished {
             followups: self.followups.clone(),
             lists: self.lists.clone(),
             pace_until: self.pace_until,
+            post: self.performed.post.clone(),
             reconcile_ms: config.lists_reconcile_ms,
             op_key: self.row.op_key.clone(),
             max_attempts,
@@ -339,12 +344,33 @@ impl Sweeper<'_> {
         let timeout = c.attempt_timeout_ms;
         match action {
             Action::SlackApi { method, args } => {
-                let token = match credential {
-                    Credential::Token(token) => token,
-                    Credential::Unusable(verdict) => return Performed::verdict(verdict.clone()),
+                let token = match bearer(credential) {
+                    Ok(token) => token,
+                    Err(refused) => return refused,
                 };
                 let answer = http::post_json(&c.slack_method_url(method), Some(token), args, timeout).await;
                 judge(answer, |a| classify::classify_web_api(a.status, a.retry_after.as_deref(), &a.json))
+            }
+            Action::Notify { args } => {
+                let token = match bearer(credential) {
+                    Ok(token) => token,
+                    Err(refused) => return refused,
+                };
+                let answer = http::post_json(&c.slack_method_url("chat.postMessage"), Some(token), args, timeout).await;
+                let posted = answer.as_ref().ok().and_then(|a| Some(PostWrite::Message { channel: a.json["channel"].as_str()?.into(), ts: a.json["ts"].as_str()?.into() }));
+                let mut performed = judge(answer, |a| classify::classify_web_api(a.status, a.retry_after.as_deref(), &a.json));
+                if performed.verdict == Verdict::Success {
+                    performed.post = posted;
+                }
+                performed
+            }
+            Action::Status { name } => {
+                let token = match bearer(credential) {
+                    Ok(token) => token,
+                    Err(refused) => return refused,
+                };
+                let done = status::perform(self.sql, c, token, name).await;
+                Performed { http_status: done.http_status, post: done.post, ..Performed::verdict(done.verdict) }
             }
             Action::RespondUrl { url, body } => {
                 let answer = http::post_json(url, None, body, timeout).await;
@@ -353,7 +379,7 @@ impl Sweeper<'_> {
             Action::LlmReply { prompt, .. } => self.complete_chat(prompt).await,
             Action::Lists { list_id, job } => {
                 let done = lists::perform(self.sql, c, credential, claim, list_id, job, started).await;
-                Performed { verdict: done.verdict, http_status: done.http_status, answer: None, list: Some(done.pending), list_called: done.called }
+                Performed { http_status: done.http_status, list: Some(done.pending), list_called: done.called, ..Performed::verdict(done.verdict) }
             }
         }
     }
@@ -391,6 +417,14 @@ fn followups(row: &ClaimedRow, action: Option<&Action>, performed: &Performed) -
     };
     let effect = then.effect(&row.idem_key, answer, None);
     vec![NewRow { effect, deadline_at: row.deadline_at }]
+}
+
+/// The bot token, or the attempt every Slack call makes when the team has none usable.
+fn bearer(credential: &Credential) -> Result<&str, Performed> {
+    match credential {
+        Credential::Token(token) => Ok(token),
+        Credential::Unusable(verdict) => Err(Performed::verdict(verdict.clone())),
+    }
 }
 
 fn judge(answer: Result<http::Answer, Failure>, classify: impl Fn(&http::Answer) -> Verdict) -> Performed {

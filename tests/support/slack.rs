@@ -124,6 +124,27 @@ impl Client {
         self.api_as(method, path, Some(API_TOKEN), body.map(|b| b.to_string()).as_deref())
     }
 
+    /// An `/api/…` call with the test `API_TOKEN`, extra headers and a raw body.
+    pub fn api_with(&self, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&str>) -> Answer {
+        let mut req = self.agent.request(method, &format!("{}{path}", self.base)).set("authorization", &format!("Bearer {API_TOKEN}"));
+        for (k, v) in headers {
+            req = req.set(k, v);
+        }
+        match body {
+            Some(body) => answer(req.set("content-type", "application/json").send_string(body)),
+            None => answer(req.call()),
+        }
+    }
+
+    /// An `/api/…` call with any bearer, as if from client address `ip` (`ALLOW_TEST_CLOCK`).
+    pub fn api_as_from(&self, method: &str, path: &str, bearer: Option<&str>, ip: &str) -> Answer {
+        let mut req = self.agent.request(method, &format!("{}{path}", self.base)).set("x-slackline-test-client-ip", ip);
+        if let Some(token) = bearer {
+            req = req.set("authorization", &format!("Bearer {token}"));
+        }
+        answer(req.call())
+    }
+
     /// A records API call with any bearer (or none) and a raw body.
     pub fn api_as(&self, method: &str, path: &str, bearer: Option<&str>, body: Option<&str>) -> Answer {
         let mut req = self.agent.request(method, &format!("{}{path}", self.base));

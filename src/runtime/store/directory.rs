@@ -10,9 +10,9 @@ pub fn directory_migrate(sql: &SqlStorage) -> worker::Result<()> {
     run(sql, sql::DIRECTORY_SCHEMA, vec![])
 }
 
-/// Every team, by key (at most `limit`).
-pub fn directory_teams(sql: &SqlStorage, limit: i64) -> worker::Result<Vec<Value>> {
-    rows(sql, sql::DIRECTORY_LIST, vec![int(limit)])
+/// A page of teams by key: at most `limit`, after the key `after`.
+pub fn directory_teams(sql: &SqlStorage, after: &str, limit: i64) -> worker::Result<Vec<Value>> {
+    rows(sql, sql::DIRECTORY_LIST, vec![int(limit), text(after)])
 }
 
 /// Notes a team seen in traffic.

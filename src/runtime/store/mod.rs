@@ -11,6 +11,7 @@
 //! - [`installation`]: the team's installation and the single-flight refresh slot;
 //! - [`admin`]: stats, listings, redrive, discard, audit, benchmark seeding;
 //! - [`lists`]: Slack Lists: column maps, records, reconciliation passes;
+//! - [`notify`]: the notify API: idempotency keys, Slack's answers to posts, status messages;
 //! - [`directory`]: the Directory actor's teams and consumed OAuth states.
 
 mod admin;
@@ -18,6 +19,7 @@ mod directory;
 mod ingest;
 mod installation;
 pub mod lists;
+pub mod notify;
 mod outbox;
 
 pub use admin::*;

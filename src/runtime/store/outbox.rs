@@ -9,6 +9,7 @@ use super::ingest::insert_rows;
 use super::NewRow;
 use crate::outbox::{Outcome, StreakChange, Transition};
 use super::lists::{self, ListsWrite, Queueing};
+use super::notify::{self, PostWrite};
 use crate::lists::api::RunView;
 
 /// A row as claimed by a sweep.
@@ -83,6 +84,8 @@ pub struct Completing {
     pub lists: Option<ListsWrite>,
     /// Hold the row's target until then whatever the outcome (a List's pacing), if stored.
     pub pace_until: Option<i64>,
+    /// What a post answered (a notify message's ts, a status message's version), if stored.
+    pub post: Option<PostWrite>,
     /// When the next reconciliation pass is due after one ends (`LISTS_RECONCILE_MINUTES`).
     pub reconcile_ms: i64,
     /// The row's receipt key, given to follow-ups.
@@ -158,6 +161,9 @@ fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
         if let Some(until) = c.pace_until.filter(|until| *until > c.now) {
             run(sql, sql::HOLD_TARGET, vec![text(&c.target), int(until)])?;
         }
+        if let Some(post) = &c.post {
+            notify::apply(sql, c.row_id, post)?;
+        }
     }
     let reconciled = match (&c.lists, completion) {
         (Some(write), Completion::Stored) => {
@@ -195,16 +201,20 @@ pub fn next_alarm(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_re
     struct PruneAt {
         receipts_at: Option<i64>,
         done_at: Option<i64>,
+        keys_at: Option<i64>,
     }
     let due: Vec<NextAt> = rows(sql, sql::NEXT_DUE, vec![int(now)])?;
     let prune: Vec<PruneAt> = rows(sql, sql::NEXT_PRUNE, vec![int(receipt_retention_ms), int(done_retention_ms)])?;
-    let prune_at = prune.into_iter().flat_map(|r| [r.receipts_at, r.done_at]).flatten().map(|t| t.max(prune_not_before));
+    let prune_at = prune.into_iter().flat_map(|r| [r.receipts_at, r.done_at, r.keys_at]).flatten().map(|t| t.max(prune_not_before));
     Ok(due.into_iter().filter_map(|r| r.next_at).chain(prune_at).min())
 }
 
-/// Housekeeping: deletes receipts and delivered rows past retention (bounded), and stale holds.
+/// Housekeeping: deletes receipts, delivered rows past retention and expired idempotency keys
+/// (each bounded), and stale holds.
 pub fn prune(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_retention_ms: i64, limit: i64) -> worker::Result<()> {
     run(sql, sql::PRUNE_RECEIPTS, vec![int(now - receipt_retention_ms), int(limit)])?;
+    run(sql, sql::PRUNE_KEYS, vec![int(now), int(limit)])?;
+    run(sql, sql::PRUNE_DONE_RESULTS, vec![int(now - done_retention_ms), int(limit)])?;
     run(sql, sql::PRUNE_DONE_ATTEMPTS, vec![int(now - done_retention_ms), int(limit)])?;
     run(sql, sql::PRUNE_DONE, vec![int(now - done_retention_ms), int(limit)])?;
     run(sql, sql::PRUNE_HOLDS, vec![int(now)])

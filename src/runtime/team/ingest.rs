@@ -44,12 +44,8 @@ impl TeamActor {
         };
         let recorded = store::record(&self.state.storage(), &self.sql, ingest, now)?;
         if recorded.receipt.queued() > 0 {
-            for nudge in self.nudges.borrow().iter() {
-                nudge.send();
-            }
-            // Issued right after the unit, with no await between: committed with it. Set even
-            // while a sweep runs: the alarm is what survives if this instance does not.
-            self.arm_by(now).await?;
+            // Issued right after the unit, with no await between: committed with it.
+            self.wake().await?;
         }
         self.team.borrow_mut().get_or_insert_with(|| dispatch.team_key().to_string());
         self.note_in_directory(dispatch.team_key(), recorded.first_seen, uninstall && recorded.receipt != Receipt::Duplicate);

@@ -131,14 +131,6 @@ impl TeamActor {
         }
     }
 
-    /// The alarm is armed to now and running sweeps are told: a sync row was queued.
-    async fn wake(&self, now: i64) -> Result<(), ApiError> {
-        for nudge in self.nudges.borrow().iter() {
-            nudge.send();
-        }
-        Ok(self.arm_by(now).await?)
-    }
-
     async fn put_list(&self, body: &str, list_id: &str, q: Queueing) -> Answer {
         let map: ColumnMap = parse_body(body)?;
         map.validate().map_err(ApiError::Invalid)?;
@@ -166,7 +158,7 @@ impl TeamActor {
         let canonical = fields.to_string();
         let change = store::put_record(&self.state.storage(), &self.sql, list_id, record_id, canonical, q)?;
         if matches!(change, RecordChange::Changed(_)) {
-            self.wake(q.now).await?;
+            self.wake().await.map_err(ApiError::Storage)?;
         }
         change_answer(change)
     }
@@ -175,7 +167,7 @@ impl TeamActor {
         store::column_map(&self.sql, list_id)?.ok_or(ApiError::UnknownList)?;
         let change = store::delete_record(&self.state.storage(), &self.sql, list_id, record_id, q)?;
         if matches!(change, RecordChange::Changed(_)) {
-            self.wake(q.now).await?;
+            self.wake().await.map_err(ApiError::Storage)?;
         }
         change_answer(change)
     }
@@ -203,7 +195,7 @@ impl TeamActor {
     async fn reconcile(&self, list_id: &str, q: Queueing) -> Answer {
         store::column_map(&self.sql, list_id)?.ok_or(ApiError::UnknownList)?;
         let run = store::reconcile_now(&self.state.storage(), &self.sql, list_id, q)?;
-        self.wake(q.now).await?;
+        self.wake().await.map_err(ApiError::Storage)?;
         answer(202, &run)
     }
 }

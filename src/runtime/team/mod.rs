@@ -9,11 +9,13 @@
 //!   [`REARM_AFTER_ERROR_MS`]), never relying on the platform's six alarm retries;
 //! - [`admin`]: `/admin/...`, the admin API's reads and operator actions (forwarded by
 //!   `runtime::admin`), with one error enum mapped to HTTP once;
-//! - [`lists`]: `/lists/...`, the records API of Slack Lists (forwarded by `runtime::api`).
+//! - [`lists`]: `/lists/...`, the records API of Slack Lists (forwarded by `runtime::api`);
+//! - [`notify`]: `/messages…` and `/status/…`, the notify API (forwarded by `runtime::api`).
 
 mod admin;
 mod ingest;
 mod lists;
+mod notify;
 
 use super::store;
 use super::sweep::{Nudge, Sweeper};
@@ -40,6 +42,13 @@ pub const TEST_ACTOR_DELAY: &str = "x-slackline-test-actor-delay-ms";
 /// The team key, sent by the front door with `/api/…` requests (an actor reached only through the
 /// API has seen no event that names its team): kept for log lines.
 pub const TEAM_HEADER: &str = "x-slackline-team";
+
+/// The notify API's `Idempotency-Key`, as the front door forwards it.
+pub const IDEMPOTENCY_KEY: &str = "x-slackline-idempotency-key";
+
+/// Tests only (`ALLOW_TEST_CLOCK=1`): the actor's clock for an `/api/…` request (epoch ms), e.g.
+/// to expire idempotency keys.
+pub const TEST_NOW: &str = "x-slackline-test-now";
 
 /// When a sweep fails on storage, the alarm is re-armed this far ahead: 5 s.
 pub const REARM_AFTER_ERROR_MS: i64 = 5_000;
@@ -87,6 +96,11 @@ impl DurableObject for TeamActor {
             (Method::Post, ["ingest"]) => self.ingest(req, &config).await,
             (Method::Post, ["installation"]) => self.install(req, &config).await,
             (_, ["admin", route @ ..]) => Ok(self.admin(&req, route, &config).await),
+            (_, ["messages", ..] | ["status", ..]) => {
+                let route: Vec<String> = segments.iter().map(|s| s.to_string()).collect();
+                let route: Vec<&str> = route.iter().map(String::as_str).collect();
+                self.notify(req, &route, &config).await
+            }
             (_, ["lists", list_id, route @ ..]) => {
                 let (list_id, route): (String, Vec<String>) = (list_id.to_string(), route.iter().map(|s| s.to_string()).collect());
                 let route: Vec<&str> = route.iter().map(String::as_str).collect();
@@ -126,6 +140,15 @@ impl TeamActor {
             Some(armed) if armed <= at_ms => Ok(()),
             _ => self.arm(at_ms).await,
         }
+    }
+
+    /// Rows were queued: running sweeps are told, and the alarm is armed to now (set even while a
+    /// sweep runs: the alarm is what survives if this instance does not).
+    async fn wake(&self) -> Result<()> {
+        for nudge in self.nudges.borrow().iter() {
+            nudge.send();
+        }
+        self.arm_by(clock::now_ms()).await
     }
 
     /// The team key: remembered from the first ingest, else read once from storage.
