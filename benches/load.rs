@@ -66,13 +66,34 @@ enum Kind {
     Mention,
     /// A `reaction_added` the app ignores: a receipt only (the ack path without deliveries).
     Ignored,
+    /// A notify API post (`POST /api/teams/{team}/messages`, a fresh `Idempotency-Key`).
+    Notify,
+}
+
+/// Posts one notify API message (a fresh `Idempotency-Key`) and times its answer.
+fn send_notify(agent: &ureq::Agent, base: &str, team: &str, channel: &str, ts: String) -> Sample {
+    let body = serde_json::json!({"channel": channel, "text": format!("notify {ts}")}).to_string();
+    let sent = Instant::now();
+    let status = match agent
+        .post(&format!("{base}/api/teams/{team}/messages"))
+        .set("authorization", &format!("Bearer {}", support::API_TOKEN))
+        .set("idempotency-key", &unique("bench-"))
+        .set("content-type", "application/json")
+        .send_string(&body)
+    {
+        Ok(r) => r.status(),
+        Err(ureq::Error::Status(code, _)) => code,
+        Err(_) => 0,
+    };
+    let acked_at = Instant::now();
+    Sample { latency: acked_at - sent, status, acked_at, channel: channel.to_string(), ts }
 }
 
 /// Sends one signed event (posted at `ts` in `channel`, unique event id) and times its answer.
 fn send(agent: &ureq::Agent, url: &str, team: &str, channel: &str, ts: String, kind: Kind) -> Sample {
     let event = match kind {
         Kind::Mention => mention(channel, &ts, "bench"),
-        Kind::Ignored => serde_json::json!({"type": "reaction_added", "user": "U1", "reaction": "eyes", "event_ts": ts}),
+        Kind::Ignored | Kind::Notify => serde_json::json!({"type": "reaction_added", "user": "U1", "reaction": "eyes", "event_ts": ts}),
     };
     let body = envelope(team, &unique("Ev"), event).to_string().into_bytes();
     let stamp = now_secs().to_string();
@@ -113,7 +134,10 @@ fn load_kind(base: &str, n: usize, clients: usize, team_of: &(dyn Fn(usize) -> S
                         break;
                     }
                     let ts = format!("{}.{i:06}", 1_700_000_000 + i);
-                    mine.push(send(&agent, &format!("{base}{path}"), &team_of(i), &channel, ts, kind));
+                    mine.push(match kind {
+                        Kind::Notify => send_notify(&agent, base, &team_of(i), &channel, ts),
+                        _ => send(&agent, &format!("{base}{path}"), &team_of(i), &channel, ts, kind),
+                    });
                 }
                 samples.lock().unwrap().extend(mine);
             });
@@ -267,6 +291,10 @@ fn main() {
     println!("| 1 | ratio slackline / floor, p50 and p99 | {:.2}x / {:.2}x |", pct(&al, 0.5).as_secs_f64() / pct(&fl, 0.5).as_secs_f64(), pct(&al, 0.99).as_secs_f64() / pct(&fl, 0.99).as_secs_f64());
     println!("{}", latency_row(&format!("slackline, receipt only (an event the app ignores: no outbox row, no delivery), {n} events"), &receipts_run));
     println!("| 2 | ack-to-delivery p50 / p99 ({} of {} delivered) | {} / {} ms |", deliveries.len(), wanted, ms(pct(&deliveries, 0.5)), ms(pct(&deliveries, 0.99)));
+    // The notify API beside the event ack: same runtime, same clients, the 202 after the commit.
+    let notify_teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
+    let notify_run = load_kind(&app.base_url(), n, CLIENTS, &|i| notify_teams[i % CLIENTS].clone(), "", Kind::Notify);
+    println!("{}", latency_row(&format!("notify API: POST /messages (fresh Idempotency-Key) p50 / p90 / p99, {n} posts, {CLIENTS} clients ({CLIENTS} teams)"), &notify_run));
     let paced_teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
     let paced = load_paced(&app.base_url(), scale(1000), 25.0, &paced_teams);
     let (paced_deliveries, paced_wanted) = delivery_latencies(&fake, &paced, Duration::from_secs(60));

@@ -218,12 +218,13 @@ fn the_teams_listing_is_paged_by_key() {
 }
 
 /// The runtime is killed after the 202 and before the delivery (Slack's first answer was a 429,
-/// so the row waits): the message is posted after the restart, once, and a retry with the same
-/// key gets the stored answer.
+/// so the row waits; the kill may come before that attempt's completion is stored, and then its
+/// claim's lease, 2 s here, runs out): the message is posted after the restart, once, and a retry
+/// with the same key gets the stored answer.
 #[test]
 fn a_message_acknowledged_before_a_kill_is_posted_after_the_restart_and_a_retry_is_replayed() {
     let fake = FakeSlack::start();
-    let mut rt = Runtime::start(Settings::new("notify-kill", &fake));
+    let mut rt = Runtime::start(Settings::new("notify-kill", &fake).var("LEASE_MS", "2000").var("ATTEMPT_TIMEOUT_MS", "1000"));
     let c = rt.client();
     let (team, channel, key) = (unique("T"), unique("C"), unique("kill-"));
     fake.script("chat.postMessage", &channel, vec![Reply::RateLimited(4)]);
