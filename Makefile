@@ -19,7 +19,7 @@ WORKER_SOURCES := $(shell find src -name '*.rs') Cargo.toml Cargo.lock
 FUZZ_TARGETS := signature events command interaction
 FUZZ_SECONDS ?= 10
 
-.PHONY: setup build worker dev test test-wasm fuzz fuzz-smoke bench soak clean
+.PHONY: setup build worker dev try test test-wasm fuzz fuzz-smoke bench soak clean
 
 setup:
 	@scripts/setup.sh
@@ -42,8 +42,13 @@ build: setup
 dev: build .dev.vars
 	wrangler dev --ip 127.0.0.1 --port $(PORT) --inspector-port $(INSPECTOR_PORT) --persist-to $(PERSIST_TO)
 
+# The round trip without Slack: the simulator's fake Slack, slackline, a mention and its reply.
+try: build
+	scripts/try.sh
+
 test: build
 	cargo test --locked --lib --bins --tests --quiet -- --test-threads=4
+	$(MAKE) --no-print-directory try
 	$(MAKE) --no-print-directory test-wasm
 	$(MAKE) --no-print-directory fuzz-smoke
 

@@ -25,6 +25,8 @@
 //! - [`config`]: one typed configuration;
 //! - [`logs`]: every log line, as types (the fields `docs/operations.md` lists).
 //!
+//! Native only: [`sim`], the Slack simulator (`slackline-sim`) the end-to-end tests share.
+//!
 //! Thin adapters (`runtime`, wasm32 only; tested end to end in workerd):
 //! - `runtime::front_door`: the Worker's `fetch`: verify, parse, route, wait for the actor;
 //! - `runtime::team`: the `TeamActor` Durable Object: the atomic ingest unit and the alarm sweep;
@@ -44,6 +46,8 @@ pub mod logs;
 pub mod notify;
 pub mod oauth;
 pub mod outbox;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod sim;
 pub mod slack;
 pub mod sql;
 

@@ -21,7 +21,7 @@
 
 mod default_app;
 
-pub use default_app::DefaultApp;
+pub use default_app::{DefaultApp, RESOLVE_ACTION_ID};
 
 use crate::effect::Effect;
 use crate::slack::envelope::{Dispatch, EventEnvelope, Interaction, SlashCommand};

@@ -7,8 +7,10 @@
 //! starts its own with [`Runtime::start`].
 #![allow(dead_code)]
 
-pub mod fake_lists;
-pub mod fake_slack;
+/// The fake Slack is the simulator's (`slackline-sim serve` runs the very same server).
+pub mod fake_slack {
+    pub use slackline::sim::fake::*;
+}
 pub mod runtime;
 pub mod slack;
 
@@ -19,7 +21,7 @@ pub use slack::Client;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The signing secret every test runtime uses.
 pub const SECRET: &str = "e2e-signing-secret";
@@ -68,16 +70,5 @@ pub fn unique(prefix: &str) -> String {
     format!("{prefix}{:X}{:X}{n}", std::process::id(), nanos & 0xFF_FFFF_FFFF)
 }
 
-/// Polls `probe` until it returns `Some`, or panics with `what` after `timeout`.
-pub fn eventually<T>(what: &str, timeout: Duration, mut probe: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Some(value) = probe() {
-            return value;
-        }
-        if Instant::now() > deadline {
-            panic!("timed out after {timeout:?} waiting for: {what}");
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
-}
+#[allow(unused_imports)]
+pub use slackline::sim::eventually;

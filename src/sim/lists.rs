@@ -32,11 +32,15 @@ pub fn handles(method: &str) -> bool {
 /// A row as the fake holds it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FakeRow {
+    /// `Rec…`.
     pub id: String,
     /// The stored cells, as written (no `text` fallback).
     pub fields: Vec<Value>,
+    /// Who made it.
     pub created_by: String,
+    /// Who changed it last.
     pub updated_by: String,
+    /// Archived in Slack.
     pub archived: bool,
 }
 
@@ -196,21 +200,25 @@ impl Lists {
         id
     }
 
+    /// Archives a row.
     pub fn archive(&mut self, list_id: &str, row_id: &str) {
         let stored = self.stored_mut(list_id, row_id);
         stored.row.archived = true;
         stored.updated = now();
     }
 
+    /// A person's edit of one cell.
     pub fn edit(&mut self, list_id: &str, row_id: &str, cell: Value, by: &str) {
         self.stored_mut(list_id, row_id).set_cell(cell, by);
     }
 
+    /// Deletes a row, as in Slack.
     pub fn remove(&mut self, list_id: &str, row_id: &str) {
         self.stored_mut(list_id, row_id);
         self.lists.get_mut(list_id).unwrap().retain(|s| s.row.id != row_id);
     }
 
+    /// The most rows a page holds.
     pub fn set_page_size(&mut self, n: usize) {
         self.page_size = Some(n.max(1));
     }

@@ -9,14 +9,14 @@
 //! sharing the fake do not disturb each other. Unscripted calls get a success.
 //!
 //! Slack Lists (`slackLists.items.create`, `.update`, `.delete`, `.list`) are stateful, in
-//! [`super::fake_lists`]: an unscripted call (or [`Reply::Ok`], also after a [`Reply::Delay`]) is
+//! [`super::lists`]: an unscripted call (or [`Reply::Ok`], also after a [`Reply::Delay`]) is
 //! applied and gets the real answer; a scripted refusal (`Error`, `RateLimited`, `Status`, `Json`,
 //! `Reset`) writes nothing, as Slack refused; [`Reply::Applied`] writes, then answers with its inner
 //! reply (Slack acted, the answer was lost). Tests read and change the rows as people in Slack
 //! would with [`FakeSlack::list_rows`], [`FakeSlack::add_row`], [`FakeSlack::edit_row`], ...
 
-use super::fake_lists::{self, Lists};
-pub use super::fake_lists::{FakeRow, FAKE_BOT_USER};
+use super::lists::{self, Lists};
+pub use super::lists::{FakeRow, FAKE_BOT_USER};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,15 +26,22 @@ use std::time::{Duration, Instant};
 /// One recorded call.
 #[derive(Debug, Clone)]
 pub struct Call {
+    /// The Slack method (`chat.postMessage`), `llm` or `response_url`.
     pub method: String,
+    /// The request path.
     pub path: String,
+    /// The request headers.
     pub headers: Vec<(String, String)>,
+    /// The body as text.
     pub body: String,
+    /// The body, if it is JSON.
     pub json: Option<Value>,
+    /// When it arrived.
     pub at: Instant,
 }
 
 impl Call {
+    /// A request header, by name in any case.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
@@ -87,24 +94,32 @@ struct Rule {
     chooser: Option<Chooser>,
 }
 
-#[derive(Default)]
 struct State {
     calls: Vec<Call>,
     rules: Vec<Rule>,
+    /// Chooses the reply of a call no rule matches (`slackline-sim serve`'s faults).
+    default: Option<Chooser>,
     lists: Lists,
+    started: Instant,
 }
 
-/// The fake server. Lives as long as the test binary (its thread is detached).
+/// The fake server. Lives as long as its process (its thread is detached).
 pub struct FakeSlack {
     port: u16,
     state: Arc<Mutex<State>>,
 }
 
 impl FakeSlack {
+    /// Starts on a free port (panics if none can be bound: for tests).
     pub fn start() -> FakeSlack {
-        let server = tiny_http::Server::http("127.0.0.1:0").expect("bind the fake Slack");
-        let port = server.server_addr().to_ip().unwrap().port();
-        let state = Arc::new(Mutex::new(State::default()));
+        FakeSlack::start_on(0).expect("bind the fake Slack")
+    }
+
+    /// Starts on `port` of 127.0.0.1 (0: a free one).
+    pub fn start_on(port: u16) -> std::io::Result<FakeSlack> {
+        let server = tiny_http::Server::http(("127.0.0.1", port)).map_err(std::io::Error::other)?;
+        let port = server.server_addr().to_ip().map(|a| a.port()).unwrap_or(port);
+        let state = Arc::new(Mutex::new(State { calls: Vec::new(), rules: Vec::new(), default: None, lists: Lists::default(), started: Instant::now() }));
         let shared = state.clone();
         std::thread::spawn(move || {
             for request in server.incoming_requests() {
@@ -112,7 +127,29 @@ impl FakeSlack {
                 std::thread::spawn(move || handle(request, &state, port));
             }
         });
-        FakeSlack { port, state }
+        Ok(FakeSlack { port, state })
+    }
+
+    /// Blocks the calling thread while the server runs (`slackline-sim serve`).
+    pub fn serve_forever(&self) {
+        loop {
+            std::thread::park();
+        }
+    }
+
+    /// Its port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Its base URL (`/_sim/calls` lists what it recorded).
+    pub fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Answers every call that no script matches with `chooser`'s reply (faults for a whole run).
+    pub fn script_default(&self, chooser: Chooser) {
+        self.state.lock().unwrap().default = Some(chooser);
     }
 
     /// The base URL for `SLACK_API_URL`.
@@ -234,11 +271,23 @@ fn next_reply(state: &Mutex<State>, call: &Call) -> Reply {
     match rule {
         Some(Rule { chooser: Some(choose), .. }) => choose(call),
         Some(rule) => rule.replies.pop_front().unwrap_or(Reply::Ok),
-        None => Reply::Ok,
+        None => match &mut state.default {
+            Some(choose) => choose(call),
+            None => Reply::Ok,
+        },
     }
 }
 
 static TS: AtomicU64 = AtomicU64::new(1);
+
+/// A successful `oauth.v2.access` answer for a simulated workspace.
+fn oauth_answer() -> Value {
+    json!({
+        "ok": true, "access_token": "xoxb-sim-token", "token_type": "bot", "scope": "app_mentions:read,chat:write,im:history,commands",
+        "bot_user_id": FAKE_BOT_USER, "app_id": "ASIM", "team": {"id": "TSIM", "name": "Simulated"}, "enterprise": null,
+        "is_enterprise_install": false, "authed_user": {"id": "U1"}
+    })
+}
 
 /// Answers `call` with `reply`. `applied` is the real answer of a Lists call already applied (by
 /// [`Reply::Applied`]), so it is not applied twice.
@@ -249,16 +298,17 @@ fn respond(request: tiny_http::Request, call: &Call, reply: Reply, state: &Mutex
             return respond(request, call, *then, state, port, applied);
         }
         Reply::Applied(then) => {
-            let applied = applied.or_else(|| fake_lists::handles(&call.method).then(|| apply_lists(state, call)));
+            let applied = applied.or_else(|| lists::handles(&call.method).then(|| apply_lists(state, call)));
             return respond(request, call, *then, state, port, applied);
         }
         Reply::Reset => return reset(request, port),
-        Reply::Ok if fake_lists::handles(&call.method) => (200, applied.unwrap_or_else(|| apply_lists(state, call)), None),
+        Reply::Ok if lists::handles(&call.method) => (200, applied.unwrap_or_else(|| apply_lists(state, call)), None),
         Reply::Ok if call.method == "llm" => (200, completion(&format!("LLM answer to: {}", prompt_of(call))), None),
         Reply::Completion(text) => (200, completion(&text), None),
         Reply::Json(body) => (200, body, None),
         Reply::Ok if call.method == "response_url" => (200, json!("ok"), None),
-        Reply::Ok if call.method == "auth.test" => (200, json!({"ok": true, "user_id": FAKE_BOT_USER, "bot_id": "BFAKE"}), None),
+        Reply::Ok if call.method == "auth.test" => (200, json!({"ok": true, "user_id": FAKE_BOT_USER, "bot_id": "BFAKE", "team_id": "TSIM", "team": "Simulated"}), None),
+        Reply::Ok if call.method == "oauth.v2.access" => (200, oauth_answer(), None),
         Reply::Ok => {
             let ts = format!("1700000000.{:06}", TS.fetch_add(1, Ordering::Relaxed));
             (200, json!({"ok": true, "channel": call.field("channel"), "ts": ts}), None)
@@ -327,7 +377,25 @@ fn shut_down_socket(local: std::net::SocketAddr, peer: std::net::SocketAddr) -> 
     false
 }
 
+/// `GET /_sim/calls?after=N`: the recorded calls from position N on, as JSON (not recorded).
+fn list_calls(request: tiny_http::Request, state: &Mutex<State>) {
+    let after = request.url().split_once("after=").and_then(|(_, n)| n.split('&').next()?.parse::<usize>().ok()).unwrap_or(0);
+    let listed: Vec<Value> = {
+        let state = state.lock().unwrap();
+        let started = state.started;
+        state.calls.iter().enumerate().skip(after).map(|(index, c)| {
+            json!({"index": index, "method": c.method, "path": c.path, "json": c.json, "at_ms": c.at.duration_since(started).as_millis() as u64})
+        }).collect()
+    };
+    let response = tiny_http::Response::from_string(Value::Array(listed).to_string())
+        .with_header("content-type: application/json".parse::<tiny_http::Header>().unwrap());
+    let _ = request.respond(response);
+}
+
 fn handle(mut request: tiny_http::Request, state: &Mutex<State>, port: u16) {
+    if request.url().starts_with("/_sim/calls") {
+        return list_calls(request, state);
+    }
     let call = record(&mut request);
     let reply = next_reply(state, &call);
     respond(request, &call, reply, state, port, None);

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# `make try`: the whole round trip in a terminal, no Slack account needed. Starts the simulator's
+# fake Slack (`slackline-sim serve`) and slackline (`wrangler dev`, pointed at the fake) on free
+# ports, sends a signed @-mention, prints the threaded reply and the request, sweep and delivery
+# log lines for it, and stops everything it started — also on Ctrl-C or an error. Exits non-zero
+# if the reply did not arrive (`make test` runs it as a smoke test).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+export WRANGLER_SEND_METRICS=false WRANGLER_WRITE_LOGS=false CI=true NO_COLOR=1 FORCE_COLOR=0
+
+work=$(mktemp -d)
+groups=()
+cleanup() {
+  for g in "${groups[@]}"; do kill -TERM -- "-$g" 2>/dev/null || true; done
+  sleep 0.3
+  for g in "${groups[@]}"; do kill -KILL -- "-$g" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'echo "make try: interrupted"; exit 130' INT TERM
+
+free_port() { node -e "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
+answers() { node -e "fetch(process.argv[1]).then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))" "$1"; }
+wait_for() { # url what seconds
+  for _ in $(seq 1 $(( $3 * 4 ))); do answers "$1" && return 0; sleep 0.25; done
+  echo "make try: $2 did not start within $3 s; its output:" >&2
+  return 1
+}
+
+cargo build --quiet --locked --bin slackline-sim
+sim_port=$(free_port)
+app_port=$(free_port)
+inspector_port=$(free_port)
+secret="make-try-signing-secret"
+team="TTRY$(date +%s)"
+
+# Each in its own process group (setsid), so that cleanup stops wrangler's workerd children too.
+setsid target/debug/slackline-sim serve --port "$sim_port" > "$work/sim.log" 2>&1 &
+groups+=($!)
+printf 'SLACK_SIGNING_SECRET=%s\nSLACK_BOT_TOKEN=xoxb-make-try\nSLACK_API_URL=http://127.0.0.1:%s/api\n' "$secret" "$sim_port" > "$work/vars.env"
+setsid wrangler dev --ip 127.0.0.1 --port "$app_port" --inspector-port "$inspector_port" --show-interactive-dev-session=false \
+  --persist-to "$work/state" --env-file "$work/vars.env" > "$work/app.log" 2>&1 &
+groups+=($!)
+
+wait_for "http://127.0.0.1:$sim_port/_sim/calls" "the fake Slack" 10 || { cat "$work/sim.log" >&2; exit 1; }
+wait_for "http://127.0.0.1:$app_port/healthz" "slackline (wrangler dev)" 120 || { tail -40 "$work/app.log" >&2; exit 1; }
+echo "fake Slack on http://127.0.0.1:$sim_port, slackline on http://127.0.0.1:$app_port"
+echo
+echo "\$ slackline-sim mention --team $team --text 'hello from make try'"
+target/debug/slackline-sim mention --url "http://127.0.0.1:$app_port" --sim "http://127.0.0.1:$sim_port" \
+  --secret "$secret" --team "$team" --text "hello from make try" --timeout 20
+
+echo
+echo "slackline's log lines for $team (request, sweep, delivery):"
+for _ in $(seq 1 40); do grep -q '"kind":"delivery"' "$work/app.log" && break; sleep 0.25; done
+grep -o '{"kind":"\(request\|sweep\|delivery\)".*}' "$work/app.log" | grep "\"team\":\"$team\"" | sed 's/^/  /'

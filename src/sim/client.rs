@@ -1,0 +1,222 @@
+//! The simulator's Slack side: signed requests to a running slackline, shaped like Slack's own
+//! (an `app_mention`, a DM, a slash command, a button click), and the fake Slack's record of what
+//! slackline sent back, read over HTTP (`GET /_sim/calls?after=N`).
+
+use crate::slack::signature::SigningSecret;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Why a request to slackline or the fake did not get through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SendError {
+    /// Nothing listens at the URL.
+    NotRunning(String),
+    /// slackline refused the signature (401): the secret is not its `SLACK_SIGNING_SECRET`.
+    BadSecret,
+    /// Any other failure.
+    Other(String),
+}
+
+impl std::fmt::Display for SendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SendError::NotRunning(url) => write!(f, "nothing answers at {url}: is it running? (`make dev` for slackline, `slackline-sim serve` for the fake Slack)"),
+            SendError::BadSecret => f.write_str("slackline answered 401: the signing secret is not its SLACK_SIGNING_SECRET (pass --secret, or check .dev.vars)"),
+            SendError::Other(why) => f.write_str(why),
+        }
+    }
+}
+
+/// A call slackline made to the fake Slack.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct SimCall {
+    /// Its position in the fake's record.
+    pub index: usize,
+    /// The Slack method, `response_url` or `llm`.
+    pub method: String,
+    /// The request path.
+    pub path: String,
+    /// The JSON body, if it was JSON.
+    pub json: Option<Value>,
+    /// When it arrived, in ms since the fake started.
+    pub at_ms: u64,
+}
+
+impl SimCall {
+    /// A top-level string field of the body.
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.json.as_ref()?.get(name)?.as_str()
+    }
+}
+
+/// A running slackline and a running fake Slack.
+pub struct Target {
+    /// slackline's base URL.
+    pub url: String,
+    /// The fake Slack's base URL.
+    pub sim: String,
+    /// The signing secret slackline checks.
+    pub secret: SigningSecret,
+    agent: ureq::Agent,
+}
+
+/// An answer from slackline.
+#[derive(Debug, Clone)]
+pub struct Ack {
+    /// HTTP status.
+    pub status: u16,
+    /// Body.
+    pub body: String,
+    /// How long slackline took to answer.
+    pub took: Duration,
+    /// When it answered.
+    pub at: Instant,
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+/// A fresh message `ts` (seconds.micros, like Slack's).
+pub fn fresh_ts() -> String {
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    format!("{}.{:06}", now.as_secs(), now.subsec_micros())
+}
+
+/// A fresh id with a prefix (`Ev…`, `C…`).
+pub fn fresh_id(prefix: &str) -> String {
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    format!("{prefix}{:X}{:X}", std::process::id(), now.as_nanos() & 0xFFFF_FFFF_FFFF)
+}
+
+impl Target {
+    /// A target; `secret` is slackline's signing secret.
+    pub fn new(url: &str, sim: &str, secret: &str) -> Result<Target, SendError> {
+        let secret = SigningSecret::parse(Some(secret.to_string())).ok_or_else(|| SendError::Other("the signing secret is empty".into()))?;
+        let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(10)).redirects(0).build();
+        Ok(Target { url: url.trim_end_matches('/').into(), sim: sim.trim_end_matches('/').into(), secret, agent })
+    }
+
+    /// Posts a body signed now to slackline's `path`, with extra headers (a retry's).
+    pub fn post_signed(&self, path: &str, content_type: &str, body: &str, extra: &[(&str, &str)]) -> Result<Ack, SendError> {
+        let ts = now_secs().to_string();
+        let signature = self.secret.sign(&ts, body.as_bytes());
+        let url = format!("{}{path}", self.url);
+        let mut req = self.agent.post(&url).set("content-type", content_type).set("x-slack-request-timestamp", &ts).set("x-slack-signature", &signature);
+        for (k, v) in extra {
+            req = req.set(k, v);
+        }
+        let sent = Instant::now();
+        let (status, body) = match req.send_string(body) {
+            Ok(r) => (r.status(), r.into_string().unwrap_or_default()),
+            Err(ureq::Error::Status(401, _)) => return Err(SendError::BadSecret),
+            Err(ureq::Error::Status(code, r)) => (code, r.into_string().unwrap_or_default()),
+            Err(ureq::Error::Transport(t)) if t.kind() == ureq::ErrorKind::ConnectionFailed => return Err(SendError::NotRunning(self.url.clone())),
+            Err(e) => return Err(SendError::Other(format!("{url}: {e}"))),
+        };
+        Ok(Ack { status, body, took: sent.elapsed(), at: Instant::now() })
+    }
+
+    /// Posts an Events API envelope.
+    pub fn event(&self, envelope: &Value, extra: &[(&str, &str)]) -> Result<Ack, SendError> {
+        self.post_signed("/slack/events", "application/json", &envelope.to_string(), extra)
+    }
+
+    /// Posts a slash command form.
+    pub fn command(&self, fields: &[(&str, &str)]) -> Result<Ack, SendError> {
+        let body = form_urlencoded::Serializer::new(String::new()).extend_pairs(fields).finish();
+        self.post_signed("/slack/commands", "application/x-www-form-urlencoded", &body, &[])
+    }
+
+    /// Posts an interactivity payload.
+    pub fn interaction(&self, payload: &Value) -> Result<Ack, SendError> {
+        let body = form_urlencoded::Serializer::new(String::new()).append_pair("payload", &payload.to_string()).finish();
+        self.post_signed("/slack/interactivity", "application/x-www-form-urlencoded", &body, &[])
+    }
+
+    /// The fake's calls from position `after` on.
+    pub fn calls_after(&self, after: usize) -> Result<Vec<SimCall>, SendError> {
+        let url = format!("{}/_sim/calls?after={after}", self.sim);
+        match self.agent.get(&url).call() {
+            Ok(r) => r.into_json::<Vec<SimCall>>().map_err(|e| SendError::Other(format!("{url}: {e}"))),
+            Err(ureq::Error::Transport(t)) if t.kind() == ureq::ErrorKind::ConnectionFailed => Err(SendError::NotRunning(self.sim.clone())),
+            Err(e) => Err(SendError::Other(format!("{url}: {e}"))),
+        }
+    }
+
+    /// How many calls the fake has recorded.
+    pub fn call_count(&self) -> Result<usize, SendError> {
+        Ok(self.calls_after(0)?.len())
+    }
+
+    /// Polls the fake until a call after `after` matches, or `timeout` passes.
+    pub fn wait_for(&self, after: usize, timeout: Duration, matches: impl Fn(&SimCall) -> bool) -> Result<Option<SimCall>, SendError> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(call) = self.calls_after(after)?.into_iter().find(|c| matches(c)) {
+                return Ok(Some(call));
+            }
+            if Instant::now() > deadline {
+                return Ok(None);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The `response_url` a command should answer to (on the fake).
+    pub fn response_url(&self, id: &str) -> String {
+        format!("{}/response/{id}", self.sim)
+    }
+}
+
+/// An `event_callback` envelope for `team` (our bot is `UBOT`).
+pub fn envelope(team: &str, event_id: &str, event: Value) -> Value {
+    json!({
+        "token": "sim", "team_id": team, "api_app_id": "ASIM", "type": "event_callback",
+        "event_id": event_id, "event_time": now_secs(),
+        "authorizations": [{"enterprise_id": null, "team_id": team, "user_id": "UBOT", "is_bot": true, "is_enterprise_install": false}],
+        "event": event,
+    })
+}
+
+/// An `app_mention` of our bot by `U1`.
+pub fn mention(channel: &str, ts: &str, text: &str) -> Value {
+    json!({"type": "app_mention", "user": "U1", "text": format!("<@UBOT> {text}"), "ts": ts, "channel": channel, "event_ts": ts})
+}
+
+/// A direct message to our bot.
+pub fn direct_message(channel: &str, ts: &str, text: &str) -> Value {
+    json!({"type": "message", "channel_type": "im", "user": "U1", "text": text, "ts": ts, "channel": channel, "event_ts": ts})
+}
+
+/// A click on the "Mark resolved" button of a message at `channel`/`ts`.
+pub fn resolve_click(team: &str, channel: &str, ts: &str) -> Value {
+    json!({
+        "type": "block_actions", "trigger_id": fresh_id("trig."), "team": {"id": team}, "user": {"id": "U1", "team_id": team},
+        "container": {"type": "message", "channel_id": channel, "message_ts": ts},
+        "actions": [{"action_id": crate::app::RESOLVE_ACTION_ID, "value": "resolve", "type": "button"}],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_signed_as_slack_documents() {
+        // Slack's documented example (api.slack.com/authentication/verifying-requests-from-slack).
+        let secret = SigningSecret::parse(Some("8f742231b10e8888abcd99yyyzzz85a5".into())).unwrap();
+        let body = "token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text=&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c";
+        assert_eq!(secret.sign("1531420618", body.as_bytes()), "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503");
+    }
+
+    #[test]
+    fn shapes_are_slacks() {
+        let e = envelope("T1", "Ev1", mention("C1", "1.2", "hi"));
+        assert_eq!((e["type"].as_str(), e["event"]["type"].as_str(), e["authorizations"][0]["team_id"].as_str()), (Some("event_callback"), Some("app_mention"), Some("T1")));
+        assert_eq!(direct_message("D1", "1.2", "hi")["channel_type"], "im");
+        assert_eq!(resolve_click("T1", "C1", "1.2")["actions"][0]["action_id"], crate::app::RESOLVE_ACTION_ID);
+        assert!(fresh_ts().contains('.') && fresh_id("C").starts_with('C'));
+    }
+}

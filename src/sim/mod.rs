@@ -1,0 +1,67 @@
+//! `slackline-sim`, native only (never in the Worker bundle): a Slack simulator that users and
+//! the end-to-end tests share.
+//!
+//! - [`fake`]: a fake Slack Web API on 127.0.0.1 (`chat.*`, `auth.test`, `oauth.v2.access`,
+//!   `response_url` posts, an OpenAI-compatible LLM, stateful `slackLists.items.*` in [`lists`])
+//!   that records every call and answers like Slack, faults included (`ok: false`, 429 with
+//!   `Retry-After`, 5xx, slow answers, an answer lost after acting, a reset connection);
+//! - [`faults`]: the faults `serve` injects, from flags or a JSON script;
+//! - [`client`]: Slack's side: signed events, commands and clicks sent to a running slackline;
+//! - [`cli`]: the command line (`serve`, `mention`, `dm`, `command`, `click`, `storm`).
+//!
+//! See `docs/simulator.md`.
+
+pub mod cli;
+pub mod client;
+pub mod fake;
+pub mod faults;
+pub mod lists;
+
+use std::time::{Duration, Instant};
+
+/// Polls `probe` until it returns `Some`, or panics with `what` after `timeout` (for tests).
+pub fn eventually<T>(what: &str, timeout: Duration, mut probe: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(value) = probe() {
+            return value;
+        }
+        if Instant::now() > deadline {
+            panic!("timed out after {timeout:?} waiting for: {what}");
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+/// `slackline-sim`'s main: runs the subcommand in `args`; returns the process exit code.
+pub fn main(args: Vec<String>) -> i32 {
+    let (command, options) = match cli::parse(&args) {
+        Ok(parsed) => parsed,
+        Err(usage) => {
+            eprintln!("slackline-sim: {}\n\n{}", usage.0, cli::USAGE);
+            return 2;
+        }
+    };
+    let outcome = match command.as_str() {
+        "serve" => cli::serve(&options).map(|(fake, banner)| {
+            println!("{banner}");
+            fake.serve_forever();
+        }),
+        other => cli::run_client(other, &options).map(|report| println!("{report}")),
+    };
+    match outcome {
+        Ok(()) => 0,
+        Err(cli::Failure::Usage(usage)) => {
+            eprintln!("slackline-sim: {}\n\n{}", usage.0, cli::USAGE);
+            2
+        }
+        Err(cli::Failure::Send(e)) => {
+            eprintln!("slackline-sim: {e}");
+            1
+        }
+        Err(cli::Failure::Unexpected(why)) => {
+            eprintln!("slackline-sim: {why}");
+            1
+        }
+    }
+}
