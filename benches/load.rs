@@ -164,6 +164,84 @@ fn load_paced(base: &str, n: usize, per_second: f64, teams: &[String]) -> Run {
     Run { samples, wall: started.elapsed() }
 }
 
+/// Sends `n` signed mentions into one team at `per_second` in total from `clients` threads (open
+/// loop: each thread keeps its slots even when an ack was slow).
+fn load_rate(base: &str, n: usize, per_second: f64, clients: usize, team: &str) -> Run {
+    let samples = Mutex::new(Vec::with_capacity(n));
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for client in 0..clients {
+            let samples = &samples;
+            scope.spawn(move || {
+                let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).build();
+                let channel = unique("C");
+                let mut mine = Vec::new();
+                for i in (client..n).step_by(clients) {
+                    let slot = started + Duration::from_secs_f64(i as f64 / per_second);
+                    if let Some(wait) = slot.checked_duration_since(Instant::now()) {
+                        std::thread::sleep(wait);
+                    }
+                    let ts = format!("{}.{i:06}", 1_500_000_000 + i);
+                    mine.push(send(&agent, &format!("{base}/slack/events"), team, &channel, ts, Kind::Mention));
+                }
+                samples.lock().unwrap().extend(mine);
+            });
+        }
+    });
+    Run { samples: samples.into_inner().unwrap(), wall: started.elapsed() }
+}
+
+/// Steady load into one team: `per_second` events for `seconds`, the team's pending backlog polled
+/// every 100 ms meanwhile; returns the run, the largest backlog seen and how long the backlog took
+/// to drain after the last ack.
+fn steady(app: &Runtime, per_second: f64, seconds: usize) -> (Run, i64, Duration) {
+    let c = app.client();
+    let team = unique("T");
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let max_pending = std::sync::atomic::AtomicI64::new(0);
+    let run = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !stop.load(Ordering::Relaxed) {
+                let pending = c.admin_get(&format!("/admin/teams/{team}/stats")).json()["pending"].as_i64().unwrap_or(0);
+                max_pending.fetch_max(pending, Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        let run = load_rate(&app.base_url(), (per_second * seconds as f64) as usize, per_second, CLIENTS, &team);
+        stop.store(true, Ordering::Relaxed);
+        run
+    });
+    let ended = run.samples.iter().map(|s| s.acked_at).max().unwrap_or_else(Instant::now);
+    let drained = support::eventually("the backlog drained", Duration::from_secs(300), || {
+        let stats = c.admin_get(&format!("/admin/teams/{team}/stats")).json();
+        (stats["pending"].as_i64() == Some(0)).then(|| ended.elapsed())
+    });
+    (run, max_pending.load(Ordering::Relaxed), drained)
+}
+
+/// The peer app (`../shared/peers/scw`: slack-cloudflare-workers, acks and posts from `waitUntil`,
+/// nothing durable), copied to `target/peers` and installed there from its own lock file with the
+/// same wrangler as ours; `None` (and a note) when the peer folder is not there.
+fn peer(fake: &FakeSlack, root: &str) -> Option<Runtime> {
+    let source = std::env::var("SLACKLINE_PEERS").unwrap_or_else(|_| format!("{root}/../shared/peers"));
+    if !std::path::Path::new(&source).join("scw/wrangler.toml").exists() {
+        eprintln!("no peer app at {source} (set SLACKLINE_PEERS): the peer rows are skipped");
+        return None;
+    }
+    let copy = format!("{root}/target/peers");
+    if !std::path::Path::new(&copy).join("node_modules/slack-cloudflare-workers").exists() {
+        let sh = |script: &str| std::process::Command::new("bash").arg("-c").arg(script).status().map(|s| s.success()).unwrap_or(false);
+        let ok = sh(&format!("rm -rf '{copy}' && mkdir -p '{copy}' && cp -R '{source}/.' '{copy}/' && chmod -R u+w '{copy}'"))
+            && sh(&format!("cd '{copy}' && PATH='{root}/node_modules/.bin':$PATH npm ci --no-audit --no-fund --loglevel=error"));
+        if !ok {
+            eprintln!("could not install the peer app in {copy}: the peer rows are skipped");
+            return None;
+        }
+    }
+    let settings = Settings::new("bench-peer", fake).config(&format!("{copy}/scw/wrangler.toml")).var("MOCK_SLACK", &fake.base_url()).bare();
+    Some(Runtime::start(settings))
+}
+
 /// Ack-to-delivery: for each acked event, the fake's arrival time of its reply minus the ack time.
 fn delivery_latencies(fake: &FakeSlack, run: &Run, deadline: Duration) -> (Vec<Duration>, usize) {
     let wanted = run.samples.iter().filter(|s| s.status == 200).count();
@@ -273,6 +351,13 @@ fn main() {
     let n = scale(4000);
     let floor_cpu = floor.cpu_by_process();
     let floor_run = load(&floor.base_url(), n, CLIENTS, &|_| "TFLOOR".into(), "/");
+    // The peer framework, measured right after the floor, before slackline, in the same run.
+    let peer_rt = peer(&fake, root);
+    let peer_run = peer_rt.as_ref().map(|p| {
+        let _ = load(&p.base_url(), 200, CLIENTS, &|_| "TWARM".into(), "/");
+        load(&p.base_url(), n, CLIENTS, &|i| format!("TPEER{}", i % CLIENTS), "/")
+    });
+    drop(peer_rt);
     let floor_split = cpu_split(&floor_cpu, &floor.cpu_by_process(), n);
     let logs_run = load(&floor_logs.base_url(), n, CLIENTS, &|_| "TFLOOR".into(), "/");
     drop(floor_logs);
@@ -289,7 +374,13 @@ fn main() {
     println!("{}", latency_row("floor + slackline's JSON log lines (3 per request), p50 / p90 / p99", &logs_run));
     println!("{}", latency_row(&format!("slackline ack p50 / p90 / p99, {n} signed events, {CLIENTS} clients ({CLIENTS} teams)"), &app_run));
     println!("| 1 | ratio slackline / floor, p50 and p99 | {:.2}x / {:.2}x |", pct(&al, 0.5).as_secs_f64() / pct(&fl, 0.5).as_secs_f64(), pct(&al, 0.99).as_secs_f64() / pct(&fl, 0.99).as_secs_f64());
+    if let Some(peer_run) = &peer_run {
+        let pl = peer_run.latencies();
+        println!("{}", latency_row(&format!("peer: slack-cloudflare-workers app (acks, posts from waitUntil, nothing durable), {n} signed events, {CLIENTS} clients"), peer_run));
+        println!("| 1 | ratio slackline / peer, p50 and p99; peer / floor p50 | {:.2}x / {:.2}x; {:.2}x |", pct(&al, 0.5).as_secs_f64() / pct(&pl, 0.5).as_secs_f64(), pct(&al, 0.99).as_secs_f64() / pct(&pl, 0.99).as_secs_f64(), pct(&pl, 0.5).as_secs_f64() / pct(&fl, 0.5).as_secs_f64());
+    }
     println!("{}", latency_row(&format!("slackline, receipt only (an event the app ignores: no outbox row, no delivery), {n} events"), &receipts_run));
+    println!("| 1 | ratio receipt only / floor, p50 | {:.2}x |", pct(&receipts_run.latencies(), 0.5).as_secs_f64() / pct(&fl, 0.5).as_secs_f64());
     println!("| 2 | ack-to-delivery p50 / p99 ({} of {} delivered) | {} / {} ms |", deliveries.len(), wanted, ms(pct(&deliveries, 0.5)), ms(pct(&deliveries, 0.99)));
     // The notify API beside the event ack: same runtime, same clients, the 202 after the commit.
     let notify_teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
@@ -311,6 +402,15 @@ fn main() {
     let drained = t0.elapsed();
     println!("| 3 | one team: {} events at {CLIENTS} clients, acked | {:.0} events/s, p50 {} ms, p99 {} ms, {} non-2xx |", m, team_run.rps(), ms(pct(&team_run.latencies(), 0.5)), ms(pct(&team_run.latencies(), 0.99)), team_run.non_2xx());
     println!("| 3 | one team: all {} delivered after | {:.1} s ({:.0} deliveries/s end to end; Slack's cap is 8.3 events/s per workspace) |", team_deliveries.len(), drained.as_secs_f64(), team_deliveries.len() as f64 / drained.as_secs_f64());
+    // Delivery keeps up: a steady 200 events/s into one team for 30 s.
+    let (rate, seconds) = (200.0, scale(30).max(3));
+    let (steady_run, max_backlog, steady_drain) = steady(&app, rate, seconds);
+    let (steady_deliveries, steady_wanted) = delivery_latencies(&fake, &steady_run, Duration::from_secs(120));
+    println!(
+        "| 3 | steady {rate:.0} events/s into one team for {seconds} s: ack p50 / p99; largest pending backlog; ack-to-delivery p50 / p99 ({} of {}); drained after the last ack | {} / {} ms; {max_backlog} rows; {} / {} ms; {:.2} s |",
+        steady_deliveries.len(), steady_wanted, ms(pct(&steady_run.latencies(), 0.5)), ms(pct(&steady_run.latencies(), 0.99)),
+        ms(pct(&steady_deliveries, 0.5)), ms(pct(&steady_deliveries, 0.99)), steady_drain.as_secs_f64()
+    );
 
     // 4: many teams at once.
     let k = scale(1000);

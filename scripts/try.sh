@@ -38,7 +38,7 @@ team="TTRY$(date +%s)"
 # Each in its own process group (setsid), so that cleanup stops wrangler's workerd children too.
 setsid target/debug/slackline-sim serve --port "$sim_port" > "$work/sim.log" 2>&1 &
 groups+=($!)
-printf 'SLACK_SIGNING_SECRET=%s\nSLACK_BOT_TOKEN=xoxb-make-try\nSLACK_API_URL=http://127.0.0.1:%s/api\n' "$secret" "$sim_port" > "$work/vars.env"
+printf 'SLACK_SIGNING_SECRET=%s\nSLACK_BOT_TOKEN=xoxb-make-try\nSLACK_API_URL=http://127.0.0.1:%s/api\nLOG_DELIVERIES=all\n' "$secret" "$sim_port" > "$work/vars.env"
 setsid wrangler dev --ip 127.0.0.1 --port "$app_port" --inspector-port "$inspector_port" --show-interactive-dev-session=false \
   --persist-to "$work/state" --env-file "$work/vars.env" > "$work/app.log" 2>&1 &
 groups+=($!)

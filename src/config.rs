@@ -59,6 +59,23 @@ pub const DEFAULT_IDEMPOTENCY_TTL_HOURS: i64 = 24;
 /// Default model name for the LLM endpoint (`LLM_MODEL`).
 pub const DEFAULT_LLM_MODEL: &str = "gpt-4o-mini";
 
+/// Which delivery attempts print a `kind: delivery` line (`LOG_DELIVERIES`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogDeliveries {
+    /// Every attempt, successes included (`all`).
+    All,
+    /// Only attempts that did not succeed: retries, parks, fenced completions (`failures`, the
+    /// default: a success is already counted by its sweep's line).
+    Failures,
+}
+
+impl LogDeliveries {
+    /// Whether an attempt that ended with `outcome` prints its line.
+    pub fn prints(self, outcome: crate::outbox::Outcome) -> bool {
+        self == LogDeliveries::All || outcome != crate::outbox::Outcome::Success
+    }
+}
+
 /// A secret value: never shown by `Debug`.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Secret(String);
@@ -160,6 +177,8 @@ pub struct Config {
     pub alert_failure_streak: i64,
     /// `REDRIVE_SPACING_MS`.
     pub redrive_spacing_ms: i64,
+    /// `LOG_DELIVERIES`: `failures` (default) or `all`.
+    pub log_deliveries: LogDeliveries,
     /// `ALLOW_BENCH_SEED=1`: the admin API can bulk-insert synthetic receipts and delivered rows
     /// (`POST /admin/teams/{team}/seed`). For benchmarks only; never set it in production.
     pub allow_bench_seed: bool,
@@ -263,6 +282,11 @@ impl Config {
             alert_pending_age_ms: v.int("ALERT_PENDING_AGE_MS", DEFAULT_ALERT_PENDING_AGE_MS, 1_000, 7 * 86_400_000)?,
             alert_failure_streak: v.int("ALERT_FAILURE_STREAK", DEFAULT_ALERT_FAILURE_STREAK, 1, 1_000)?,
             redrive_spacing_ms: v.int("REDRIVE_SPACING_MS", DEFAULT_REDRIVE_SPACING_MS, 0, 60_000)?,
+            log_deliveries: match v.text("LOG_DELIVERIES").as_deref() {
+                None | Some("failures") => LogDeliveries::Failures,
+                Some("all") => LogDeliveries::All,
+                Some(_) => return Err(ConfigError { var: "LOG_DELIVERIES", problem: "must be all or failures".into() }),
+            },
             allow_test_clock: v.text("ALLOW_TEST_CLOCK").as_deref() == Some("1"),
             allow_bench_seed: v.text("ALLOW_BENCH_SEED").as_deref() == Some("1"),
             warnings: Vec::new(),
@@ -316,6 +340,15 @@ mod tests {
         assert_eq!(c.idempotency_ttl_ms, 24 * 3_600_000);
         assert_eq!((c.lists_reconcile_ms, c.lists_pace_ms, c.lists_page_size), (3_600_000, 1_200, 100));
         assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    }
+
+    #[test]
+    fn delivery_lines_are_failures_only_unless_asked() {
+        use crate::outbox::Outcome;
+        let default = config(&[]).unwrap().log_deliveries;
+        assert!(!default.prints(Outcome::Success) && default.prints(Outcome::Retry) && default.prints(Outcome::Parked) && default.prints(Outcome::Fenced));
+        assert!(config(&[("LOG_DELIVERIES", "all")]).unwrap().log_deliveries.prints(Outcome::Success));
+        assert_eq!(config(&[("LOG_DELIVERIES", "some")]).unwrap_err().var, "LOG_DELIVERIES");
     }
 
     #[test]

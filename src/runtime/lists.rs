@@ -9,6 +9,7 @@
 //! requests until writes are durable): a later attempt that finds it knows an earlier create's
 //! end was lost, and never sends a second create blindly.
 
+use super::clock;
 use super::credential::Credential;
 use super::http::{self, Answer, Failure};
 use super::store::lists::{self as store, ListsWrite};
@@ -89,15 +90,15 @@ pub struct ListPerformed {
     pub verdict: Verdict,
     /// Slack's HTTP status, when it answered.
     pub http_status: Option<i64>,
-    /// Whether a Slack call was made (the list's pacing then applies).
-    pub called: bool,
+    /// When a Slack call left, if one did (the list's pacing counts from it).
+    pub sent_at: Option<i64>,
     /// What the completion writes.
     pub pending: Pending,
 }
 
 impl ListPerformed {
     fn settled(verdict: Verdict, pending: Pending) -> ListPerformed {
-        ListPerformed { verdict, http_status: None, called: false, pending }
+        ListPerformed { verdict, http_status: None, sent_at: None, pending }
     }
 }
 
@@ -155,6 +156,7 @@ async fn sync(sql: &SqlStorage, config: &Config, credential: &Credential, claim:
                 return Ok(ListPerformed::settled(verdict, Pending::Nothing));
             }
             let args = json!({ "list_id": list_id, "initial_fields": cells });
+            let sent_at = clock::now_ms();
             let answer = http::post_json(&config.slack_method_url("slackLists.items.create"), Some(token), &args, timeout).await;
             let attempt = match &answer {
                 Ok(a) => CreateAttempt::Answered { status: a.status, retry_after: a.retry_after.as_deref(), body: &a.json },
@@ -163,7 +165,7 @@ async fn sync(sql: &SqlStorage, config: &Config, credential: &Credential, claim:
             let judged = judge_create(&attempt);
             let verdict = create_verdict(&judged, answer.as_ref().ok());
             let http_status = answer.as_ref().ok().map(|a| a.status as i64);
-            Ok(ListPerformed { verdict, http_status, called: true, pending: Pending::Create { list_id: list, record_id: record, version, verdict: judged } })
+            Ok(ListPerformed { verdict, http_status, sent_at: Some(sent_at), pending: Pending::Create { list_id: list, record_id: record, version, verdict: judged } })
         }
         Plan::Update { ref row_id } => {
             let cells: Vec<Value> = cells.into_iter().map(|mut c| {
@@ -206,13 +208,14 @@ fn create_verdict(judged: &CreateVerdict, answer: Option<&Answer>) -> Verdict {
 
 /// One Slack call judged like any Web API call; also returns the answer's JSON.
 async fn call_json(config: &Config, token: &str, method: &str, args: &Value, pending: Pending) -> (ListPerformed, Value) {
+    let sent_at = clock::now_ms();
     let answer = http::post_json(&config.slack_method_url(method), Some(token), args, config.attempt_timeout_ms).await;
     let (verdict, http_status, body) = match answer {
         Ok(a) => (classify::classify_web_api(a.status, a.retry_after.as_deref(), &a.json), Some(a.status as i64), a.json),
         Err(Failure::Timeout) => (classify::timed_out(), None, Value::Null),
         Err(Failure::Network(_)) => (classify::network_error(), None, Value::Null),
     };
-    (ListPerformed { verdict, http_status, called: true, pending }, body)
+    (ListPerformed { verdict, http_status, sent_at: Some(sent_at), pending }, body)
 }
 
 async fn call(config: &Config, token: &str, method: &str, args: &Value, pending: Pending) -> ListPerformed {

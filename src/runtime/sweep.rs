@@ -131,15 +131,15 @@ struct Performed {
     answer: Option<String>,
     /// A List job's write, once the transition is known.
     list: Option<Pending>,
-    /// A List job called Slack: the list's pacing applies.
-    list_called: bool,
+    /// When a List job's Slack call left: the list's pacing counts from it.
+    list_sent_at: Option<i64>,
     /// What a successful post answered (notify and status messages).
     post: Option<PostWrite>,
 }
 
 impl Performed {
     fn verdict(verdict: Verdict) -> Performed {
-        Performed { verdict, http_status: None, answer: None, list: None, list_called: false, post: None }
+        Performed { verdict, http_status: None, answer: None, list: None, list_sent_at: None, post: None }
     }
 }
 
@@ -307,7 +307,7 @@ impl Sweeper<'_> {
         let mut performed = performed;
         let parked = matches!(transition, Transition::Park { .. });
         let lists = performed.list.take().and_then(|pending| pending.write(&performed.verdict, parked));
-        let pace_until = performed.list_called.then_some(started + self.config.lists_pace_ms);
+        let pace_until = performed.list_sent_at.map(|sent| sent + self.config.lists_pace_ms);
         Finished { row, attempted, performed, transition, followups, lists, pace_until, started }
     }
 
@@ -331,7 +331,9 @@ impl Sweeper<'_> {
         }
         let outcome = if done.completion == Completion::Fenced { Outcome::Fenced } else { Outcome::of(&f.transition) };
         let error = f.performed.verdict.code().map(str::to_string);
-        log::emit(f.line(self.team.clone(), outcome, error.clone(), now));
+        if self.config.log_deliveries.prints(outcome) {
+            log::emit(f.line(self.team.clone(), outcome, error.clone(), now));
+        }
         let failures = done.target_failures;
         if streak_alerts(failures, self.config.alert_failure_streak) {
             log::emit(AlertLine { alert: Alert::TargetFailing, team: self.team.clone(), target: f.row.target.clone(), target_failures: failures, error });
@@ -379,7 +381,7 @@ impl Sweeper<'_> {
             Action::LlmReply { prompt, .. } => self.complete_chat(prompt).await,
             Action::Lists { list_id, job } => {
                 let done = lists::perform(self.sql, c, credential, claim, list_id, job, started).await;
-                Performed { http_status: done.http_status, list: Some(done.pending), list_called: done.called, ..Performed::verdict(done.verdict) }
+                Performed { http_status: done.http_status, list: Some(done.pending), list_sent_at: done.sent_at, ..Performed::verdict(done.verdict) }
             }
         }
     }

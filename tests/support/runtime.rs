@@ -37,6 +37,8 @@ impl Settings {
             ("ADMIN_TOKEN", ADMIN_TOKEN.to_string()),
             ("API_TOKEN", super::API_TOKEN.to_string()),
             ("LISTS_PACE_MS", "20".to_string()),
+            // The log tests read success lines too (the default prints failures only).
+            ("LOG_DELIVERIES", "all".to_string()),
             ("ALLOW_TEST_CLOCK", "1".to_string()),
             ("SLACK_CLIENT_ID", super::CLIENT_ID.to_string()),
             ("SLACK_CLIENT_SECRET", super::CLIENT_SECRET.to_string()),
