@@ -189,20 +189,10 @@ impl Client {
     }
 }
 
-/// An `event_callback` for `team` carrying `event`, with our bot as `UBOT`.
-pub fn envelope(team: &str, event_id: &str, event: Value) -> Value {
-    json!({
-        "token": "legacy", "team_id": team, "api_app_id": "A1", "type": "event_callback",
-        "event_id": event_id, "event_time": now_secs(),
-        "authorizations": [{"enterprise_id": null, "team_id": team, "user_id": "UBOT", "is_bot": true, "is_enterprise_install": false}],
-        "event": event,
-    })
-}
-
-/// An `app_mention` of our bot by `U1` in `channel` at `ts`.
-pub fn mention(channel: &str, ts: &str, text: &str) -> Value {
-    json!({"type": "app_mention", "user": "U1", "text": format!("<@UBOT> {text}"), "ts": ts, "channel": channel, "event_ts": ts})
-}
+/// The simulator's Slack shapes: an `event_callback` envelope (our bot is `UBOT`) and an
+/// `app_mention` by `U1`.
+#[allow(unused_imports)]
+pub use slackline::sim::client::{envelope, mention};
 
 /// The `message` copy of the same post.
 pub fn message_copy(channel: &str, ts: &str, text: &str) -> Value {
