@@ -336,6 +336,19 @@ fn main() {
         println!("| # | measure | figure |\n| --- | --- | --- |\n{}", reconcile_figures(&app, &fake, scale(10_000)));
         return;
     }
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("events") {
+        // `BENCH_ONLY=events make bench`: the 16-client event load alone (e.g. under `perf record`
+        // of the workerd processes, started after the warm-up line).
+        let teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
+        let _ = load(&app.base_url(), 400, CLIENTS, &|i| teams[i % CLIENTS].clone(), "/slack/events");
+        eprintln!("warm; loading");
+        let before = app.cpu_by_process();
+        let run = load(&app.base_url(), scale(4000), CLIENTS, &|i| teams[i % CLIENTS].clone(), "/slack/events");
+        let _ = delivery_latencies(&fake, &run, Duration::from_secs(120));
+        println!("{}", latency_row("slackline ack", &run));
+        println!("| 6 | ms per event by process | {} |", cpu_split(&before, &app.cpu_by_process(), run.samples.len()));
+        return;
+    }
     let floor = Runtime::start(Settings::new("bench-floor", &fake).config("bench/floor/wrangler.toml").bare());
     let floor_logs = Runtime::start(Settings::new("bench-floor-logs", &fake).config("bench/floor-logs/wrangler.toml").bare());
     let root = env!("CARGO_MANIFEST_DIR");
