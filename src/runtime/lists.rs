@@ -58,6 +58,13 @@ pub enum Pending {
         /// Which call.
         plan: Plan,
     },
+    /// No call could be made (the team has no usable token).
+    Unsent {
+        /// The List.
+        list_id: String,
+        /// The record.
+        record_id: String,
+    },
     /// A page was read.
     Page(ListsWrite),
     /// A page could not be read.
@@ -78,6 +85,10 @@ impl Pending {
             Pending::Settled { list_id, record_id, write } => record(list_id, record_id, write),
             Pending::Create { list_id, record_id, version, verdict: created } => record(list_id, record_id, after_create(&created, version, parked)),
             Pending::Call { list_id, record_id, version, plan } => record(list_id, record_id, after_call(&plan, version, verdict.code(), parked)),
+            Pending::Unsent { list_id, record_id } => match (parked, verdict.code()) {
+                (true, Some(code)) => record(list_id, record_id, RecordWrite::Failed { error: code.to_string() }),
+                _ => None,
+            },
             Pending::Page(write) => Some(write),
             Pending::PageFailed { list_id, run } => parked.then(|| ListsWrite::RunFailed { list_id, run, error: verdict.code().unwrap_or("failed").to_string() }),
         }
@@ -134,10 +145,7 @@ async fn sync(sql: &SqlStorage, config: &Config, credential: &Credential, claim:
     }
     let token = match credential {
         Credential::Token(token) => token.as_str(),
-        Credential::Unusable(verdict) => {
-            let pending = Pending::Call { list_id: list, record_id: record, version, plan: Plan::Update { row_id: String::new() } };
-            return Ok(ListPerformed::settled(verdict.clone(), pending));
-        }
+        Credential::Unusable(verdict) => return Ok(ListPerformed::settled(verdict.clone(), Pending::Unsent { list_id: list, record_id: record })),
     };
     let cells = match input.map.cells(record_id, &input.fields) {
         Ok(cells) => cells,
