@@ -181,10 +181,9 @@ impl TeamActor {
             }
             (Some(_), Ok(next)) => Some(next.unwrap_or(now).max(now + REARM_AFTER_ERROR_MS)),
         };
-        if let Some(at) = next {
-            self.arm(at.max(now)).await?;
-        }
         report.next_alarm_at = next;
+        // Every read and write of the sweep's end happens before the await of `setAlarm`: after
+        // an await, the first statement would open another implicit transaction.
         if let Ok(pending) = store::pending(&self.sql, now) {
             report.pending = pending.pending;
             report.oldest_pending_age_ms = pending.oldest_pending_age_ms;
@@ -193,6 +192,9 @@ impl TeamActor {
             report.alert = Some(Alert::PendingTooOld);
         }
         self.log_sweep(&report);
+        if let Some(at) = next {
+            self.arm(at.max(now)).await?;
+        }
         Ok(report)
     }
 
