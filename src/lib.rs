@@ -18,6 +18,7 @@
 //! - [`notify`]: the notify API: messages with an idempotency key, versioned status messages;
 //! - [`lockout`]: failed-token lockout per client;
 //! - [`outbox`]: the outbox state machine and [`outbox::retry`] policy (clock and jitter passed in);
+//! - [`url_parts`]: a request URL's query and origin, without the `url` crate;
 //! - [`sql`]: every SQL statement, run by the actors and by the native property tests;
 //! - [`oauth`]: the install flow's signed state, URLs, answers and pages;
 //! - [`crypto`]: tokens at rest (AES-256-GCM with key ids);
@@ -50,6 +51,7 @@ pub mod outbox;
 pub mod sim;
 pub mod slack;
 pub mod sql;
+pub mod url_parts;
 
 #[cfg(target_arch = "wasm32")]
 mod runtime;

@@ -75,7 +75,7 @@ pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Respo
     }
     let (team, rest) = match segments.as_slice() {
         ["admin", "teams"] if req.method() == Method::Get => {
-            let query = req.url()?.query().map(|q| format!("?{q}")).unwrap_or_default();
+            let query = super::query_suffix(&req);
             return Ok(directory::call(env, Method::Get, &format!("/teams{query}"), None).await?);
         }
         ["admin", "teams", team] if page_request && valid_team(team) => return serve_page(env, team).await,
@@ -100,7 +100,7 @@ pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Respo
     if !allowed {
         return Err(FrontDoorError::NotFound);
     }
-    let query = req.url()?.query().map(|q| format!("?{q}")).unwrap_or_default();
+    let query = super::query_suffix(&req);
     Ok(team::call(env, team, req.method(), &format!("/admin/{}{query}", rest.join("/")), None, None).await?)
 }
 

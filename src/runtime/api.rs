@@ -72,7 +72,7 @@ pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Respo
             }
         }
     }
-    let query = req.url()?.query().map(|q| format!("?{q}")).unwrap_or_default();
+    let query = super::query_suffix(&req);
     within_budget(team::call(env, team, method, &format!("{actor_path}{query}"), body, Some(headers)), config.ack_budget_ms).await
 }
 

@@ -48,7 +48,12 @@ pub fn header(req: &worker::Request, name: &str) -> Option<String> {
 
 /// The value of one query parameter of a request's URL.
 pub fn query_param(req: &worker::Request, name: &str) -> Option<String> {
-    req.url().ok()?.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned())
+    crate::url_parts::query_param(&req.inner().url(), name)
+}
+
+/// A request's query string with its `?` (empty when there is none), to forward to an actor.
+pub fn query_suffix(req: &worker::Request) -> String {
+    crate::url_parts::query(&req.inner().url()).map(|q| format!("?{q}")).unwrap_or_default()
 }
 
 /// An HTML page that no cache keeps (install results and admin pages are per person).

@@ -23,8 +23,9 @@ fn redirect_uri(req: &Request, config: &Config) -> worker::Result<String> {
     if let Some(uri) = &config.redirect_uri {
         return Ok(uri.clone());
     }
-    let url = req.url()?;
-    Ok(format!("{}/slack/oauth_redirect", url.origin().ascii_serialization()))
+    let url = req.inner().url();
+    let origin = crate::url_parts::origin(&url).ok_or_else(|| worker::Error::RustError(format!("not an absolute URL: {url}")))?;
+    Ok(format!("{origin}/slack/oauth_redirect"))
 }
 
 /// `GET /slack/install`.
