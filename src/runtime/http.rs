@@ -26,6 +26,26 @@ pub enum Failure {
     Timeout,
 }
 
+/// A Slack Web API call's end, judged as every Web API answer is (`classify_web_api`).
+pub struct SlackCall {
+    /// Success, transient or permanent.
+    pub verdict: crate::slack::classify::Verdict,
+    /// Slack's HTTP status, when it answered.
+    pub http_status: Option<i64>,
+    /// The answer's JSON (`Value::Null` without one).
+    pub json: Value,
+}
+
+/// Calls Slack's `method` with the bot token (the attempt timeout applies) and judges the answer.
+pub async fn call_slack(config: &crate::config::Config, token: &str, method: &str, args: &Value) -> SlackCall {
+    use crate::slack::classify;
+    match post_json(&config.slack_method_url(method), Some(token), args, config.attempt_timeout_ms).await {
+        Ok(a) => SlackCall { verdict: classify::classify_web_api(a.status, a.retry_after.as_deref(), &a.json), http_status: Some(a.status as i64), json: a.json },
+        Err(Failure::Timeout) => SlackCall { verdict: classify::timed_out(), http_status: None, json: Value::Null },
+        Err(Failure::Network(_)) => SlackCall { verdict: classify::network_error(), http_status: None, json: Value::Null },
+    }
+}
+
 /// POSTs `body` as JSON (with a bearer token when given) and waits at most `timeout_ms`.
 pub async fn post_json(url: &str, bearer: Option<&str>, body: &Value, timeout_ms: i64) -> Result<Answer, Failure> {
     let request = build(url, bearer, "application/json; charset=utf-8", body.to_string()).map_err(|e| Failure::Network(e.to_string()))?;

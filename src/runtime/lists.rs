@@ -18,7 +18,7 @@ use crate::lists::api::ListJob;
 use crate::lists::create::{judge_create, CreateAttempt, CreateVerdict};
 use crate::lists::reconcile::{read_page, Pass};
 use crate::lists::sync::{after_call, after_create, plan, Plan, RecordWrite};
-use crate::slack::classify::{self, Verdict};
+use crate::slack::classify::Verdict;
 use serde_json::{json, Value};
 use worker::SqlStorage;
 
@@ -217,13 +217,8 @@ fn create_verdict(judged: &CreateVerdict, answer: Option<&Answer>) -> Verdict {
 /// One Slack call judged like any Web API call; also returns the answer's JSON.
 async fn call_json(config: &Config, token: &str, method: &str, args: &Value, pending: Pending) -> (ListPerformed, Value) {
     let sent_at = clock::now_ms();
-    let answer = http::post_json(&config.slack_method_url(method), Some(token), args, config.attempt_timeout_ms).await;
-    let (verdict, http_status, body) = match answer {
-        Ok(a) => (classify::classify_web_api(a.status, a.retry_after.as_deref(), &a.json), Some(a.status as i64), a.json),
-        Err(Failure::Timeout) => (classify::timed_out(), None, Value::Null),
-        Err(Failure::Network(_)) => (classify::network_error(), None, Value::Null),
-    };
-    (ListPerformed { verdict, http_status, sent_at: Some(sent_at), pending }, body)
+    let call = http::call_slack(config, token, method, args).await;
+    (ListPerformed { verdict: call.verdict, http_status: call.http_status, sent_at: Some(sent_at), pending }, call.json)
 }
 
 async fn call(config: &Config, token: &str, method: &str, args: &Value, pending: Pending) -> ListPerformed {

@@ -4,12 +4,12 @@
 //! run one at a time (the claim's serial rule), and each sends the newest state, so an older
 //! state is never sent after a newer one.
 
-use super::http::{self, Failure};
+use super::http;
 use super::store::notify::{self as store, PostWrite};
 use crate::config::Config;
 use crate::notify::{status_call, StatusCall};
-use crate::slack::classify::{self, Verdict};
-use serde_json::{json, Value};
+use crate::slack::classify::Verdict;
+use serde_json::json;
 use worker::SqlStorage;
 
 /// What a status job did.
@@ -45,12 +45,7 @@ pub async fn perform(sql: &SqlStorage, config: &Config, token: &str, name: &str)
     if let Some(blocks) = blocks {
         args["blocks"] = blocks;
     }
-    let answer = http::post_json(&config.slack_method_url(method), Some(token), &args, config.attempt_timeout_ms).await;
-    let (verdict, http_status, body) = match answer {
-        Ok(a) => (classify::classify_web_api(a.status, a.retry_after.as_deref(), &a.json), Some(a.status as i64), a.json),
-        Err(Failure::Timeout) => (classify::timed_out(), None, Value::Null),
-        Err(Failure::Network(_)) => (classify::network_error(), None, Value::Null),
-    };
+    let http::SlackCall { verdict, http_status, json: body } = http::call_slack(config, token, method, &args).await;
     let post = (verdict == Verdict::Success).then(|| {
         let first = (method == "chat.postMessage").then(|| body["ts"].as_str().map(str::to_string).zip(body["channel"].as_str().map(str::to_string))).flatten();
         PostWrite::Status { name: name.to_string(), posted: first, version: row.version }
