@@ -4,7 +4,7 @@ use super::{int, opt_int, rows, run, text, tx_sync};
 use crate::sql;
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
-use crate::effect::Effect;
+use crate::effect::{Action, Effect};
 use crate::ingest::Receipt;
 
 /// An effect ready to insert, with its absolute deadline.
@@ -27,14 +27,65 @@ impl NewRow {
 pub(super) fn insert_rows(sql: &SqlStorage, op_key: &str, rows_to_insert: &[NewRow], max_attempts: u32, now: i64) -> worker::Result<(u32, u32)> {
     let (mut queued, mut already) = (0, 0);
     for row in rows_to_insert {
-        let payload = serde_json::to_string(&row.effect.action).map_err(|e| worker::Error::RustError(e.to_string()))?;
-        let inserted: Vec<Value> = rows(sql, sql::INSERT_OUTBOX, vec![
-            text(&row.effect.key), text(op_key), text(row.effect.action.label()), text(&row.effect.action.target()),
-            V::String(payload), int(max_attempts as i64), int(now), opt_int(row.deadline_at), int(now),
-        ])?;
-        if inserted.is_empty() { already += 1 } else { queued += 1 }
+        let queue = Queue { key: &row.effect.key, op_key, max_attempts, due: now, deadline_at: row.deadline_at, now };
+        if insert_action(sql, &row.effect.action, queue)?.is_some() { queued += 1 } else { already += 1 }
     }
     Ok((queued, already))
+}
+
+/// Where and when an outbox row is queued.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Queue<'a> {
+    /// Its idempotency key.
+    pub key: &'a str,
+    /// The receipt (or API call) it belongs to.
+    pub op_key: &'a str,
+    /// Its attempt budget.
+    pub max_attempts: u32,
+    /// When it is first due.
+    pub due: i64,
+    /// Its absolute deadline, if any.
+    pub deadline_at: Option<i64>,
+    /// Now.
+    pub now: i64,
+}
+
+/// Inserts one outbox row for `action` unless its key is taken; returns its id when inserted.
+pub(super) fn insert_action(sql: &SqlStorage, action: &Action, q: Queue) -> worker::Result<Option<i64>> {
+    #[derive(serde::Deserialize)]
+    struct Id {
+        id: i64,
+    }
+    let payload = serde_json::to_string(action).map_err(|e| worker::Error::RustError(e.to_string()))?;
+    let inserted: Vec<Id> = rows(sql, sql::INSERT_OUTBOX, vec![
+        text(q.key), text(q.op_key), text(action.label()), text(&action.target()), V::String(payload),
+        int(q.max_attempts as i64), int(q.due), opt_int(q.deadline_at), int(q.now),
+    ])?;
+    Ok(inserted.first().map(|r| r.id))
+}
+
+/// Queues the job of a serial target (a List record's sync, a status message's) unless its latest
+/// job still waits unclaimed: that one will send the newest state when it runs. `queued` is how
+/// many jobs the owner has queued so far, `key(n)` names job `n`, and `bump` counts one more and
+/// returns the new count. The job is due at once (`now`). Returns whether a job was queued.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn queue_serial(
+    sql: &SqlStorage,
+    action: &Action,
+    queued: i64,
+    key: impl Fn(i64) -> String,
+    bump: impl FnOnce() -> worker::Result<Option<i64>>,
+    op_key: &str,
+    max_attempts: u32,
+    now: i64,
+) -> worker::Result<bool> {
+    let waiting: Vec<Value> = rows(sql, sql::SYNC_WAITING, vec![text(&key(queued))])?;
+    if queued > 0 && !waiting.is_empty() {
+        return Ok(false);
+    }
+    let key = key(bump()?.unwrap_or(queued + 1));
+    insert_action(sql, action, Queue { key: &key, op_key, max_attempts, due: now, deadline_at: None, now })?;
+    Ok(true)
 }
 
 /// What the ingest unit recorded.

@@ -2,6 +2,7 @@
 //! reconciliation passes. Every write that goes with an outbox row (a PUT and its sync row, a
 //! page's findings and the next page's row) is one unit.
 
+use super::ingest::{insert_action, queue_serial, Queue};
 use super::{int, rows, run, text, tx_sync};
 use crate::effect::Action;
 use crate::lists::api::{page_key, sync_key, target, ListJob, RecordView, RunView};
@@ -132,11 +133,8 @@ pub struct Queueing {
 
 fn insert_job(sql: &SqlStorage, list_id: &str, key: &str, job: ListJob, due: i64, q: Queueing) -> worker::Result<()> {
     let action = Action::Lists { list_id: list_id.to_string(), job };
-    let payload = serde_json::to_string(&action).map_err(json_error)?;
-    run(sql, sql::INSERT_OUTBOX, vec![
-        text(key), text(&format!("api:{list_id}")), text(action.label()), text(&target(list_id)), V::String(payload),
-        int(q.max_attempts as i64), int(due), V::Null, int(q.now),
-    ])
+    let op_key = format!("api:{list_id}");
+    insert_action(sql, &action, Queue { key, op_key: &op_key, max_attempts: q.max_attempts, due, deadline_at: None, now: q.now }).map(|_| ())
 }
 
 /// Queues a sync of a record unless one is already waiting unclaimed (it will send the newest
@@ -149,14 +147,9 @@ fn queue_sync(sql: &SqlStorage, list_id: &str, record_id: &str, q: Queueing) -> 
     let Some(current) = rows::<RecordRow>(sql, sql::RECORD, vec![text(list_id), text(record_id)])?.into_iter().next() else {
         return Ok(false);
     };
-    let waiting: Vec<Value> = rows(sql, sql::SYNC_WAITING, vec![text(&sync_key(list_id, record_id, current.syncs))])?;
-    if current.syncs > 0 && !waiting.is_empty() {
-        return Ok(false);
-    }
-    let bumped: Vec<Syncs> = rows(sql, sql::BUMP_SYNCS, vec![text(list_id), text(record_id)])?;
-    let n = bumped.first().map_or(current.syncs + 1, |s| s.syncs);
-    insert_job(sql, list_id, &sync_key(list_id, record_id, n), ListJob::Sync { record_id: record_id.to_string() }, q.now, q)?;
-    Ok(true)
+    let action = Action::Lists { list_id: list_id.to_string(), job: ListJob::Sync { record_id: record_id.to_string() } };
+    let bump = || Ok(rows::<Syncs>(sql, sql::BUMP_SYNCS, vec![text(list_id), text(record_id)])?.first().map(|s| s.syncs));
+    queue_serial(sql, &action, current.syncs, |n| sync_key(list_id, record_id, n), bump, &format!("api:{list_id}"), q.max_attempts, q.now)
 }
 
 /// Queues a pass with its first page due at `due`; returns its id.

@@ -1,6 +1,7 @@
 //! The notify API's tables: idempotency keys with their stored answers, Slack's answers to posts,
 //! and status messages. A key, its answer and its outbox row are one unit.
 
+use super::ingest::{insert_action, queue_serial, Queue};
 use super::{int, rows, run, text, tx_sync};
 use crate::effect::Action;
 use crate::notify::{key_of_row, row_key, Invalid, MessageView, StatusUpdate, StatusView};
@@ -87,18 +88,9 @@ pub fn record_message(storage: &Storage, sql: &SqlStorage, key: &str, hash: &str
 }
 
 fn queue_message(sql: &SqlStorage, key: &str, args: Value, terms: KeyTerms) -> worker::Result<i64> {
-    #[derive(Deserialize)]
-    struct Id {
-        id: i64,
-    }
-    let action = Action::Notify { args };
-    let payload = serde_json::to_string(&action).map_err(json_error)?;
-    let now = terms.queued_at;
-    let inserted: Vec<Id> = rows(sql, sql::INSERT_OUTBOX, vec![
-        text(&row_key(key, terms.now)), text(&format!("api:notify:{key}")), text(action.label()), text(&action.target()), V::String(payload),
-        int(terms.max_attempts as i64), int(now), V::Null, int(now),
-    ])?;
-    inserted.first().map(|r| r.id).ok_or_else(|| worker::Error::RustError("the message row was not inserted".into()))
+    let (row_key, op_key) = (row_key(key, terms.now), format!("api:notify:{key}"));
+    let queue = Queue { key: &row_key, op_key: &op_key, max_attempts: terms.max_attempts, due: terms.queued_at, deadline_at: None, now: terms.queued_at };
+    insert_action(sql, &Action::Notify { args }, queue)?.ok_or_else(|| worker::Error::RustError("the message row was not inserted".into()))
 }
 
 /// A notify message, with Slack's answer once posted.
@@ -191,19 +183,10 @@ fn queue_status_sync(sql: &SqlStorage, name: &str, max_attempts: u32, now: i64) 
     struct Syncs {
         syncs: i64,
     }
-    let key = |n: i64| format!("status:{name}:{n}");
-    let current = status_row(sql, name)?.map_or(0, |r| r.syncs);
-    let waiting: Vec<Value> = rows(sql, sql::SYNC_WAITING, vec![text(&key(current))])?;
-    if current > 0 && !waiting.is_empty() {
-        return Ok(());
-    }
-    let n = rows::<Syncs>(sql, sql::BUMP_STATUS_SYNCS, vec![text(name)])?.first().map_or(current + 1, |s| s.syncs);
+    let queued = status_row(sql, name)?.map_or(0, |r| r.syncs);
+    let bump = || Ok(rows::<Syncs>(sql, sql::BUMP_STATUS_SYNCS, vec![text(name)])?.first().map(|s| s.syncs));
     let action = Action::Status { name: name.to_string() };
-    let payload = serde_json::to_string(&action).map_err(json_error)?;
-    run(sql, sql::INSERT_OUTBOX, vec![
-        text(&key(n)), text(&format!("api:status:{name}")), text(action.label()), text(&action.target()), V::String(payload),
-        int(max_attempts as i64), int(now), V::Null, int(now),
-    ])
+    queue_serial(sql, &action, queued, |n| format!("status:{name}:{n}"), bump, &format!("api:status:{name}"), max_attempts, now).map(|_| ())
 }
 
 /// What a post's completion keeps (only when the claim still holds).
