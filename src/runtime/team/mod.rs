@@ -96,16 +96,8 @@ impl DurableObject for TeamActor {
             (Method::Post, ["ingest"]) => self.ingest(req, &config).await,
             (Method::Post, ["installation"]) => self.install(req, &config).await,
             (_, ["admin", route @ ..]) => Ok(self.admin(&req, route, &config).await),
-            (_, ["messages", ..] | ["status", ..]) => {
-                let route: Vec<String> = segments.iter().map(|s| s.to_string()).collect();
-                let route: Vec<&str> = route.iter().map(String::as_str).collect();
-                self.notify(req, &route, &config).await
-            }
-            (_, ["lists", list_id, route @ ..]) => {
-                let (list_id, route): (String, Vec<String>) = (list_id.to_string(), route.iter().map(|s| s.to_string()).collect());
-                let route: Vec<&str> = route.iter().map(String::as_str).collect();
-                Ok(self.lists(req, &list_id, &route, &config).await)
-            }
+            (_, route @ (["messages", ..] | ["status", ..])) => self.notify(req, route, &config).await,
+            (_, ["lists", list_id, route @ ..]) => Ok(self.lists(req, list_id, route, &config).await),
             _ => Response::error("not found", 404),
         }
     }
