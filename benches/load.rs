@@ -68,6 +68,8 @@ enum Kind {
     Ignored,
     /// A notify API post (`POST /api/teams/{team}/messages`, a fresh `Idempotency-Key`).
     Notify,
+    /// A signed `url_verification`: answered by the front door alone (verify, parse; no actor).
+    Challenge,
 }
 
 /// Posts one notify API message (a fresh `Idempotency-Key`) and times its answer.
@@ -93,9 +95,13 @@ fn send_notify(agent: &ureq::Agent, base: &str, team: &str, channel: &str, ts: S
 fn send(agent: &ureq::Agent, url: &str, team: &str, channel: &str, ts: String, kind: Kind) -> Sample {
     let event = match kind {
         Kind::Mention => mention(channel, &ts, "bench"),
-        Kind::Ignored | Kind::Notify => serde_json::json!({"type": "reaction_added", "user": "U1", "reaction": "eyes", "event_ts": ts}),
+        Kind::Ignored | Kind::Notify | Kind::Challenge => serde_json::json!({"type": "reaction_added", "user": "U1", "reaction": "eyes", "event_ts": ts}),
     };
-    let body = envelope(team, &unique("Ev"), event).to_string().into_bytes();
+    let body = match kind {
+        Kind::Challenge => serde_json::json!({"token": "bench", "challenge": ts, "type": "url_verification"}),
+        _ => envelope(team, &unique("Ev"), event),
+    };
+    let body = body.to_string().into_bytes();
     let stamp = now_secs().to_string();
     let sent = Instant::now();
     let status = match agent
@@ -242,6 +248,64 @@ fn peer(fake: &FakeSlack, root: &str) -> Option<Runtime> {
     Some(Runtime::start(settings))
 }
 
+/// The design floor (`bench/design-floor`: the fixed shape of DESIGN.md — verify, forward to a team's
+/// Durable Object, receipt + outbox row in one `transactionSync`, alarm, claim, post, fenced
+/// completion — in plain JavaScript with nothing else) under the 16-client event load, after a
+/// warm-up: its run, its ack-to-delivery latencies and its CPU per acked-and-delivered event by
+/// process.
+fn design_floor_run(design: &Runtime, fake: &FakeSlack, n: usize) -> (Run, Vec<Duration>, String) {
+    let teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
+    let _ = load(&design.base_url(), 400, CLIENTS, &|i| teams[i % CLIENTS].clone(), "/");
+    let before = design.cpu_by_process();
+    let run = load(&design.base_url(), n, CLIENTS, &|i| teams[i % CLIENTS].clone(), "/");
+    let (deliveries, _) = delivery_latencies(fake, &run, Duration::from_secs(60));
+    let split = cpu_split(&before, &design.cpu_by_process(), run.samples.len());
+    (run, deliveries, split)
+}
+
+/// Worker CPU per event by stage, from three loads of `n` events at 16 clients over 16 teams:
+/// a signed `url_verification` (the front door alone: verify, parse, answer), an event the app
+/// ignores (plus the actor hop and the receipt's unit), a mention (plus the outbox row, its
+/// sweep, the Slack call and the completion). Each stage is the difference of two loads.
+struct Stages {
+    /// Worker ms per request of each load: challenge, receipt only, mention.
+    worker_ms: [f64; 3],
+    /// The receipt-only load's ack latencies (sorted).
+    receipt_only: Vec<Duration>,
+}
+
+impl Stages {
+    fn measure(rt: &Runtime, fake: &FakeSlack, n: usize, path: &str) -> Stages {
+        let teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
+        let mut receipt_only = Vec::new();
+        let mut worker_ms = [0.0; 3];
+        for (i, kind) in [Kind::Challenge, Kind::Ignored, Kind::Mention].into_iter().enumerate() {
+            let before = rt.cpu_by_process();
+            let run = load_kind(&rt.base_url(), n, CLIENTS, &|i| teams[i % CLIENTS].clone(), path, kind);
+            if matches!(kind, Kind::Mention) {
+                let _ = delivery_latencies(fake, &run, Duration::from_secs(120));
+            }
+            if matches!(kind, Kind::Ignored) {
+                receipt_only = run.latencies();
+            }
+            let after = rt.cpu_by_process();
+            worker_ms[i] = (after[0].1 - before[0].1) * 1000.0 / n as f64;
+        }
+        Stages { worker_ms, receipt_only }
+    }
+
+    /// "front; +hop and receipt; +delivery (total)".
+    fn cells(&self) -> String {
+        let [front, receipt, mention] = self.worker_ms;
+        format!("{front:.2}; +{:.2}; +{:.2} (total {mention:.2})", receipt - front, mention - receipt)
+    }
+}
+
+/// The stages table row for one runtime.
+fn stages(rt: &Runtime, fake: &FakeSlack, n: usize, path: &str) -> String {
+    format!("| 6 | worker ms per event by stage: front door (verify, parse, answer); + actor hop and receipt unit; + outbox row, sweep, Slack call, completion | {} |", Stages::measure(rt, fake, n, path).cells())
+}
+
 /// Ack-to-delivery: for each acked event, the fake's arrival time of its reply minus the ack time.
 fn delivery_latencies(fake: &FakeSlack, run: &Run, deadline: Duration) -> (Vec<Duration>, usize) {
     let wanted = run.samples.iter().filter(|s| s.status == 200).count();
@@ -336,6 +400,25 @@ fn main() {
         println!("| # | measure | figure |\n| --- | --- | --- |\n{}", reconcile_figures(&app, &fake, scale(10_000)));
         return;
     }
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("design") {
+        // `BENCH_ONLY=design make bench`: the peer and the design floor, measured like the events load.
+        if let Some(peer_rt) = peer(&fake, env!("CARGO_MANIFEST_DIR")) {
+            let _ = load(&peer_rt.base_url(), 400, CLIENTS, &|_| "TWARM".into(), "/");
+            let before = peer_rt.cpu_by_process();
+            let run = load(&peer_rt.base_url(), scale(4000), CLIENTS, &|i| format!("TPEER{}", i % CLIENTS), "/");
+            println!("{}", latency_row("peer ack", &run));
+            println!("| 6 | peer: ms per event by process | {} |", cpu_split(&before, &peer_rt.cpu_by_process(), run.samples.len()));
+        }
+        let design = Runtime::start(Settings::new("bench-design", &fake).config("bench/design-floor/wrangler.toml").bare());
+        let (run, deliveries, split) = design_floor_run(&design, &fake, scale(4000));
+        println!("{}", latency_row("design floor ack", &run));
+        println!("| 2 | design floor ack-to-delivery p50 / p99 ({} delivered) | {} / {} ms |", deliveries.len(), ms(pct(&deliveries, 0.5)), ms(pct(&deliveries, 0.99)));
+        println!("| 6 | ms per event by process | {split} |");
+        if std::env::var("BENCH_STAGES").is_ok() {
+            println!("{}", stages(&design, &fake, scale(4000), "/"));
+        }
+        return;
+    }
     if std::env::var("BENCH_ONLY").as_deref() == Ok("events") {
         // `BENCH_ONLY=events make bench`: the 16-client event load alone (e.g. under `perf record`
         // of the workerd processes, started after the warm-up line).
@@ -347,6 +430,9 @@ fn main() {
         let _ = delivery_latencies(&fake, &run, Duration::from_secs(120));
         println!("{}", latency_row("slackline ack", &run));
         println!("| 6 | ms per event by process | {} |", cpu_split(&before, &app.cpu_by_process(), run.samples.len()));
+        if std::env::var("BENCH_STAGES").is_ok() {
+            println!("{}", stages(&app, &fake, scale(4000), "/slack/events"));
+        }
         return;
     }
     let floor = Runtime::start(Settings::new("bench-floor", &fake).config("bench/floor/wrangler.toml").bare());
@@ -372,6 +458,11 @@ fn main() {
     });
     drop(peer_rt);
     let floor_split = cpu_split(&floor_cpu, &floor.cpu_by_process(), n);
+    // The design floor: the fixed shape in plain JavaScript, nothing else (`bench/design-floor`).
+    let design = Runtime::start(Settings::new("bench-design", &fake).config("bench/design-floor/wrangler.toml").bare());
+    let (design_run, design_deliveries, design_split) = design_floor_run(&design, &fake, n);
+    let design_stages = Stages::measure(&design, &fake, n, "/");
+    drop(design);
     let logs_run = load(&floor_logs.base_url(), n, CLIENTS, &|_| "TFLOOR".into(), "/");
     drop(floor_logs);
     let teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
@@ -381,6 +472,7 @@ fn main() {
     let app_run = load(&app.base_url(), n, CLIENTS, &|i| teams[i % CLIENTS].clone(), "/slack/events");
     let (deliveries, wanted) = delivery_latencies(&fake, &app_run, Duration::from_secs(120));
     let app_cpu_after = app.cpu_by_process();
+    let app_stages = Stages::measure(&app, &fake, n, "/slack/events");
     let cpu: f64 = app_cpu_after.iter().map(|p| p.1).sum::<f64>() - app_cpu.iter().map(|p| p.1).sum::<f64>();
     let (fl, al) = (floor_run.latencies(), app_run.latencies());
     println!("{}", latency_row(&format!("floor (hello world) ack p50 / p90 / p99, {n} requests, {CLIENTS} clients"), &floor_run));
@@ -394,6 +486,14 @@ fn main() {
     }
     println!("{}", latency_row(&format!("slackline, receipt only (an event the app ignores: no outbox row, no delivery), {n} events"), &receipts_run));
     println!("| 1 | ratio receipt only / floor, p50 | {:.2}x |", pct(&receipts_run.latencies(), 0.5).as_secs_f64() / pct(&fl, 0.5).as_secs_f64());
+    let dl = design_run.latencies();
+    println!("{}", latency_row(&format!("design floor: DESIGN.md's shape in plain JavaScript, nothing else (bench/design-floor), {n} signed events, {CLIENTS} clients ({CLIENTS} teams)"), &design_run));
+    println!("| 1 | ratio slackline / design floor, p50; design floor / peer, p50; design floor / floor, p50 | {:.2}x; {}; {:.2}x |", pct(&al, 0.5).as_secs_f64() / pct(&dl, 0.5).as_secs_f64(),
+        peer_run.as_ref().map(|p| format!("{:.2}x", pct(&dl, 0.5).as_secs_f64() / pct(&p.latencies(), 0.5).as_secs_f64())).unwrap_or_else(|| "no peer".into()), pct(&dl, 0.5).as_secs_f64() / pct(&fl, 0.5).as_secs_f64());
+    println!("| 1 | receipt only / floor, p50: slackline; design floor | {:.2}x; {:.2}x |", pct(&app_stages.receipt_only, 0.5).as_secs_f64() / pct(&fl, 0.5).as_secs_f64(), pct(&design_stages.receipt_only, 0.5).as_secs_f64() / pct(&fl, 0.5).as_secs_f64());
+    println!("| 2 | design floor ack-to-delivery p50 / p99 ({} delivered) | {} / {} ms |", design_deliveries.len(), ms(pct(&design_deliveries, 0.5)), ms(pct(&design_deliveries, 0.99)));
+    println!("| 6 | worker ms per event by stage: front door (verify, parse, answer); + actor hop and receipt unit; + outbox row, sweep, Slack call, completion: slackline / design floor | {} / {} |", app_stages.cells(), design_stages.cells());
+    println!("| 6 | design floor, ms per acked-and-delivered event by process | {design_split} |");
     println!("| 2 | ack-to-delivery p50 / p99 ({} of {} delivered) | {} / {} ms |", deliveries.len(), wanted, ms(pct(&deliveries, 0.5)), ms(pct(&deliveries, 0.99)));
     // The notify API beside the event ack: same runtime, same clients, the 202 after the commit.
     let notify_teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();

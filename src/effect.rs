@@ -111,6 +111,13 @@ impl Action {
     }
 }
 
+/// Whether rows of this effect label run one at a time per target (a List's jobs, a status
+/// message's): the claim takes only the oldest pending row of such a target (`sql::CLAIM`, the
+/// `outbox_serial` index), so finishing one makes the next one claimable.
+pub fn is_serial(label: &str) -> bool {
+    matches!(label, "lists" | "status")
+}
+
 /// Slack's limit on a message's `text` is 40,000 characters; stay well inside it.
 pub const MAX_REPLY_CHARS: usize = 3_000;
 

@@ -174,6 +174,11 @@ pub fn refresh_due(expires_at: Option<i64>, now_ms: i64) -> bool {
     expires_at.is_some_and(|at| at - now_ms < REFRESH_MARGIN_MS)
 }
 
+/// When a rotating token expiring at `expires_at` becomes due for refresh ([`refresh_due`]).
+pub fn refresh_due_at(expires_at: Option<i64>) -> Option<i64> {
+    expires_at.map(|at| at - REFRESH_MARGIN_MS)
+}
+
 /// Why an `oauth.v2.access` answer is not an installation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AccessError {

@@ -251,19 +251,23 @@ pub const LOG_ATTEMPT: &str = "INSERT INTO attempts(row_id, attempt, at, outcome
 pub const BUMP_COUNTER: &str = "INSERT INTO counters(name, value) VALUES (?1, ?2)
  ON CONFLICT(name) DO UPDATE SET value = value + excluded.value";
 
-/// The earliest time the sweep has work: due pending rows (not before their target's hold), or
-/// the expiry of a live lease. ?1 now. NULL when nothing is pending.
-pub const NEXT_DUE: &str = "SELECT MIN(CASE
-   WHEN o.claim_token IS NOT NULL AND o.claim_expires_at > ?1 THEN o.claim_expires_at
-   ELSE MAX(o.next_attempt_at, COALESCE(h.until_ms, 0)) END) AS next_at
- FROM outbox o LEFT JOIN holds h ON h.target = o.target
- WHERE o.status = 'pending'";
-
-/// When housekeeping next has work: the oldest receipt's expiry, the oldest delivered row's and
-/// the oldest idempotency key's, each NULL when there is none. ?1 receipt retention ms, ?2 done retention ms.
-pub const NEXT_PRUNE: &str = "SELECT (SELECT MIN(received_at) FROM receipts) + ?1 AS receipts_at,
-   (SELECT MIN(finished_at) FROM outbox WHERE status = 'done') + ?2 AS done_at,
-   (SELECT MIN(expires_at) FROM idempotency_keys) AS keys_at";
+/// Everything a sweep's end reads, in one statement: `next_at`, the earliest time the sweep has
+/// work (due pending rows, not before their target's hold, or the expiry of a live lease; NULL
+/// when nothing is pending); when housekeeping next has work (`receipts_at`, `done_at`,
+/// `keys_at`: the oldest receipt's, delivered row's and idempotency key's expiry, each NULL when
+/// there is none); and the pending summary (`pending`, `oldest`: when the oldest was queued).
+/// ?1 now, ?2 receipt retention ms, ?3 done retention ms.
+pub const SWEEP_END: &str = "SELECT
+   (SELECT MIN(CASE
+      WHEN o.claim_token IS NOT NULL AND o.claim_expires_at > ?1 THEN o.claim_expires_at
+      ELSE MAX(o.next_attempt_at, COALESCE(h.until_ms, 0)) END)
+    FROM outbox o LEFT JOIN holds h ON h.target = o.target
+    WHERE o.status = 'pending') AS next_at,
+   (SELECT MIN(received_at) FROM receipts) + ?2 AS receipts_at,
+   (SELECT MIN(finished_at) FROM outbox WHERE status = 'done') + ?3 AS done_at,
+   (SELECT MIN(expires_at) FROM idempotency_keys) AS keys_at,
+   (SELECT COUNT(*) FROM outbox WHERE status = 'pending') AS pending,
+   (SELECT MIN(created_at) FROM outbox WHERE status = 'pending') AS oldest";
 
 /// Deletes old receipts: ?1 cutoff, ?2 limit.
 pub const PRUNE_RECEIPTS: &str = "DELETE FROM receipts WHERE op_key IN (
@@ -438,7 +442,8 @@ pub const STREAK_RESET: &str = "DELETE FROM target_streaks WHERE target = ?1";
 /// Targets failing right now, worst first.
 pub const STREAKS: &str = "SELECT target, failures FROM target_streaks ORDER BY failures DESC LIMIT 20";
 
-/// Pending rows: how many, and when the oldest was queued.
+/// Pending rows: how many, and when the oldest was queued (the stats; a sweep reads the same in
+/// [`SWEEP_END`]).
 pub const PENDING_SUMMARY: &str = "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM outbox WHERE status = 'pending'";
 
 /// Parked rows by reason.

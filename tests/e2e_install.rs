@@ -92,6 +92,19 @@ fn the_full_flow_installs_a_team_and_its_replies_use_its_token() {
 }
 
 #[test]
+fn a_reinstall_with_a_new_token_is_used_by_the_next_reply_at_once() {
+    // The actor keeps the resolved token in memory between sweeps: an install must replace it.
+    let (s, team, channel) = (shared(), unique("T"), unique("C"));
+    let c = s.client();
+    for (i, token) in ["xoxb-first", "xoxb-second"].into_iter().enumerate() {
+        install(&c, &s.fake, access(&team, token, json!({})));
+        assert_eq!(c.event(&envelope(&team, &unique("Ev"), mention(&channel, &format!("7.{i}"), "hello"))).status, 200);
+        let posts = s.fake.wait_calls("chat.postMessage", &channel, i + 1, WAIT);
+        assert_eq!(posts[i].header("authorization"), Some(format!("Bearer {token}").as_str()), "reply {i}");
+    }
+}
+
+#[test]
 fn two_workspaces_and_an_org_wide_install_each_reply_with_their_own_token() {
     let s = shared();
     let c = s.client();

@@ -223,7 +223,7 @@ fn a_held_target_is_not_claimed_until_the_hold_passes() {
     world.db.execute(sql::HOLD_TARGET, params!["chat.postMessage", world.now + 500]).unwrap();
     world.claim(5);
     assert!(world.in_flight.is_empty());
-    let next: Option<i64> = world.db.query_row(sql::NEXT_DUE, [world.now], |r| r.get(0)).unwrap();
+    let next: Option<i64> = world.db.query_row(sql::SWEEP_END, [world.now, 0, 0], |r| r.get(0)).unwrap();
     assert_eq!(next, Some(world.now + 500), "the alarm is re-armed to the end of the hold, not in a hot loop");
     world.now += 500;
     world.claim(5);
@@ -234,7 +234,7 @@ fn a_held_target_is_not_claimed_until_the_hold_passes() {
 fn next_due_is_the_lease_expiry_while_a_claim_is_live() {
     let mut world = World::new(1);
     world.claim(1);
-    let next: Option<i64> = world.db.query_row(sql::NEXT_DUE, [world.now], |r| r.get(0)).unwrap();
+    let next: Option<i64> = world.db.query_row(sql::SWEEP_END, [world.now, 0, 0], |r| r.get(0)).unwrap();
     assert_eq!(next, Some(world.now + LEASE_MS));
 }
 

@@ -5,10 +5,13 @@
 //!
 //! The rules:
 //! - a free slot and a claimed row waiting → start it (at most `concurrency` attempts at once);
-//! - nothing in flight → claim a batch, unless the last claim came back empty (nothing is due:
-//!   stop) or the sweep's time budget is spent (stop; the alarm is re-armed by the caller);
-//! - attempts in flight and rows possibly waiting (the last claim was full, or an ingest nudged
-//!   the sweep) → claim early once the oldest attempt has run [`HOLDBACK_MS`] and a slot is free,
+//! - nothing in flight → the first claim; after it, claim again only while rows may be waiting
+//!   that no claim took: the last claim was full, an ingest nudged the sweep, or a finished attempt
+//!   made rows due (follow-ups, the next job of a serial target). Otherwise stop: rows that come
+//!   due later by the clock (retries, expired leases) are the re-armed alarm's, so a sweep of one
+//!   row runs one claim, not a second one that finds nothing. Stop too once the sweep's time budget
+//!   is spent (the alarm is re-armed by the caller);
+//! - attempts in flight and rows possibly waiting (as above) → claim early once the oldest attempt has run [`HOLDBACK_MS`] and a slot is free,
 //!   so one slow Slack call never holds back the team's other deliveries; until then wait, waking
 //!   when the hold-back runs out;
 //! - otherwise wait for an attempt to finish (or a nudge).
@@ -53,10 +56,11 @@ pub struct Drain {
     queued: usize,
     /// (row id, start time) of each attempt in flight.
     in_flight: Vec<(i64, i64)>,
-    /// The last claim filled its batch: more rows may be due.
-    last_claim_full: bool,
-    /// The last claim came back empty and no attempt has finished since.
-    nothing_due: bool,
+    /// A claim has run in this sweep.
+    claimed_once: bool,
+    /// Rows may be due that no claim took: the last claim filled its batch, or an attempt that
+    /// finished since made rows due.
+    more_due: bool,
 }
 
 impl Drain {
@@ -69,16 +73,16 @@ impl Drain {
             batch_size,
             queued: 0,
             in_flight: Vec::new(),
-            last_claim_full: false,
-            nothing_due: false,
+            claimed_once: false,
+            more_due: false,
         }
     }
 
     /// A claim returned `rows` rows.
     pub fn claimed(&mut self, rows: usize) {
         self.queued += rows;
-        self.last_claim_full = rows >= self.batch_size;
-        self.nothing_due = rows == 0;
+        self.claimed_once = true;
+        self.more_due = rows >= self.batch_size;
     }
 
     /// The attempt of claimed row `row` started at `at`.
@@ -87,10 +91,11 @@ impl Drain {
         self.in_flight.push((row, at));
     }
 
-    /// The attempt of row `row` finished (and is being stored).
-    pub fn finished(&mut self, row: i64) {
+    /// The attempt of row `row` finished (and is being stored); `made_due` says its completion
+    /// queued rows that are due now (follow-ups) or unblocked its serial target's next job.
+    pub fn finished(&mut self, row: i64, made_due: bool) {
         self.in_flight.retain(|(id, _)| *id != row);
-        self.nothing_due = false;
+        self.more_due |= made_due;
     }
 
     /// Attempts in flight.
@@ -107,9 +112,10 @@ impl Drain {
         let within_budget = now - self.started_at < self.budget_ms;
         let Some(oldest) = self.in_flight.iter().map(|(_, at)| *at).min() else {
             // A batch boundary: nothing in flight (and, with a free slot, nothing queued).
-            return if within_budget && !self.nothing_due { Step::Claim } else { Step::Stop };
+            let waiting = !self.claimed_once || self.more_due || nudged;
+            return if within_budget && waiting { Step::Claim } else { Step::Stop };
         };
-        let waiting = self.last_claim_full || nudged;
+        let waiting = self.more_due || nudged;
         let room = self.queued == 0 && slot_free;
         let holdback_over = now - oldest >= HOLDBACK_MS;
         match (waiting && room, holdback_over) {
@@ -149,7 +155,7 @@ mod tests {
             ("a fresh sweep claims", drain(), 0, false, Step::Claim),
             ("a fresh sweep past its budget stops", drain(), BUDGET, false, Step::Stop),
             ("an empty claim at a boundary stops", state(&[0], &[]), 5, false, Step::Stop),
-            ("an empty claim stops even when nudged", state(&[0], &[]), 5, true, Step::Stop),
+            ("a nudge after an empty claim claims again", state(&[0], &[]), 5, true, Step::Claim),
             ("claimed rows start while a slot is free", state(&[2], &[]), 1, false, Step::Start),
             ("a full batch starts up to the concurrency", state(&[3], &[0]), 1, false, Step::Start),
             ("no start beyond the concurrency", state(&[3], &[0, 0]), 1, false, Step::Wait { until: None }),
@@ -178,14 +184,28 @@ mod tests {
     }
 
     #[test]
-    fn a_finished_attempt_reopens_the_boundary_after_an_empty_claim() {
+    fn a_finished_attempt_reopens_the_boundary_only_when_it_made_rows_due() {
         let mut d = state(&[1], &[0]);
         d.claimed(0);
-        d.finished(1);
+        d.finished(1, true);
         assert_eq!(d.in_flight(), 0);
-        assert_eq!(d.next_step(400, false), Step::Claim, "a finish may have made rows due (follow-ups)");
+        assert_eq!(d.next_step(400, false), Step::Claim, "a follow-up is due now");
         d.claimed(0);
         assert_eq!(d.next_step(401, false), Step::Stop);
+    }
+
+    #[test]
+    fn a_partial_batch_that_made_nothing_due_ends_the_sweep_without_a_second_claim() {
+        let mut d = state(&[1], &[0]);
+        d.finished(1, false);
+        assert_eq!(d.next_step(10, false), Step::Stop, "the one due row was taken; later ones are the alarm's");
+        assert_eq!(d.next_step(10, true), Step::Claim, "an ingest queued rows meanwhile");
+        let mut full = state(&[3], &[0, 0]);
+        full.finished(1, false);
+        full.finished(2, false);
+        full.started(3, 10);
+        full.finished(3, false);
+        assert_eq!(full.next_step(20, false), Step::Claim, "a full batch may have left rows behind");
     }
 
     #[test]
@@ -215,7 +235,7 @@ mod tests {
                     running.sort_by_key(|(_, end)| *end);
                     let (id, end) = running.remove(0);
                     now = now.max(end);
-                    d.finished(id);
+                    d.finished(id, false);
                     done += 1;
                 }
                 Step::Stop => break,

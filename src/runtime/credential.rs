@@ -5,18 +5,57 @@
 //! Refresh is single-flight per team: a slot in the installation row (`refreshing_until`) is taken
 //! with one UPDATE; only its holder calls `oauth.v2.access`, and the new pair is stored before it is
 //! used. A sweep resolves the token once per batch, so many rows due at once cause one refresh.
+//!
+//! The resolved credential is kept in the actor's memory ([`Cache`]) for at most [`CACHE_MS`],
+//! and never past the time its token becomes due for refresh, so a sweep of one row reads no
+//! installation. The actor is the single writer of its installation: every write to it (an
+//! install, an uninstall, a refresh, which stores what it returns) goes through this actor, which
+//! forgets the cached credential on an install or an uninstall. An instance that is evicted
+//! loses the cache, which only costs one read.
 
 use super::http;
 use super::store;
 use crate::config::Config;
 use crate::logs::{TokenRefreshFailedLine, TokenRefreshedLine};
-use crate::oauth::{parse_refresh, refresh_due, AccessError};
+use crate::oauth::{parse_refresh, refresh_due, refresh_due_at, AccessError};
 use crate::outbox::reasons;
 use crate::slack::classify::Verdict;
+use std::cell::RefCell;
+use std::rc::Rc;
 use worker::SqlStorage;
 
 /// How long the refresh slot is held at most: 30 s.
 const REFRESH_SLOT_MS: i64 = 30_000;
+
+/// How long a resolved credential is reused at most: 60 s.
+pub const CACHE_MS: i64 = 60_000;
+
+/// The team's credential as last resolved, with the time until which it may be reused.
+#[derive(Default)]
+pub struct Cache(RefCell<Option<(Rc<Credential>, i64)>>);
+
+impl Cache {
+    /// Drops the cached credential: the installation was just written (install, uninstall).
+    pub fn forget(&self) {
+        self.0.borrow_mut().take();
+    }
+
+    fn get(&self, now: i64) -> Option<Rc<Credential>> {
+        self.0.borrow().as_ref().filter(|(_, until)| now < *until).map(|(credential, _)| credential.clone())
+    }
+}
+
+/// The team's credential for one batch: the cached one while it is fresh, else resolved (and
+/// cached when it may be reused).
+pub async fn resolve_cached(cache: &Cache, sql: &SqlStorage, config: &Config, now: i64) -> worker::Result<Rc<Credential>> {
+    if let Some(credential) = cache.get(now) {
+        return Ok(credential);
+    }
+    let (credential, reusable_until) = resolve(sql, config, now).await?;
+    let credential = Rc::new(credential);
+    *cache.0.borrow_mut() = reusable_until.map(|until| (credential.clone(), until.min(now + CACHE_MS)));
+    Ok(credential)
+}
 
 /// What deliveries of Slack Web API calls can use right now.
 #[derive(Debug, Clone)]
@@ -27,24 +66,30 @@ pub enum Credential {
     Unusable(Verdict),
 }
 
-/// Resolves the team's credential for one batch.
-pub async fn resolve(sql: &SqlStorage, config: &Config, now: i64) -> worker::Result<Credential> {
+/// Resolves the team's credential for one batch, with the time until which it may be reused
+/// (`None`: not at all, e.g. a fallback while a refresh failed).
+async fn resolve(sql: &SqlStorage, config: &Config, now: i64) -> worker::Result<(Credential, Option<i64>)> {
+    let settled = Some(now + CACHE_MS);
     if store::uninstalled(sql)? {
-        return Ok(Credential::Unusable(Verdict::Permanent { code: reasons::UNINSTALLED.into() }));
+        return Ok((Credential::Unusable(Verdict::Permanent { code: reasons::UNINSTALLED.into() }), settled));
     }
     let Some(stored) = store::installation(sql)? else {
-        return Ok(match &config.bot_token {
+        let credential = match &config.bot_token {
             Some(token) => Credential::Token(token.expose().to_string()),
             None => Credential::Unusable(Verdict::Permanent { code: reasons::NOT_INSTALLED.into() }),
-        });
+        };
+        return Ok((credential, settled));
     };
     let bot_token = match config.cipher.open(&stored.bot_token) {
         Ok(token) => token,
-        Err(_) => return Ok(Credential::Unusable(Verdict::Permanent { code: "token_unreadable".into() })),
+        Err(_) => return Ok((Credential::Unusable(Verdict::Permanent { code: "token_unreadable".into() }), settled)),
     };
     let refresh_token = stored.refresh_token.as_deref().and_then(|r| config.cipher.open(r).ok());
-    if refresh_token.is_none() || !refresh_due(stored.token_expires_at, now) {
-        return Ok(Credential::Token(bot_token));
+    if refresh_token.is_none() {
+        return Ok((Credential::Token(bot_token), settled));
+    }
+    if !refresh_due(stored.token_expires_at, now) {
+        return Ok((Credential::Token(bot_token), refresh_due_at(stored.token_expires_at).or(settled)));
     }
     let current = Current { bot_token, refresh_token, expires_at: stored.token_expires_at };
     refresh(sql, config, &current, now).await
@@ -59,14 +104,14 @@ struct Current {
 
 /// Refreshes (single-flight) or, when that is not possible now, falls back to the current token
 /// while it is still valid.
-async fn refresh(sql: &SqlStorage, config: &Config, current: &Current, now: i64) -> worker::Result<Credential> {
+async fn refresh(sql: &SqlStorage, config: &Config, current: &Current, now: i64) -> worker::Result<(Credential, Option<i64>)> {
     let still_valid = current.expires_at.is_some_and(|at| at > now);
     let fallback = |verdict: Verdict| if still_valid { Credential::Token(current.bot_token.clone()) } else { Credential::Unusable(verdict) };
     let (Some(client_id), Some(client_secret), Some(refresh_token)) = (&config.client_id, &config.client_secret, &current.refresh_token) else {
-        return Ok(fallback(Verdict::Permanent { code: reasons::NOT_CONFIGURED.into() }));
+        return Ok((fallback(Verdict::Permanent { code: reasons::NOT_CONFIGURED.into() }), None));
     };
     if !store::begin_refresh(sql, now, now + REFRESH_SLOT_MS)? {
-        return Ok(fallback(Verdict::Transient { code: "token_refreshing".into(), retry_after_ms: Some(1_000), hold_target: false }));
+        return Ok((fallback(Verdict::Transient { code: "token_refreshing".into(), retry_after_ms: Some(1_000), hold_target: false }), None));
     }
     let fields = [
         ("client_id", client_id.as_str()),
@@ -88,12 +133,12 @@ async fn refresh(sql: &SqlStorage, config: &Config, current: &Current, now: i64)
             let (bot_sealed, refresh_sealed) = (config.cipher.seal(&bot, super::clock::random_bytes()), config.cipher.seal(&refresh, super::clock::random_bytes()));
             store::store_refresh(sql, bot_sealed, refresh_sealed, expires_at, now)?;
             super::log::emit(TokenRefreshedLine { expires_at });
-            Ok(Credential::Token(bot))
+            Ok((Credential::Token(bot), refresh_due_at(Some(expires_at))))
         }
         Err(verdict) => {
             store::end_refresh(sql)?;
             super::log::error(TokenRefreshFailedLine { verdict: format!("{verdict:?}") });
-            Ok(fallback(verdict))
+            Ok((fallback(verdict), None))
         }
     }
 }

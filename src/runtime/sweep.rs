@@ -121,6 +121,8 @@ pub struct Sweeper<'a> {
     pub team: Option<String>,
     /// Whether to prune old receipts and delivered rows in this sweep.
     pub prune: bool,
+    /// The actor's cached credential.
+    pub credentials: &'a credential::Cache,
 }
 
 /// The result of performing one effect.
@@ -181,6 +183,12 @@ impl Finished {
             alert: reason.is_some().then_some(Alert::RowParked),
             reason,
         }
+    }
+
+    /// Whether storing this attempt makes rows due now: its follow-ups, or the next job of its
+    /// serial target (which the claim held back while this one was pending).
+    fn makes_rows_due(&self) -> bool {
+        !self.followups.is_empty() || crate::effect::is_serial(&self.row.effect)
     }
 
     /// What storing this attempt writes.
@@ -248,7 +256,7 @@ impl Sweeper<'_> {
                     drain.claimed(batch.len());
                     if !batch.is_empty() {
                         report.claimed += batch.len() as u32;
-                        let credential = Rc::new(credential::resolve(self.sql, c, now).await?);
+                        let credential = credential::resolve_cached(self.credentials, self.sql, c, now).await?;
                         queued.extend(batch.into_iter().map(|row| (row, credential.clone())));
                     }
                 }
@@ -269,7 +277,7 @@ impl Sweeper<'_> {
                             chunk.push(finished);
                         }
                         for finished in &chunk {
-                            drain.finished(finished.row.id);
+                            drain.finished(finished.row.id, finished.makes_rows_due());
                         }
                         for outcome in self.store(chunk, &token)? {
                             report.count(outcome);

@@ -2,36 +2,27 @@
 
 use super::{int, rows, run, text, tx_sync};
 use crate::sql;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
 use super::{installation, team_key, uninstalled};
 use crate::admin::{AuditEntry, OutboxPage, OutboxRow, RowDetail, Stats};
 use crate::logs::SweepLine;
 
-/// Pending rows: how many, and how long the oldest has waited.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
-pub struct Pending {
-    /// How many rows are pending.
-    pub pending: i64,
-    /// Age of the oldest pending row (ms), if any.
-    pub oldest_pending_age_ms: Option<i64>,
+/// Keeps the last sweep's report for the stats.
+pub fn save_last_sweep(sql: &SqlStorage, report: &SweepLine) -> worker::Result<()> {
+    run(sql, sql::SAVE_LAST_SWEEP, vec![V::String(serde_json::to_string(report)?)])
 }
 
-/// The pending summary at `now`.
-pub fn pending(sql: &SqlStorage, now: i64) -> worker::Result<Pending> {
+/// The pending summary at `now`: how many rows are pending, and how long the oldest has waited.
+fn pending(sql: &SqlStorage, now: i64) -> worker::Result<(i64, Option<i64>)> {
     #[derive(Deserialize)]
     struct Row {
         n: i64,
         oldest: Option<i64>,
     }
     let row = rows::<Row>(sql, sql::PENDING_SUMMARY, vec![])?.into_iter().next();
-    Ok(row.map(|r| Pending { pending: r.n, oldest_pending_age_ms: r.oldest.map(|o| now - o) }).unwrap_or_default())
-}
-
-/// Keeps the last sweep's report for the stats.
-pub fn save_last_sweep(sql: &SqlStorage, report: &SweepLine) -> worker::Result<()> {
-    run(sql, sql::SAVE_LAST_SWEEP, vec![V::String(serde_json::to_string(report)?)])
+    Ok(row.map_or((0, None), |r| (r.n, r.oldest.map(|o| now - o))))
 }
 
 /// The admin API's view of the team (the installation and the uninstall mark included).
@@ -45,11 +36,11 @@ pub fn stats(sql: &SqlStorage, now: i64) -> worker::Result<Stats> {
         n: i64,
     }
     let last_sweep = rows::<Text>(sql, sql::LAST_SWEEP, vec![])?.into_iter().next().and_then(|t| serde_json::from_str(&t.value).ok());
-    let pending = pending(sql, now)?;
+    let (pending, oldest_pending_age_ms) = pending(sql, now)?;
     Ok(Stats {
         team: team_key(sql)?,
-        pending: pending.pending,
-        oldest_pending_age_ms: pending.oldest_pending_age_ms,
+        pending,
+        oldest_pending_age_ms,
         parked_by_reason: rows(sql, sql::PARKED_BY_REASON, vec![])?,
         groups: rows(sql, sql::STATS_BY_STATUS, vec![])?,
         receipts: rows::<Count>(sql, sql::RECEIPT_COUNT, vec![])?.first().map_or(0, |c| c.n),

@@ -189,24 +189,38 @@ fn streak(sql: &SqlStorage, target: &str, change: StreakChange) -> worker::Resul
     }
 }
 
-#[derive(Deserialize)]
-struct NextAt {
-    next_at: Option<i64>,
+/// What a sweep's end reads (one statement, [`sql::SWEEP_END`]).
+#[derive(Debug, Clone, Default)]
+pub struct SweepEnd {
+    /// When the alarm should next fire: the earliest due work, or housekeeping (not before the
+    /// `prune_not_before` given), if any.
+    pub next_alarm_at: Option<i64>,
+    /// How many rows are pending.
+    pub pending: i64,
+    /// Age of the oldest pending row (ms), if any.
+    pub oldest_pending_age_ms: Option<i64>,
 }
 
-/// When the alarm should next fire: the earliest due work, or housekeeping (not before
-/// `prune_not_before`), if any.
-pub fn next_alarm(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_retention_ms: i64, prune_not_before: i64) -> worker::Result<Option<i64>> {
+/// Reads what a sweep's end needs at `now`: the next alarm time and the pending summary.
+pub fn sweep_end(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_retention_ms: i64, prune_not_before: i64) -> worker::Result<SweepEnd> {
     #[derive(Deserialize)]
-    struct PruneAt {
+    struct Row {
+        next_at: Option<i64>,
         receipts_at: Option<i64>,
         done_at: Option<i64>,
         keys_at: Option<i64>,
+        pending: i64,
+        oldest: Option<i64>,
     }
-    let due: Vec<NextAt> = rows(sql, sql::NEXT_DUE, vec![int(now)])?;
-    let prune: Vec<PruneAt> = rows(sql, sql::NEXT_PRUNE, vec![int(receipt_retention_ms), int(done_retention_ms)])?;
-    let prune_at = prune.into_iter().flat_map(|r| [r.receipts_at, r.done_at, r.keys_at]).flatten().map(|t| t.max(prune_not_before));
-    Ok(due.into_iter().filter_map(|r| r.next_at).chain(prune_at).min())
+    let Some(r) = rows::<Row>(sql, sql::SWEEP_END, vec![int(now), int(receipt_retention_ms), int(done_retention_ms)])?.into_iter().next() else {
+        return Ok(SweepEnd::default());
+    };
+    let prune_at = [r.receipts_at, r.done_at, r.keys_at].into_iter().flatten().map(|t| t.max(prune_not_before));
+    Ok(SweepEnd {
+        next_alarm_at: r.next_at.into_iter().chain(prune_at).min(),
+        pending: r.pending,
+        oldest_pending_age_ms: r.oldest.map(|o| now - o),
+    })
 }
 
 /// Housekeeping: deletes receipts, delivered rows past retention and expired idempotency keys

@@ -43,6 +43,9 @@ impl TeamActor {
             team_key_stored: self.team.borrow().is_some(),
         };
         let recorded = store::record(&self.state.storage(), &self.sql, ingest, now)?;
+        if uninstall {
+            self.credentials.forget();
+        }
         if recorded.receipt.queued() > 0 {
             // Issued right after the unit, with no await between: committed with it.
             self.wake().await?;
@@ -72,6 +75,7 @@ impl TeamActor {
         let bot = config.cipher.seal(&installation.bot_token, clock::random_bytes());
         let refresh = installation.refresh_token.as_deref().map(|r| config.cipher.seal(r, clock::random_bytes()));
         store::save_installation(&self.state.storage(), &self.sql, installation, bot, refresh, clock::now_ms())?;
+        self.credentials.forget();
         Response::from_json(&json!({ "stored": true, "encrypted": config.cipher.encrypts() }))
     }
 }

@@ -19,7 +19,7 @@ mod notify;
 
 use super::store;
 use super::sweep::{Nudge, Sweeper};
-use super::{clock, env, log};
+use super::{clock, credential, env, log};
 use crate::config::Config;
 use crate::logs::{Alert, ErrorLine, LogLine, SweepLine};
 use crate::outbox::Trigger;
@@ -74,6 +74,8 @@ pub struct TeamActor {
     /// One per running sweep (an alarm's and an admin's may overlap): tells it that an ingest
     /// queued new rows (see `Sweeper::run`).
     nudges: RefCell<Vec<Nudge>>,
+    /// The bot token as last resolved (see `credential::Cache`); forgotten on install and uninstall.
+    credentials: credential::Cache,
 }
 
 impl DurableObject for TeamActor {
@@ -82,7 +84,7 @@ impl DurableObject for TeamActor {
         if let Err(e) = store::migrate(&sql) {
             log::error(LogLine::SchemaError(ErrorLine::new(e)));
         }
-        TeamActor { state, env, sql, next_prune_at: Cell::new(0), armed_at: Cell::new(None), team: RefCell::new(None), nudges: RefCell::new(Vec::new()) }
+        TeamActor { state, env, sql, next_prune_at: Cell::new(0), armed_at: Cell::new(None), team: RefCell::new(None), nudges: RefCell::new(Vec::new()), credentials: credential::Cache::default() }
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
@@ -125,6 +127,13 @@ impl TeamActor {
         Ok(())
     }
 
+    /// Deletes the alarm: nothing is pending and no housekeeping is due.
+    async fn disarm(&self) -> Result<()> {
+        self.state.storage().delete_alarm().await?;
+        self.armed_at.set(None);
+        Ok(())
+    }
+
     /// Makes sure a sweep starts no later than `at_ms`: sets the alarm unless one this instance
     /// set is already due by then (under load most ingests find one and skip the write).
     async fn arm_by(&self, at_ms: i64) -> Result<()> {
@@ -161,31 +170,36 @@ impl TeamActor {
         }
         let (nudge, nudges) = super::sweep::nudges();
         self.nudges.borrow_mut().push(nudge);
-        let mut report = Sweeper { storage: &storage, sql: &self.sql, config, team, prune }.run(trigger, nudges).await;
+        let mut report = Sweeper { storage: &storage, sql: &self.sql, config, team, prune, credentials: &self.credentials }.run(trigger, nudges).await;
         // `run` dropped its receiving side: forget every nudge whose sweep has ended.
         self.nudges.borrow_mut().retain(|nudge| !nudge.is_closed());
         let now = clock::now_ms();
-        let next = match (&report.error, store::next_alarm(&self.sql, now, config.receipt_retention_ms, config.done_retention_ms, self.next_prune_at.get())) {
-            (None, Ok(next)) => next,
+        // Every read and write of the sweep's end happens before the await of `setAlarm`: after
+        // an await, the first statement would open another implicit transaction.
+        let end = store::sweep_end(&self.sql, now, config.receipt_retention_ms, config.done_retention_ms, self.next_prune_at.get());
+        let next = match (&report.error, &end) {
+            (None, Ok(end)) => end.next_alarm_at,
             (_, Err(e)) => {
                 report.error.get_or_insert(e.to_string());
                 Some(now + REARM_AFTER_ERROR_MS)
             }
-            (Some(_), Ok(next)) => Some(next.unwrap_or(now).max(now + REARM_AFTER_ERROR_MS)),
+            (Some(_), Ok(end)) => Some(end.next_alarm_at.unwrap_or(now).max(now + REARM_AFTER_ERROR_MS)),
         };
         report.next_alarm_at = next;
-        // Every read and write of the sweep's end happens before the await of `setAlarm`: after
-        // an await, the first statement would open another implicit transaction.
-        if let Ok(pending) = store::pending(&self.sql, now) {
-            report.pending = pending.pending;
-            report.oldest_pending_age_ms = pending.oldest_pending_age_ms;
+        if let Ok(end) = &end {
+            report.pending = end.pending;
+            report.oldest_pending_age_ms = end.oldest_pending_age_ms;
         }
         if report.oldest_pending_age_ms.is_some_and(|age| age > config.alert_pending_age_ms) {
             report.alert = Some(Alert::PendingTooOld);
         }
         self.log_sweep(&report);
-        if let Some(at) = next {
-            self.arm(at.max(now)).await?;
+        match next {
+            Some(at) => self.arm(at.max(now)).await?,
+            // An ingest armed the alarm while this sweep ran and the sweep took its rows: nothing
+            // is left for that alarm but an empty sweep.
+            None if self.armed_at.get().is_some() => self.disarm().await?,
+            None => {}
         }
         Ok(report)
     }
