@@ -342,6 +342,12 @@ fn a_create_lost_to_a_timeout_or_a_killed_runtime_is_relinked_not_repeated() {
     fake.script("slackLists.items.create", "slow-answer", vec![Reply::Applied(Box::new(Reply::Delay(Duration::from_secs(3), Box::new(Reply::Ok))))]);
     put(&c, &team, &list, "slow-answer", json!({"title": "slow-answer"}));
     wait_state(&c, &team, &list, "slow-answer", "create_uncertain");
+    // The attempt ended at its timeout (1 s), not at the answer (3 s).
+    let job = c.all_rows(&team).into_iter().find(|r| r["payload"].as_str().is_some_and(|p| p.contains("slow-answer"))).expect("the create job");
+    let detail = c.admin_get(&format!("/admin/teams/{team}/outbox/{}", job["id"])).json();
+    let first = &detail["attempts_log"][0];
+    assert_eq!(first["detail"], "create_uncertain", "{detail}");
+    assert!(first["latency_ms"].as_i64().is_some_and(|ms| (1_000..2_900).contains(&ms)), "{detail}");
 
     fake.script("slackLists.items.create", "killed", vec![Reply::Applied(Box::new(Reply::Delay(Duration::from_secs(20), Box::new(Reply::Ok))))]);
     put(&c, &team, &list, "killed", json!({"title": "killed"}));

@@ -189,6 +189,10 @@ fn a_faulty_slack_ends_every_row_delivered_or_parked_within_the_policy() {
             assert_eq!(attempts, max_attempts);
         }
     }
+    // The answers held 2.5 s were cut off by the 1 s attempt timeout, and counted as timeouts.
+    let timeouts: Vec<Value> = rt.log_lines().into_iter().filter(|l| l["kind"] == "delivery" && l["error"] == "timeout" && teams.iter().any(|t| l["team"] == t.as_str())).collect();
+    assert!(!timeouts.is_empty(), "the seeded draws hold some answers past the timeout");
+    assert!(timeouts.iter().all(|l| l["http_status"].is_null() && l["latency_ms"].as_i64().is_some_and(|ms| (1_000..2_400).contains(&ms))), "{timeouts:?}");
     let sweeps = rt.log_lines().into_iter().filter(|l| l["kind"] == "sweep" && teams.iter().any(|t| l["team"] == t.as_str())).count();
     eprintln!("faulty Slack: {} rows, {attempts_total} attempts, {sweeps} sweeps", all.len());
     assert!(sweeps as i64 <= 4 * attempts_total, "no hot loop: {sweeps} sweeps for {attempts_total} attempts");

@@ -1,10 +1,10 @@
-//! The only module that calls `Fetch`: JSON and form POSTs with a timeout that really cancels the
-//! request.
+//! The only module that calls `fetch` (outside the actor calls of `runtime::call_actor`): JSON and
+//! form POSTs with a timeout that really cancels the request.
 
-use futures::future::{select, Either};
 use serde_json::Value;
-use std::time::Duration;
-use worker::{AbortController, Delay, Fetch, Headers, Method, Request, RequestInit};
+use worker::wasm_bindgen::{JsCast, JsValue};
+use worker::wasm_bindgen_futures::JsFuture;
+use worker::web_sys::{AbortSignal, Headers, Response, WorkerGlobalScope};
 
 /// What came back.
 #[derive(Debug)]
@@ -48,47 +48,37 @@ pub async fn call_slack(config: &crate::config::Config, token: &str, method: &st
 
 /// POSTs `body` as JSON (with a bearer token when given) and waits at most `timeout_ms`.
 pub async fn post_json(url: &str, bearer: Option<&str>, body: &Value, timeout_ms: i64) -> Result<Answer, Failure> {
-    let request = build(url, bearer, "application/json; charset=utf-8", body.to_string()).map_err(|e| Failure::Network(e.to_string()))?;
-    send(request, timeout_ms).await
+    send(url, bearer, "application/json; charset=utf-8", &body.to_string(), timeout_ms).await
 }
 
 /// POSTs form fields (`application/x-www-form-urlencoded`, as `oauth.v2.access` takes them).
 pub async fn post_form(url: &str, fields: &[(&str, &str)], timeout_ms: i64) -> Result<Answer, Failure> {
     let body = form_urlencoded::Serializer::new(String::new()).extend_pairs(fields).finish();
-    let request = build(url, None, "application/x-www-form-urlencoded", body).map_err(|e| Failure::Network(e.to_string()))?;
-    send(request, timeout_ms).await
+    send(url, None, "application/x-www-form-urlencoded", &body, timeout_ms).await
 }
 
-async fn send(request: Request, timeout_ms: i64) -> Result<Answer, Failure> {
-    let controller = AbortController::default();
-    let signal = controller.signal();
-    let call = async {
-        let fetch = Fetch::Request(request);
-        let response = fetch.send_with_signal(&signal).await?;
-        let status = response.status_code();
-        let retry_after = response.headers().get("retry-after")?;
-        let text = super::body_text(response).await?;
-        Ok::<_, worker::Error>(Answer { status, retry_after, json: serde_json::from_str(&text).unwrap_or(Value::Null) })
-    };
-    let timer = Delay::from(Duration::from_millis(timeout_ms.max(1) as u64));
-    futures::pin_mut!(call);
-    match select(call, timer).await {
-        Either::Left((Ok(answer), _)) => Ok(answer),
-        Either::Left((Err(e), _)) => Err(Failure::Network(e.to_string())),
-        Either::Right(_) => {
-            controller.abort();
-            Err(Failure::Timeout)
+/// One POST through the runtime's `fetch(url, init)`, with `AbortSignal.timeout`: the runtime's
+/// own timer aborts the request and the reading of its body (no Wasm timer, no `select`), and
+/// an error with the signal aborted is the timeout.
+async fn send(url: &str, bearer: Option<&str>, content_type: &str, body: &str, timeout_ms: i64) -> Result<Answer, Failure> {
+    let signal = AbortSignal::timeout_with_u32(timeout_ms.clamp(1, i64::from(u32::MAX)) as u32);
+    let answer = async {
+        let headers = Headers::new()?;
+        headers.set("content-type", content_type)?;
+        if let Some(token) = bearer {
+            headers.set("authorization", &format!("Bearer {token}"))?;
         }
+        let init = super::js::request_init("POST", Some(&headers), Some(body), Some(&signal));
+        let global: WorkerGlobalScope = worker::js_sys::global().unchecked_into();
+        let response: Response = JsFuture::from(global.fetch_with_str_and_init(url, &init)).await?.dyn_into()?;
+        let status = response.status();
+        let retry_after = response.headers().get("retry-after")?;
+        let text = JsFuture::from(response.text()?).await?.as_string().unwrap_or_default();
+        Ok::<_, JsValue>(Answer { status, retry_after, json: serde_json::from_str(&text).unwrap_or(Value::Null) })
+    };
+    match answer.await {
+        Ok(answer) => Ok(answer),
+        Err(_) if signal.aborted() => Err(Failure::Timeout),
+        Err(e) => Err(Failure::Network(worker::Error::from(e).to_string())),
     }
-}
-
-fn build(url: &str, bearer: Option<&str>, content_type: &str, body: String) -> worker::Result<Request> {
-    let headers = Headers::new();
-    headers.set("content-type", content_type)?;
-    if let Some(token) = bearer {
-        headers.set("authorization", &format!("Bearer {token}"))?;
-    }
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post).with_headers(headers).with_body(Some(body.into()));
-    Request::new_with_init(url, &init)
 }

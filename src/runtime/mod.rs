@@ -74,6 +74,10 @@ pub fn json_response(status: u16, body: &serde_json::Value) -> worker::Response 
 
 /// Sends one request to the Durable Object named `name` in the namespace `binding` (the only way
 /// the Worker and the actors reach an actor). The URL's host is ignored; actors route on its path.
+///
+/// The request is handed to the stub as a URL and a `RequestInit` ([`js::request_init`]), not
+/// built as a `worker::Request` first: that one is constructed in JavaScript and then read back
+/// into Wasm (method, URL, headers), work this call never needs.
 pub async fn call_actor(
     env: &worker::Env,
     binding: &str,
@@ -83,16 +87,51 @@ pub async fn call_actor(
     body: Option<String>,
     headers: Option<worker::Headers>,
 ) -> worker::Result<worker::Response> {
-    let stub = env.durable_object(binding)?.id_from_name(name)?.get_stub()?;
-    let mut init = worker::RequestInit::new();
-    init.with_method(method);
-    if let Some(body) = body {
-        init.with_body(Some(body.into()));
+    use worker::wasm_bindgen::JsCast;
+    let namespace = env.durable_object(binding)?;
+    let namespace: &js::Namespace = namespace.as_ref().unchecked_ref();
+    let stub = namespace.get_by_name(name)?;
+    let headers = headers.map(|h| h.0);
+    let init = js::request_init(method.as_ref(), headers.as_ref(), body.as_deref(), None);
+    let response = worker::wasm_bindgen_futures::JsFuture::from(stub.fetch(&format!("https://actor{path}"), &init)?).await?;
+    Ok(response.dyn_into::<worker::web_sys::Response>()?.into())
+}
+
+/// The runtime's own fetch objects, reached without the `worker` crate's wrappers (see
+/// [`call_actor`] and `http::send`).
+pub mod js {
+    use worker::wasm_bindgen::{self, prelude::wasm_bindgen, JsValue};
+    use worker::web_sys::{AbortSignal, Headers, RequestInit};
+
+    #[wasm_bindgen]
+    extern "C" {
+        /// A Durable Object namespace binding.
+        pub type Namespace;
+        /// `namespace.getByName(name)`: the stub of the object named `name`.
+        #[wasm_bindgen(method, catch, js_name = getByName)]
+        pub fn get_by_name(this: &Namespace, name: &str) -> Result<Stub, JsValue>;
+        /// A Durable Object stub.
+        pub type Stub;
+        /// `stub.fetch(url, init)`.
+        #[wasm_bindgen(method, catch)]
+        pub fn fetch(this: &Stub, url: &str, init: &RequestInit) -> Result<worker::js_sys::Promise, JsValue>;
     }
-    if let Some(headers) = headers {
-        init.with_headers(headers);
+
+    /// A `RequestInit` with `method`, and `headers`, `body` and `signal` when given.
+    pub fn request_init(method: &str, headers: Option<&Headers>, body: Option<&str>, signal: Option<&AbortSignal>) -> RequestInit {
+        let init = RequestInit::new();
+        init.set_method(method);
+        if let Some(headers) = headers {
+            init.set_headers(headers);
+        }
+        if let Some(body) = body {
+            init.set_body(&JsValue::from_str(body));
+        }
+        if let Some(signal) = signal {
+            init.set_signal(Some(signal));
+        }
+        init
     }
-    stub.fetch_with_request(worker::Request::new_with_init(&format!("https://actor{path}"), &init)?).await
 }
 
 /// A fetched response's whole body as text, read with the runtime's own `Response.text()` (one
