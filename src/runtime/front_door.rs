@@ -14,11 +14,9 @@ use crate::ingest::{IngestOutcome, Receipt};
 use crate::logs::{Alert, ErrorLine, LogLine, RequestLine, RequestVerdict};
 use crate::slack::envelope::{self, Dispatch, Inbound, ParseError};
 use crate::slack::signature;
-use futures::future::{select, Either};
 use futures::StreamExt;
 use serde_json::json;
-use std::time::Duration;
-use worker::{event, Delay, Env, Method, Request, Response};
+use worker::{event, Env, Method, Request, Response};
 
 /// The three Slack routes, each with its body format.
 #[derive(Debug, Clone, Copy)]
@@ -208,7 +206,8 @@ async fn dispatch_to_actor(d: Dispatch, env: &Env, config: &Config, line: &mut R
     }
 }
 
-/// Sends the dispatch to its team actor and waits at most `budget_ms` for the recorded outcome.
+/// Sends the dispatch to its team actor and waits at most `budget_ms` for the recorded outcome
+/// (past it the call is aborted: the unit may still commit, and Slack's retry is a duplicate).
 async fn record_at_actor(env: &Env, d: &Dispatch, budget_ms: i64, test_delay: Option<String>) -> Result<IngestOutcome, FrontDoorError> {
     let body = serde_json::to_string(d).map_err(|e| FrontDoorError::Internal(e.to_string()))?;
     let headers = match test_delay {
@@ -219,19 +218,12 @@ async fn record_at_actor(env: &Env, d: &Dispatch, budget_ms: i64, test_delay: Op
         }
         None => None,
     };
-    let call = async move {
-        let response = team::call(env, d.team_key(), Method::Post, "/ingest", Some(body), headers).await?;
-        let status = response.status_code();
-        let text = super::body_text(response).await?;
-        if status != 200 {
-            return Err(FrontDoorError::Internal(format!("actor answered {status}: {text}")));
-        }
-        serde_json::from_str::<IngestOutcome>(&text).map_err(|e| FrontDoorError::Internal(format!("actor's answer is not an ingest outcome: {e}")))
-    };
-    let timer = Delay::from(Duration::from_millis(budget_ms as u64));
-    futures::pin_mut!(call);
-    match select(call, timer).await {
-        Either::Left((outcome, _)) => outcome,
-        Either::Right(_) => Err(FrontDoorError::ActorTimeout),
+    let (status, text) = team::call_within(env, d.team_key(), "/ingest", body, headers, budget_ms).await.map_err(|late| match late {
+        team::Late::OverBudget => FrontDoorError::ActorTimeout,
+        team::Late::Failed(e) => FrontDoorError::from(e),
+    })?;
+    if status != 200 {
+        return Err(FrontDoorError::Internal(format!("actor answered {status}: {text}")));
     }
+    serde_json::from_str::<IngestOutcome>(&text).map_err(|e| FrontDoorError::Internal(format!("actor's answer is not an ingest outcome: {e}")))
 }

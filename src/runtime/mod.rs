@@ -75,6 +75,9 @@ pub fn json_response(status: u16, body: &serde_json::Value) -> worker::Response 
 /// Sends one request to the Durable Object named `name` in the namespace `binding` (the only way
 /// the Worker and the actors reach an actor). The URL's host is ignored; actors route on its path.
 ///
+/// With `signal`, the call (and the reading of its answer) is aborted when the signal is (e.g.
+/// `AbortSignal.timeout`: the front door's ack budget).
+///
 /// The request is handed to the stub as a URL and a `RequestInit` ([`js::request_init`]), not
 /// built as a `worker::Request` first: that one is constructed in JavaScript and then read back
 /// into Wasm (method, URL, headers), work this call never needs.
@@ -86,13 +89,14 @@ pub async fn call_actor(
     path: &str,
     body: Option<String>,
     headers: Option<worker::Headers>,
+    signal: Option<&worker::web_sys::AbortSignal>,
 ) -> worker::Result<worker::Response> {
     use worker::wasm_bindgen::JsCast;
     let namespace = env.durable_object(binding)?;
     let namespace: &js::Namespace = namespace.as_ref().unchecked_ref();
     let stub = namespace.get_by_name(name)?;
     let headers = headers.map(|h| h.0);
-    let init = js::request_init(method.as_ref(), headers.as_ref(), body.as_deref(), None);
+    let init = js::request_init(method.as_ref(), headers.as_ref(), body.as_deref(), signal);
     let response = worker::wasm_bindgen_futures::JsFuture::from(stub.fetch(&format!("https://actor{path}"), &init)?).await?;
     Ok(response.dyn_into::<worker::web_sys::Response>()?.into())
 }

@@ -32,7 +32,28 @@ pub const BINDING: &str = "TEAM";
 
 /// Sends one request to the team actor named `team_key`.
 pub async fn call(env: &Env, team_key: &str, method: Method, path: &str, body: Option<String>, headers: Option<worker::Headers>) -> Result<Response> {
-    super::call_actor(env, BINDING, team_key, method, path, body, headers).await
+    super::call_actor(env, BINDING, team_key, method, path, body, headers, None).await
+}
+
+/// Sends one request to the team actor named `team_key` and reads its answer (status and text),
+/// all within `budget_ms`: the runtime's own timer (`AbortSignal.timeout`) aborts the call.
+pub async fn call_within(env: &Env, team_key: &str, path: &str, body: String, headers: Option<worker::Headers>, budget_ms: i64) -> std::result::Result<(u16, String), Late> {
+    let signal = worker::web_sys::AbortSignal::timeout_with_u32(budget_ms.clamp(1, i64::from(u32::MAX)) as u32);
+    let answer = async {
+        let response = super::call_actor(env, BINDING, team_key, Method::Post, path, Some(body), headers, Some(&signal)).await?;
+        let status = response.status_code();
+        Ok::<_, worker::Error>((status, super::body_text(response).await?))
+    };
+    answer.await.map_err(|e| if signal.aborted() { Late::OverBudget } else { Late::Failed(e) })
+}
+
+/// Why [`call_within`] brought no answer.
+#[derive(Debug)]
+pub enum Late {
+    /// The budget ran out first.
+    OverBudget,
+    /// The call failed.
+    Failed(worker::Error),
 }
 
 /// Tests only (`ALLOW_TEST_CLOCK=1`): the ingest waits this many ms before its unit, so tests can
