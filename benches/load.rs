@@ -306,13 +306,96 @@ fn stages(rt: &Runtime, fake: &FakeSlack, n: usize, path: &str) -> String {
     format!("| 6 | worker ms per event by stage: front door (verify, parse, answer); + actor hop and receipt unit; + outbox row, sweep, Slack call, completion | {} |", Stages::measure(rt, fake, n, path).cells())
 }
 
+/// Rounds of the interleaved comparison.
+const ROUNDS: usize = 4;
+
+/// One runtime and load of the interleaved comparison, with what its rounds measured.
+struct Contender<'a> {
+    name: &'static str,
+    rt: &'a Runtime,
+    path: &'static str,
+    kind: Kind,
+    /// Its replies are awaited (ack-to-delivery) and their CPU counted.
+    delivers: bool,
+    teams: Vec<String>,
+    samples: Vec<Sample>,
+    deliveries: Vec<Duration>,
+    wall: Duration,
+    /// CPU seconds by process kind (worker, proxy, node, other).
+    cpu: [f64; 4],
+    events: usize,
+}
+
+impl<'a> Contender<'a> {
+    fn new(name: &'static str, rt: &'a Runtime, path: &'static str, kind: Kind, delivers: bool) -> Contender<'a> {
+        let teams = (0..CLIENTS).map(|_| unique("T")).collect();
+        Contender { name, rt, path, kind, delivers, teams, samples: Vec::new(), deliveries: Vec::new(), wall: Duration::ZERO, cpu: [0.0; 4], events: 0 }
+    }
+
+    /// One chunk of `n` events (and, when it delivers, until its replies arrived).
+    fn chunk(&mut self, fake: &FakeSlack, n: usize) {
+        let before = self.rt.cpu_by_process();
+        let teams = &self.teams;
+        let run = load_kind(&self.rt.base_url(), n, CLIENTS, &|i| teams[i % CLIENTS].clone(), self.path, self.kind);
+        if self.delivers {
+            self.deliveries.extend(delivery_latencies(fake, &run, Duration::from_secs(120)).0);
+        }
+        for (total, (after, before)) in self.cpu.iter_mut().zip(self.rt.cpu_by_process().iter().zip(&before)) {
+            *total += after.1 - before.1;
+        }
+        self.events += run.samples.len();
+        self.wall += run.wall;
+        self.samples.extend(run.samples);
+    }
+
+    fn latencies(&self) -> Vec<Duration> {
+        let mut l: Vec<Duration> = self.samples.iter().map(|s| s.latency).collect();
+        l.sort();
+        l
+    }
+
+    fn sorted_deliveries(&self) -> Vec<Duration> {
+        let mut d = self.deliveries.clone();
+        d.sort();
+        d
+    }
+
+    fn acked(&self) -> usize {
+        self.samples.iter().filter(|s| s.status == 200).count()
+    }
+
+    /// Its samples as one run (for [`latency_row`]).
+    fn run(&self) -> Run {
+        Run { samples: self.samples.clone(), wall: self.wall }
+    }
+
+    /// "worker a, proxy b, node c" in ms per event.
+    fn cpu_split(&self) -> String {
+        let names = ["worker", "proxy", "node"];
+        names.iter().zip(self.cpu).map(|(name, secs)| format!("{name} {:.2}", secs * 1000.0 / self.events.max(1) as f64)).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// `n` events for each contender, in `rounds` chunks, each round starting with another one.
+fn interleave(contenders: &mut [Contender], fake: &FakeSlack, n: usize, rounds: usize) {
+    let count = contenders.len();
+    for round in 0..rounds {
+        for k in 0..count {
+            contenders[(round + k) % count].chunk(fake, n / rounds);
+        }
+    }
+}
+
 /// Ack-to-delivery: for each acked event, the fake's arrival time of its reply minus the ack time.
 fn delivery_latencies(fake: &FakeSlack, run: &Run, deadline: Duration) -> (Vec<Duration>, usize) {
     let wanted = run.samples.iter().filter(|s| s.status == 200).count();
     let until = Instant::now() + deadline;
+    // The fake's calls are read incrementally: copying all of them on every poll would compete
+    // with the runtime for the two cores while it delivers.
+    let (mut seen, mut arrivals) = (0, std::collections::HashMap::new());
     loop {
-        let calls = fake.all_calls();
-        let mut arrivals = std::collections::HashMap::new();
+        let calls = fake.calls_after(seen);
+        seen += calls.len();
         for c in calls.iter().filter(|c| c.method == "chat.postMessage") {
             if let (Some(ch), Some(ts)) = (c.field("channel"), c.field("thread_ts")) {
                 arrivals.entry((ch.to_string(), ts.to_string())).or_insert(c.at);
@@ -446,55 +529,54 @@ fn main() {
     let warm_teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
     let _ = load(&app.base_url(), 400, CLIENTS, &|i| warm_teams[i % CLIENTS].clone(), "/slack/events");
 
-    // 1 + 2 + 6b: ack latency at 16 clients vs the floor, ack-to-delivery, CPU per event.
+    // 1 + 2 + 6b: ack latency at 16 clients, ack-to-delivery and CPU per event, for the floor,
+    // the peer, slackline (deliveries on, and receipt only) and the design floor, interleaved in
+    // rounds (each round in another order) so that the machine's drift weighs on all alike.
     let n = scale(4000);
-    let floor_cpu = floor.cpu_by_process();
-    let floor_run = load(&floor.base_url(), n, CLIENTS, &|_| "TFLOOR".into(), "/");
-    // The peer framework, measured right after the floor, before slackline, in the same run.
     let peer_rt = peer(&fake, root);
-    let peer_run = peer_rt.as_ref().map(|p| {
-        let _ = load(&p.base_url(), 200, CLIENTS, &|_| "TWARM".into(), "/");
-        load(&p.base_url(), n, CLIENTS, &|i| format!("TPEER{}", i % CLIENTS), "/")
-    });
-    drop(peer_rt);
-    let floor_split = cpu_split(&floor_cpu, &floor.cpu_by_process(), n);
-    // The design floor: the fixed shape in plain JavaScript, nothing else (`bench/design-floor`).
     let design = Runtime::start(Settings::new("bench-design", &fake).config("bench/design-floor/wrangler.toml").bare());
-    let (design_run, design_deliveries, design_split) = design_floor_run(&design, &fake, n);
-    let design_stages = Stages::measure(&design, &fake, n, "/");
-    drop(design);
+    if let Some(p) = &peer_rt {
+        let _ = load(&p.base_url(), 200, CLIENTS, &|_| "TWARM".into(), "/");
+    }
+    let _ = load(&design.base_url(), 400, CLIENTS, &|i| warm_teams[i % CLIENTS].clone(), "/");
+    let mut contenders = vec![
+        Contender::new("floor", &floor, "/", Kind::Mention, false),
+        Contender::new("slackline", &app, "/slack/events", Kind::Mention, true),
+        Contender::new("receipt only", &app, "/slack/events", Kind::Ignored, false),
+        Contender::new("design floor", &design, "/", Kind::Mention, true),
+    ];
+    if let Some(p) = &peer_rt {
+        contenders.insert(1, Contender::new("peer", p, "/", Kind::Mention, false));
+    }
+    interleave(&mut contenders, &fake, n, ROUNDS);
+    let by_name = |name: &str| contenders.iter().find(|c| c.name == name).expect("a contender");
+    let (floor_c, app_c, receipt_c, design_c) = (by_name("floor"), by_name("slackline"), by_name("receipt only"), by_name("design floor"));
+    let peer_c = contenders.iter().find(|c| c.name == "peer");
     let logs_run = load(&floor_logs.base_url(), n, CLIENTS, &|_| "TFLOOR".into(), "/");
     drop(floor_logs);
-    let teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
-    let receipt_teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
-    let receipts_run = load_kind(&app.base_url(), n, CLIENTS, &|i| receipt_teams[i % CLIENTS].clone(), "/slack/events", Kind::Ignored);
-    let app_cpu = app.cpu_by_process();
-    let app_run = load(&app.base_url(), n, CLIENTS, &|i| teams[i % CLIENTS].clone(), "/slack/events");
-    let (deliveries, wanted) = delivery_latencies(&fake, &app_run, Duration::from_secs(120));
-    let app_cpu_after = app.cpu_by_process();
     let app_stages = Stages::measure(&app, &fake, n, "/slack/events");
-    let cpu: f64 = app_cpu_after.iter().map(|p| p.1).sum::<f64>() - app_cpu.iter().map(|p| p.1).sum::<f64>();
-    let (fl, al) = (floor_run.latencies(), app_run.latencies());
-    println!("{}", latency_row(&format!("floor (hello world) ack p50 / p90 / p99, {n} requests, {CLIENTS} clients"), &floor_run));
+    let design_stages = Stages::measure(&design, &fake, n, "/");
+    let p50 = |c: &Contender| pct(&c.latencies(), 0.5).as_secs_f64();
+    let ratio = |a: &Contender, b: &Contender| p50(a) / p50(b);
+    println!("{}", latency_row(&format!("floor (hello world) ack p50 / p90 / p99, {n} requests, {CLIENTS} clients, in {ROUNDS} rounds interleaved with the rows below"), &floor_c.run()));
     println!("{}", latency_row("floor + slackline's JSON log lines (3 per request), p50 / p90 / p99", &logs_run));
-    println!("{}", latency_row(&format!("slackline ack p50 / p90 / p99, {n} signed events, {CLIENTS} clients ({CLIENTS} teams)"), &app_run));
-    println!("| 1 | ratio slackline / floor, p50 and p99 | {:.2}x / {:.2}x |", pct(&al, 0.5).as_secs_f64() / pct(&fl, 0.5).as_secs_f64(), pct(&al, 0.99).as_secs_f64() / pct(&fl, 0.99).as_secs_f64());
-    if let Some(peer_run) = &peer_run {
-        let pl = peer_run.latencies();
-        println!("{}", latency_row(&format!("peer: slack-cloudflare-workers app (acks, posts from waitUntil, nothing durable), {n} signed events, {CLIENTS} clients"), peer_run));
-        println!("| 1 | ratio slackline / peer, p50 and p99; peer / floor p50 | {:.2}x / {:.2}x; {:.2}x |", pct(&al, 0.5).as_secs_f64() / pct(&pl, 0.5).as_secs_f64(), pct(&al, 0.99).as_secs_f64() / pct(&pl, 0.99).as_secs_f64(), pct(&pl, 0.5).as_secs_f64() / pct(&fl, 0.5).as_secs_f64());
+    println!("{}", latency_row(&format!("slackline ack p50 / p90 / p99, {n} signed events, {CLIENTS} clients ({CLIENTS} teams)"), &app_c.run()));
+    println!("| 1 | ratio slackline / floor, p50 and p99 | {:.2}x / {:.2}x |", ratio(app_c, floor_c), pct(&app_c.latencies(), 0.99).as_secs_f64() / pct(&floor_c.latencies(), 0.99).as_secs_f64());
+    if let Some(peer_c) = peer_c {
+        println!("{}", latency_row(&format!("peer: slack-cloudflare-workers app (acks, posts from waitUntil, nothing durable), {n} signed events, {CLIENTS} clients"), &peer_c.run()));
+        println!("| 1 | ratio slackline / peer, p50 and p99; peer / floor p50 | {:.2}x / {:.2}x; {:.2}x |", ratio(app_c, peer_c), pct(&app_c.latencies(), 0.99).as_secs_f64() / pct(&peer_c.latencies(), 0.99).as_secs_f64(), ratio(peer_c, floor_c));
     }
-    println!("{}", latency_row(&format!("slackline, receipt only (an event the app ignores: no outbox row, no delivery), {n} events"), &receipts_run));
-    println!("| 1 | ratio receipt only / floor, p50 | {:.2}x |", pct(&receipts_run.latencies(), 0.5).as_secs_f64() / pct(&fl, 0.5).as_secs_f64());
-    let dl = design_run.latencies();
-    println!("{}", latency_row(&format!("design floor: DESIGN.md's shape in plain JavaScript, nothing else (bench/design-floor), {n} signed events, {CLIENTS} clients ({CLIENTS} teams)"), &design_run));
-    println!("| 1 | ratio slackline / design floor, p50; design floor / peer, p50; design floor / floor, p50 | {:.2}x; {}; {:.2}x |", pct(&al, 0.5).as_secs_f64() / pct(&dl, 0.5).as_secs_f64(),
-        peer_run.as_ref().map(|p| format!("{:.2}x", pct(&dl, 0.5).as_secs_f64() / pct(&p.latencies(), 0.5).as_secs_f64())).unwrap_or_else(|| "no peer".into()), pct(&dl, 0.5).as_secs_f64() / pct(&fl, 0.5).as_secs_f64());
-    println!("| 1 | receipt only / floor, p50: slackline; design floor | {:.2}x; {:.2}x |", pct(&app_stages.receipt_only, 0.5).as_secs_f64() / pct(&fl, 0.5).as_secs_f64(), pct(&design_stages.receipt_only, 0.5).as_secs_f64() / pct(&fl, 0.5).as_secs_f64());
-    println!("| 2 | design floor ack-to-delivery p50 / p99 ({} delivered) | {} / {} ms |", design_deliveries.len(), ms(pct(&design_deliveries, 0.5)), ms(pct(&design_deliveries, 0.99)));
+    println!("{}", latency_row(&format!("slackline, receipt only (an event the app ignores: no outbox row, no delivery), {n} events"), &receipt_c.run()));
+    println!("| 1 | ratio receipt only / floor, p50 | {:.2}x |", ratio(receipt_c, floor_c));
+    println!("{}", latency_row(&format!("design floor: DESIGN.md's shape in plain JavaScript, nothing else (bench/design-floor), {n} signed events, {CLIENTS} clients ({CLIENTS} teams)"), &design_c.run()));
+    println!("| 1 | ratio slackline / design floor, p50; design floor / peer, p50; design floor / floor, p50 | {:.2}x; {}; {:.2}x |", ratio(app_c, design_c),
+        peer_c.map(|p| format!("{:.2}x", ratio(design_c, p))).unwrap_or_else(|| "no peer".into()), ratio(design_c, floor_c));
+    println!("| 1 | receipt only / floor, p50, from the stage loads: slackline; design floor | {:.2}x; {:.2}x |", pct(&app_stages.receipt_only, 0.5).as_secs_f64() / p50(floor_c), pct(&design_stages.receipt_only, 0.5).as_secs_f64() / p50(floor_c));
+    println!("| 2 | ack-to-delivery p50 / p99: slackline ({} of {}); design floor ({} of {}) | {} / {} ms; {} / {} ms |", app_c.deliveries.len(), app_c.acked(), design_c.deliveries.len(), design_c.acked(),
+        ms(pct(&app_c.sorted_deliveries(), 0.5)), ms(pct(&app_c.sorted_deliveries(), 0.99)), ms(pct(&design_c.sorted_deliveries(), 0.5)), ms(pct(&design_c.sorted_deliveries(), 0.99)));
     println!("| 6 | worker ms per event by stage: front door (verify, parse, answer); + actor hop and receipt unit; + outbox row, sweep, Slack call, completion: slackline / design floor | {} / {} |", app_stages.cells(), design_stages.cells());
-    println!("| 6 | design floor, ms per acked-and-delivered event by process | {design_split} |");
-    println!("| 2 | ack-to-delivery p50 / p99 ({} of {} delivered) | {} / {} ms |", deliveries.len(), wanted, ms(pct(&deliveries, 0.5)), ms(pct(&deliveries, 0.99)));
+    println!("| 6 | ms per acked (and delivered) event by process: {} | {} |", contenders.iter().map(|c| c.name).collect::<Vec<_>>().join(" / "), contenders.iter().map(|c| c.cpu_split()).collect::<Vec<_>>().join(" / "));
+    let cpu = app_c.cpu.iter().sum::<f64>();
     // The notify API beside the event ack: same runtime, same clients, the 202 after the commit.
     let notify_teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
     let notify_run = load_kind(&app.base_url(), n, CLIENTS, &|i| notify_teams[i % CLIENTS].clone(), "", Kind::Notify);
@@ -504,8 +586,7 @@ fn main() {
     let (paced_deliveries, paced_wanted) = delivery_latencies(&fake, &paced, Duration::from_secs(60));
     let pl = paced.latencies();
     println!("| 2 | paced: 25 events/s in total over {CLIENTS} teams, one at a time: ack p50 / p99; ack-to-delivery p50 / p99 ({} of {} delivered) | {} / {} ms; {} / {} ms |", paced_deliveries.len(), paced_wanted, ms(pct(&pl, 0.5)), ms(pct(&pl, 0.99)), ms(pct(&paced_deliveries, 0.5)), ms(pct(&paced_deliveries, 0.99)));
-    println!("| 6 | runtime CPU per acked-and-delivered event | {:.2} ms ({:.1} CPU s for {} events) |", cpu * 1000.0 / n as f64, cpu, n);
-    println!("| 6 | the same by process, ms per event: slackline / floor | {} / {} |", cpu_split(&app_cpu, &app_cpu_after, n), floor_split);
+    println!("| 6 | runtime CPU per acked-and-delivered event, slackline (all processes) | {:.2} ms ({:.1} CPU s for {} events) |", cpu * 1000.0 / app_c.events as f64, cpu, app_c.events);
     // 3: one team, sustained: acked and delivered per second.
     let one = unique("T");
     let m = scale(3000);

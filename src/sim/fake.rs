@@ -185,6 +185,12 @@ impl FakeSlack {
         self.state.lock().unwrap().calls.clone()
     }
 
+    /// The calls after the first `after` ones (in arrival order): a reader that keeps its place
+    /// copies each call once, however many it has seen.
+    pub fn calls_after(&self, after: usize) -> Vec<Call> {
+        self.state.lock().unwrap().calls.iter().skip(after).cloned().collect()
+    }
+
     /// Every call so far of `method` whose body contains `needle`.
     pub fn calls(&self, method: &str, needle: &str) -> Vec<Call> {
         let state = self.state.lock().unwrap();
