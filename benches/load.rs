@@ -306,6 +306,18 @@ fn stages(rt: &Runtime, fake: &FakeSlack, n: usize, path: &str) -> String {
     format!("| 6 | worker ms per event by stage: front door (verify, parse, answer); + actor hop and receipt unit; + outbox row, sweep, Slack call, completion | {} |", Stages::measure(rt, fake, n, path).cells())
 }
 
+/// Log lines and bytes per event and worker CPU per event, for `n` mentions (replies awaited) into
+/// 16 fresh teams of `rt`.
+fn log_cost(rt: &Runtime, fake: &FakeSlack, n: usize) -> String {
+    let teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
+    let ((lines, bytes), before) = (rt.json_log_totals(), rt.cpu_by_process());
+    let run = load(&rt.base_url(), n, CLIENTS, &|i| teams[i % CLIENTS].clone(), "/slack/events");
+    let _ = delivery_latencies(fake, &run, Duration::from_secs(120));
+    let ((lines_after, bytes_after), after) = (rt.json_log_totals(), rt.cpu_by_process());
+    let per = |x: usize| x as f64 / n as f64;
+    format!("{:.2} lines, {:.0} bytes, worker {:.2} ms", per(lines_after - lines), per(bytes_after - bytes), (after[0].1 - before[0].1) * 1000.0 / n as f64)
+}
+
 /// Rounds of the interleaved comparison.
 const ROUNDS: usize = 4;
 
@@ -477,7 +489,8 @@ fn main() {
     let quick = std::env::var("BENCH_QUICK").is_ok();
     let scale = |n: usize| if quick { n / 10 } else { n };
     let fake = FakeSlack::start();
-    let app = Runtime::start(Settings::new("bench-app", &fake).var("ALLOW_BENCH_SEED", "1").var("LISTS_PACE_MS", "0").bare());
+    // The production default for delivery lines (the test runtimes print every success).
+    let app = Runtime::start(Settings::new("bench-app", &fake).var("ALLOW_BENCH_SEED", "1").var("LISTS_PACE_MS", "0").var("LOG_DELIVERIES", "failures").bare());
     if std::env::var("BENCH_ONLY").as_deref() == Ok("lists") {
         // `BENCH_ONLY=lists make bench`: the reconciliation figure alone.
         println!("| # | measure | figure |\n| --- | --- | --- |\n{}", reconcile_figures(&app, &fake, scale(10_000)));
@@ -556,6 +569,11 @@ fn main() {
     drop(floor_logs);
     let app_stages = Stages::measure(&app, &fake, n, "/slack/events");
     let design_stages = Stages::measure(&design, &fake, n, "/");
+    // Log cost: the same runtime settings with a line per successful delivery too.
+    let app_all = Runtime::start(Settings::new("bench-app-log-all", &fake).var("LOG_DELIVERIES", "all").bare());
+    let _ = load(&app_all.base_url(), 400, CLIENTS, &|i| warm_teams[i % CLIENTS].clone(), "/slack/events");
+    let (logs_default, logs_all) = (log_cost(&app, &fake, n / 2), log_cost(&app_all, &fake, n / 2));
+    drop(app_all);
     let p50 = |c: &Contender| pct(&c.latencies(), 0.5).as_secs_f64();
     let ratio = |a: &Contender, b: &Contender| p50(a) / p50(b);
     println!("{}", latency_row(&format!("floor (hello world) ack p50 / p90 / p99, {n} requests, {CLIENTS} clients, in {ROUNDS} rounds interleaved with the rows below"), &floor_c.run()));
@@ -576,6 +594,7 @@ fn main() {
         ms(pct(&app_c.sorted_deliveries(), 0.5)), ms(pct(&app_c.sorted_deliveries(), 0.99)), ms(pct(&design_c.sorted_deliveries(), 0.5)), ms(pct(&design_c.sorted_deliveries(), 0.99)));
     println!("| 6 | worker ms per event by stage: front door (verify, parse, answer); + actor hop and receipt unit; + outbox row, sweep, Slack call, completion: slackline / design floor | {} / {} |", app_stages.cells(), design_stages.cells());
     println!("| 6 | ms per acked (and delivered) event by process: {} | {} |", contenders.iter().map(|c| c.name).collect::<Vec<_>>().join(" / "), contenders.iter().map(|c| c.cpu_split()).collect::<Vec<_>>().join(" / "));
+    println!("| 6 | structured log output per delivered event, and worker CPU: LOG_DELIVERIES=failures (the default) / all ({} events each) | {logs_default} / {logs_all} |", n / 2);
     let cpu = app_c.cpu.iter().sum::<f64>();
     // The notify API beside the event ack: same runtime, same clients, the 202 after the commit.
     let notify_teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();

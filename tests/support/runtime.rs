@@ -288,6 +288,12 @@ impl Runtime {
         (1..=self.starts).filter_map(|n| fs::read_to_string(self.log_path_of(n)).ok()).collect::<Vec<_>>().join("\n")
     }
 
+    /// How many structured (JSON) lines the Worker has printed so far, and their bytes (with the
+    /// newline): what a log service would ingest and bill.
+    pub fn json_log_totals(&self) -> (usize, usize) {
+        self.log_text().lines().filter(|l| l.contains("{\"kind\":")).fold((0, 0), |(n, bytes), l| (n + 1, bytes + l.len() + 1))
+    }
+
     /// The structured (JSON) log lines the Worker printed (wrangler prefixes error-level lines
     /// with a marker, so the JSON object is taken from the first `{` to the last `}`).
     pub fn log_lines(&self) -> Vec<serde_json::Value> {
