@@ -11,9 +11,9 @@
 //!   due later by the clock (retries, expired leases) are the re-armed alarm's, so a sweep of one
 //!   row runs one claim, not a second one that finds nothing. Stop too once the sweep's time budget
 //!   is spent (the alarm is re-armed by the caller);
-//! - attempts in flight and rows possibly waiting (as above) → claim early once the oldest attempt has run [`HOLDBACK_MS`] and a slot is free,
-//!   so one slow Slack call never holds back the team's other deliveries; until then wait, waking
-//!   when the hold-back runs out;
+//! - attempts in flight and rows possibly waiting (as above) → claim early once the oldest
+//!   attempt has run [`HOLDBACK_MS`] and a slot is free, so one slow Slack call never holds back
+//!   the team's other deliveries; until then wait, waking when the hold-back runs out;
 //! - otherwise wait for an attempt to finish (or a nudge).
 //!
 //! Invariants: never more than `concurrency` attempts in flight; no claim while claimed rows

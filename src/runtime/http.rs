@@ -4,7 +4,7 @@
 use serde_json::Value;
 use worker::wasm_bindgen::{JsCast, JsValue};
 use worker::wasm_bindgen_futures::JsFuture;
-use worker::web_sys::{AbortSignal, Headers, Response, WorkerGlobalScope};
+use worker::web_sys::{Headers, Response, WorkerGlobalScope};
 
 /// What came back.
 #[derive(Debug)]
@@ -61,7 +61,7 @@ pub async fn post_form(url: &str, fields: &[(&str, &str)], timeout_ms: i64) -> R
 /// own timer aborts the request and the reading of its body (no Wasm timer, no `select`), and
 /// an error with the signal aborted is the timeout.
 async fn send(url: &str, bearer: Option<&str>, content_type: &str, body: &str, timeout_ms: i64) -> Result<Answer, Failure> {
-    let signal = AbortSignal::timeout_with_u32(timeout_ms.clamp(1, i64::from(u32::MAX)) as u32);
+    let signal = super::js::timeout_signal(timeout_ms);
     let answer = async {
         let headers = Headers::new()?;
         headers.set("content-type", content_type)?;

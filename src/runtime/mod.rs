@@ -121,6 +121,11 @@ pub mod js {
         pub fn fetch(this: &Stub, url: &str, init: &RequestInit) -> Result<worker::js_sys::Promise, JsValue>;
     }
 
+    /// `AbortSignal.timeout(ms)`: aborted by the runtime's own timer after `ms` (at least 1).
+    pub fn timeout_signal(ms: i64) -> AbortSignal {
+        AbortSignal::timeout_with_u32(ms.clamp(1, i64::from(u32::MAX)) as u32)
+    }
+
     /// A `RequestInit` with `method`, and `headers`, `body` and `signal` when given.
     pub fn request_init(method: &str, headers: Option<&Headers>, body: Option<&str>, signal: Option<&AbortSignal>) -> RequestInit {
         let init = RequestInit::new();

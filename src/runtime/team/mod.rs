@@ -38,7 +38,7 @@ pub async fn call(env: &Env, team_key: &str, method: Method, path: &str, body: O
 /// Sends one request to the team actor named `team_key` and reads its answer (status and text),
 /// all within `budget_ms`: the runtime's own timer (`AbortSignal.timeout`) aborts the call.
 pub async fn call_within(env: &Env, team_key: &str, path: &str, body: String, headers: Option<worker::Headers>, budget_ms: i64) -> std::result::Result<(u16, String), Late> {
-    let signal = worker::web_sys::AbortSignal::timeout_with_u32(budget_ms.clamp(1, i64::from(u32::MAX)) as u32);
+    let signal = super::js::timeout_signal(budget_ms);
     let answer = async {
         let response = super::call_actor(env, BINDING, team_key, Method::Post, path, Some(body), headers, Some(&signal)).await?;
         let status = response.status_code();
