@@ -248,21 +248,6 @@ fn peer(fake: &FakeSlack, root: &str) -> Option<Runtime> {
     Some(Runtime::start(settings))
 }
 
-/// The design floor (`bench/design-floor`: the fixed shape of DESIGN.md — verify, forward to a team's
-/// Durable Object, receipt + outbox row in one `transactionSync`, alarm, claim, post, fenced
-/// completion — in plain JavaScript with nothing else) under the 16-client event load, after a
-/// warm-up: its run, its ack-to-delivery latencies and its CPU per acked-and-delivered event by
-/// process.
-fn design_floor_run(design: &Runtime, fake: &FakeSlack, n: usize) -> (Run, Vec<Duration>, String) {
-    let teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
-    let _ = load(&design.base_url(), 400, CLIENTS, &|i| teams[i % CLIENTS].clone(), "/");
-    let before = design.cpu_by_process();
-    let run = load(&design.base_url(), n, CLIENTS, &|i| teams[i % CLIENTS].clone(), "/");
-    let (deliveries, _) = delivery_latencies(fake, &run, Duration::from_secs(60));
-    let split = cpu_split(&before, &design.cpu_by_process(), run.samples.len());
-    (run, deliveries, split)
-}
-
 /// Worker CPU per event by stage, from three loads of `n` events at 16 clients over 16 teams:
 /// a signed `url_verification` (the front door alone: verify, parse, answer), an event the app
 /// ignores (plus the actor hop and the receipt's unit), a mention (plus the outbox row, its
@@ -275,21 +260,16 @@ struct Stages {
 }
 
 impl Stages {
-    fn measure(rt: &Runtime, fake: &FakeSlack, n: usize, path: &str) -> Stages {
-        let teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
+    fn measure(rt: &Runtime, fake: &FakeSlack, n: usize, path: &'static str) -> Stages {
         let mut receipt_only = Vec::new();
         let mut worker_ms = [0.0; 3];
         for (i, kind) in [Kind::Challenge, Kind::Ignored, Kind::Mention].into_iter().enumerate() {
-            let before = rt.cpu_by_process();
-            let run = load_kind(&rt.base_url(), n, CLIENTS, &|i| teams[i % CLIENTS].clone(), path, kind);
-            if matches!(kind, Kind::Mention) {
-                let _ = delivery_latencies(fake, &run, Duration::from_secs(120));
-            }
+            let mut stage = Contender::new("stage", rt, path, kind, matches!(kind, Kind::Mention));
+            stage.chunk(fake, n);
+            worker_ms[i] = stage.worker_ms();
             if matches!(kind, Kind::Ignored) {
-                receipt_only = run.latencies();
+                receipt_only = stage.latencies();
             }
-            let after = rt.cpu_by_process();
-            worker_ms[i] = (after[0].1 - before[0].1) * 1000.0 / n as f64;
         }
         Stages { worker_ms, receipt_only }
     }
@@ -302,20 +282,19 @@ impl Stages {
 }
 
 /// The stages table row for one runtime.
-fn stages(rt: &Runtime, fake: &FakeSlack, n: usize, path: &str) -> String {
+fn stages(rt: &Runtime, fake: &FakeSlack, n: usize, path: &'static str) -> String {
     format!("| 6 | worker ms per event by stage: front door (verify, parse, answer); + actor hop and receipt unit; + outbox row, sweep, Slack call, completion | {} |", Stages::measure(rt, fake, n, path).cells())
 }
 
 /// Log lines and bytes per event and worker CPU per event, for `n` mentions (replies awaited) into
 /// 16 fresh teams of `rt`.
 fn log_cost(rt: &Runtime, fake: &FakeSlack, n: usize) -> String {
-    let teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
-    let ((lines, bytes), before) = (rt.json_log_totals(), rt.cpu_by_process());
-    let run = load(&rt.base_url(), n, CLIENTS, &|i| teams[i % CLIENTS].clone(), "/slack/events");
-    let _ = delivery_latencies(fake, &run, Duration::from_secs(120));
-    let ((lines_after, bytes_after), after) = (rt.json_log_totals(), rt.cpu_by_process());
+    let mut load = Contender::new("log cost", rt, "/slack/events", Kind::Mention, true);
+    let (lines, bytes) = rt.json_log_totals();
+    load.chunk(fake, n);
+    let (lines_after, bytes_after) = rt.json_log_totals();
     let per = |x: usize| x as f64 / n as f64;
-    format!("{:.2} lines, {:.0} bytes, worker {:.2} ms", per(lines_after - lines), per(bytes_after - bytes), (after[0].1 - before[0].1) * 1000.0 / n as f64)
+    format!("{:.2} lines, {:.0} bytes, worker {:.2} ms", per(lines_after - lines), per(bytes_after - bytes), load.worker_ms())
 }
 
 /// Rounds of the interleaved comparison.
@@ -379,6 +358,11 @@ impl<'a> Contender<'a> {
     /// Its samples as one run (for [`latency_row`]).
     fn run(&self) -> Run {
         Run { samples: self.samples.clone(), wall: self.wall }
+    }
+
+    /// Worker CPU, ms per event.
+    fn worker_ms(&self) -> f64 {
+        self.cpu[0] * 1000.0 / self.events.max(1) as f64
     }
 
     /// "worker a, proxy b, node c" in ms per event.
@@ -498,18 +482,23 @@ fn main() {
     }
     if std::env::var("BENCH_ONLY").as_deref() == Ok("design") {
         // `BENCH_ONLY=design make bench`: the peer and the design floor, measured like the events load.
-        if let Some(peer_rt) = peer(&fake, env!("CARGO_MANIFEST_DIR")) {
-            let _ = load(&peer_rt.base_url(), 400, CLIENTS, &|_| "TWARM".into(), "/");
-            let before = peer_rt.cpu_by_process();
-            let run = load(&peer_rt.base_url(), scale(4000), CLIENTS, &|i| format!("TPEER{}", i % CLIENTS), "/");
-            println!("{}", latency_row("peer ack", &run));
-            println!("| 6 | peer: ms per event by process | {} |", cpu_split(&before, &peer_rt.cpu_by_process(), run.samples.len()));
-        }
+        let peer_rt = peer(&fake, env!("CARGO_MANIFEST_DIR"));
         let design = Runtime::start(Settings::new("bench-design", &fake).config("bench/design-floor/wrangler.toml").bare());
-        let (run, deliveries, split) = design_floor_run(&design, &fake, scale(4000));
-        println!("{}", latency_row("design floor ack", &run));
-        println!("| 2 | design floor ack-to-delivery p50 / p99 ({} delivered) | {} / {} ms |", deliveries.len(), ms(pct(&deliveries, 0.5)), ms(pct(&deliveries, 0.99)));
-        println!("| 6 | ms per event by process | {split} |");
+        let mut contenders = vec![Contender::new("design floor", &design, "/", Kind::Mention, true)];
+        if let Some(p) = &peer_rt {
+            contenders.push(Contender::new("peer", p, "/", Kind::Mention, false));
+        }
+        for c in contenders.iter_mut() {
+            c.chunk(&fake, 400); // warm-up, not counted
+            *c = Contender::new(c.name, c.rt, c.path, c.kind, c.delivers);
+        }
+        interleave(&mut contenders, &fake, scale(4000), 1);
+        for c in &contenders {
+            println!("{}", latency_row(&format!("{} ack", c.name), &c.run()));
+            println!("| 6 | {}: ms per event by process | {} |", c.name, c.cpu_split());
+        }
+        let d = &contenders[0].sorted_deliveries();
+        println!("| 2 | design floor ack-to-delivery p50 / p99 ({} delivered) | {} / {} ms |", d.len(), ms(pct(d, 0.5)), ms(pct(d, 0.99)));
         if std::env::var("BENCH_STAGES").is_ok() {
             println!("{}", stages(&design, &fake, scale(4000), "/"));
         }
