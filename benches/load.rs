@@ -10,6 +10,8 @@
 
 #[path = "../tests/support/mod.rs"]
 mod support;
+#[path = "load/pacing.rs"]
+mod pacing;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -472,6 +474,11 @@ fn reconcile_figures(app: &Runtime, fake: &FakeSlack, rows: usize) -> String {
 fn main() {
     let quick = std::env::var("BENCH_QUICK").is_ok();
     let scale = |n: usize| if quick { n / 10 } else { n };
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("pacing") {
+        // `BENCH_ONLY=pacing make bench`: Slack's rate limits, enforced by the fake (about 12 min).
+        println!("| # | measure | figure |\n| --- | --- | --- |\n{}", pacing::figures(&scale));
+        return;
+    }
     let fake = FakeSlack::start();
     // The production default for delivery lines (the test runtimes print every success).
     let app = Runtime::start(Settings::new("bench-app", &fake).var("ALLOW_BENCH_SEED", "1").var("LISTS_PACE_MS", "0").var("LOG_DELIVERIES", "failures").bare());

@@ -11,6 +11,7 @@ use crate::crypto::TokenCipher;
 use crate::oauth::{DEFAULT_AUTHORIZE_URL, DEFAULT_BOT_SCOPES};
 use crate::outbox::retry::{RetryPolicy, DEFAULT_MAX_ATTEMPTS, DEFAULT_SCHEDULE_MS};
 use crate::slack::signature::SigningSecret;
+use crate::slack::tiers::RateLimits;
 
 /// Default Slack Web API base URL (`SLACK_API_URL`).
 pub const DEFAULT_SLACK_API_URL: &str = "https://slack.com/api";
@@ -64,15 +65,17 @@ pub const DEFAULT_LLM_MODEL: &str = "gpt-4o-mini";
 pub enum LogDeliveries {
     /// Every attempt, successes included (`all`).
     All,
-    /// Only attempts that did not succeed: retries, parks, fenced completions (`failures`, the
-    /// default: a success is already counted by its sweep's line).
+    /// Only attempts that did not succeed: retries, 429s, parks, fenced completions (`failures`,
+    /// the default: a success, or a row kept back for its rate budget, is already counted by its
+    /// sweep's line).
     Failures,
 }
 
 impl LogDeliveries {
     /// Whether an attempt that ended with `outcome` prints its line.
     pub fn prints(self, outcome: crate::outbox::Outcome) -> bool {
-        self == LogDeliveries::All || outcome != crate::outbox::Outcome::Success
+        use crate::outbox::Outcome;
+        self == LogDeliveries::All || !matches!(outcome, Outcome::Success | Outcome::Paced)
     }
 }
 
@@ -138,6 +141,8 @@ pub struct Config {
     pub lists_pace_ms: i64,
     /// `LISTS_PAGE_SIZE`.
     pub lists_page_size: i64,
+    /// `SLACK_RATE_LIMITS`: the budgets Slack calls are paced by (Slack's tiers by default).
+    pub rate_limits: RateLimits,
     /// `SLACK_CLIENT_ID`: the OAuth app's client id.
     pub client_id: Option<String>,
     /// `SLACK_CLIENT_SECRET`: the OAuth app's secret (also the key that signs install states).
@@ -255,6 +260,7 @@ impl Config {
             lists_reconcile_ms: v.int("LISTS_RECONCILE_MINUTES", DEFAULT_LISTS_RECONCILE_MINUTES, 1, 7 * 24 * 60)? * 60_000,
             lists_pace_ms: v.int("LISTS_PACE_MS", DEFAULT_LISTS_PACE_MS, 0, 60_000)?,
             lists_page_size: v.int("LISTS_PAGE_SIZE", DEFAULT_LISTS_PAGE_SIZE, 1, 1_000)?,
+            rate_limits: RateLimits::parse(v.text("SLACK_RATE_LIMITS").as_deref()).map_err(|e| ConfigError { var: "SLACK_RATE_LIMITS", problem: e.0 })?,
             client_id: v.text("SLACK_CLIENT_ID"),
             client_secret: Secret::parse(v.text("SLACK_CLIENT_SECRET")),
             bot_scopes: v.text("SLACK_BOT_SCOPES").unwrap_or_else(|| DEFAULT_BOT_SCOPES.into()),
@@ -347,8 +353,22 @@ mod tests {
         use crate::outbox::Outcome;
         let default = config(&[]).unwrap().log_deliveries;
         assert!(!default.prints(Outcome::Success) && default.prints(Outcome::Retry) && default.prints(Outcome::Parked) && default.prints(Outcome::Fenced));
-        assert!(config(&[("LOG_DELIVERIES", "all")]).unwrap().log_deliveries.prints(Outcome::Success));
+        assert!(default.prints(Outcome::RateLimited) && !default.prints(Outcome::Paced), "a 429 prints, a paced row is the sweep's count");
+        let all = config(&[("LOG_DELIVERIES", "all")]).unwrap().log_deliveries;
+        assert!(all.prints(Outcome::Success) && all.prints(Outcome::Paced));
         assert_eq!(config(&[("LOG_DELIVERIES", "some")]).unwrap_err().var, "LOG_DELIVERIES");
+    }
+
+    #[test]
+    fn slack_calls_are_paced_by_slacks_tiers_unless_told_otherwise() {
+        use crate::slack::tiers::RateLimits;
+        assert_eq!(config(&[]).unwrap().rate_limits, RateLimits::default());
+        assert_eq!(config(&[("SLACK_RATE_LIMITS", "off")]).unwrap().rate_limits, RateLimits::off());
+        let c = config(&[("SLACK_RATE_LIMITS", "chat.update=tier2")]).unwrap();
+        assert_eq!(c.rate_limits.buckets("chat.update", &serde_json::json!({}))[0].budget.interval_ms, 3_000);
+        let err = config(&[("SLACK_RATE_LIMITS", "chat.update=lots")]).unwrap_err();
+        assert_eq!(err.var, "SLACK_RATE_LIMITS");
+        assert!(err.problem.contains("chat.update=lots"), "{err}");
     }
 
     #[test]

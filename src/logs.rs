@@ -166,6 +166,16 @@ pub struct SweepLine {
     pub parked: u32,
     /// Completions refused because another claimer owns the row.
     pub fenced: u32,
+    /// Attempts Slack answered 429 (they wait for `Retry-After`; no attempt spent).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rate_limited: u32,
+    /// Rows kept back for their method's or channel's rate budget (never sent; each waits for a
+    /// reserved slot).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub paced: u32,
+    /// The latest slot a paced row was given: how far behind the busiest lane is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paced_until: Option<i64>,
     /// Rows still pending after the sweep.
     pub pending: i64,
     /// How long the oldest pending row has waited (ms).
@@ -187,6 +197,10 @@ pub struct SweepLine {
     pub at: Option<i64>,
 }
 
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 impl SweepLine {
     /// Counts one attempt's outcome.
     pub fn count(&mut self, outcome: Outcome) {
@@ -195,6 +209,8 @@ impl SweepLine {
             Outcome::Retry => self.retried += 1,
             Outcome::Parked => self.parked += 1,
             Outcome::Fenced => self.fenced += 1,
+            Outcome::RateLimited => self.rate_limited += 1,
+            Outcome::Paced => self.paced += 1,
         }
     }
 
@@ -230,7 +246,10 @@ pub struct DeliveryLine {
     pub http_status: Option<i64>,
     /// How long the attempt took.
     pub latency_ms: i64,
-    /// A retry's due time.
+    /// How long the row had waited since it was queued when this attempt started (its lateness:
+    /// retries and rate pacing included).
+    pub waited_ms: i64,
+    /// A retry's or a wait's due time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_attempt_at: Option<i64>,
     /// A parked row's reason.
@@ -414,12 +433,12 @@ mod tests {
                 queued: Some(1), retry_num: s(), retry_reason: s(), alert: Some(Alert::AppRateLimited), minute_rate_limited: Some(1), ack_ms: 1,
             }),
             LogLine::Sweep(SweepLine {
-                team: s(), trigger: Trigger::Alarm, claimed: 1, delivered: 1, retried: 1, parked: 1, fenced: 1, pending: 1,
+                team: s(), trigger: Trigger::Alarm, claimed: 1, delivered: 1, retried: 1, parked: 1, fenced: 1, rate_limited: 1, paced: 1, paced_until: Some(1), pending: 1,
                 oldest_pending_age_ms: Some(1), next_alarm_at: Some(1), duration_ms: 1, error: s(), alert: Some(Alert::PendingTooOld), at: Some(1),
             }),
             LogLine::Delivery(DeliveryLine {
                 team: s(), row: 1, effect: "e".into(), target: "t".into(), key: "k".into(), attempt: 1, outcome: Outcome::Parked,
-                error: s(), http_status: Some(200), latency_ms: 1, next_attempt_at: Some(1), reason: s(), alert: Some(Alert::RowParked),
+                error: s(), http_status: Some(200), latency_ms: 1, waited_ms: 1, next_attempt_at: Some(1), reason: s(), alert: Some(Alert::RowParked),
             }),
             LogLine::Alert(AlertLine { alert: Alert::TargetFailing, team: s(), target: "t".into(), target_failures: 5, error: s() }),
             LogLine::Install(InstallLine { outcome: InstallOutcome::Installed, team: s(), rotating: Some(true), error: s(), reason: s(), detail: s() }),

@@ -187,9 +187,6 @@ pub const INSERT_OUTBOX: &str = "INSERT INTO outbox(idem_key, op_key, effect, ta
  VALUES (?1, ?2, ?3, ?4, ?5, 'pending', 0, ?6, ?7, ?8, ?9)
  ON CONFLICT(idem_key) DO NOTHING RETURNING id";
 
-/// Columns of a claimed row, in [`CLAIM`]'s RETURNING order.
-pub const CLAIM_COLUMNS: &str = "id, idem_key, op_key, effect, target, payload, attempts, max_attempts, deadline_at, created_at";
-
 /// Claims a bounded batch in one statement: ?1 claim token, ?2 lease expiry, ?3 now, ?4 limit.
 /// Eligible: pending, due, not held, and unclaimed or claimed by another sweep whose lease has
 /// expired. A sweep never takes back its own rows: they are in flight in that very sweep.
@@ -231,6 +228,16 @@ pub const COMPLETE_RETRY: &str = "UPDATE outbox
      last_status = COALESCE(?5, last_status)
  WHERE id = ?1 AND claim_token = ?2 AND status = 'pending' RETURNING id";
 
+/// Fenced completion as "wait, this was not a failed attempt" (a 429, or a call kept back for its
+/// rate budget): gives back the attempt the claim counted. ?1 id, ?2 claim token, ?3 next attempt
+/// at, ?4 last error, ?5 HTTP status (NULLs keep the previous values), ?6 1 if the call was sent
+/// (a 429) else 0 (paced: a row never sent keeps no first-attempt time). Zero returned rows = fenced.
+pub const COMPLETE_WAIT: &str = "UPDATE outbox
+ SET claim_token = NULL, claim_expires_at = NULL, next_attempt_at = ?3, attempts = MAX(attempts - 1, 0),
+     last_error = COALESCE(?4, last_error), last_status = COALESCE(?5, last_status),
+     first_attempt_at = CASE WHEN ?6 = 0 AND attempts <= 1 THEN NULL ELSE first_attempt_at END
+ WHERE id = ?1 AND claim_token = ?2 AND status = 'pending' RETURNING id";
+
 /// Fenced completion as parked: ?1 id, ?2 claim token, ?3 reason, ?4 last error, ?5 HTTP status
 /// (NULLs keep the previous values), ?6 now. Zero returned rows = fenced.
 pub const COMPLETE_PARK: &str = "UPDATE outbox
@@ -238,7 +245,9 @@ pub const COMPLETE_PARK: &str = "UPDATE outbox
      last_error = COALESCE(?4, last_error), last_status = COALESCE(?5, last_status), finished_at = ?6
  WHERE id = ?1 AND claim_token = ?2 AND status = 'pending' RETURNING id";
 
-/// Holds a target (a Slack method) for the whole team: ?1 target, ?2 until.
+/// Holds a lane for the whole team (a 429's `Retry-After`, a List's pacing): ?1 the lane (a
+/// Slack method, `chat.postMessage:{channel}`, or a row target), ?2 until. The claim skips rows
+/// whose target is held; the pacer reads every hold back when an actor instance starts.
 pub const HOLD_TARGET: &str = "INSERT INTO holds(target, until_ms) VALUES (?1, ?2)
  ON CONFLICT(target) DO UPDATE SET until_ms = MAX(until_ms, excluded.until_ms)";
 
@@ -295,7 +304,7 @@ pub const RECEIPT_COUNT: &str = "SELECT COUNT(*) AS n FROM receipts";
 /// Every counter (delivered, retried, parked, fenced, ...).
 pub const COUNTERS: &str = "SELECT name, value FROM counters";
 
-/// Targets held by a 429: ?1 now.
+/// Lanes held (by a 429, or a List's pacing): ?1 now.
 pub const ACTIVE_HOLDS: &str = "SELECT target, until_ms FROM holds WHERE until_ms > ?1";
 
 /// A page of rows in one status, newest first: ?1 status, ?2 ids below this, ?3 limit.

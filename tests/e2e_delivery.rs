@@ -92,21 +92,34 @@ fn channel_not_found_parks_after_one_attempt_with_that_reason() {
 }
 
 #[test]
-fn a_429_waits_for_retry_after_and_holds_the_method_for_the_whole_team() {
+fn a_429_waits_for_retry_after_holds_its_channel_and_spends_no_attempt() {
     let s = shared();
     let c = s.client();
     let (team, limited, other) = (unique("T"), unique("C"), unique("C"));
     s.fake.script("chat.postMessage", &limited, vec![Reply::RateLimited(2)]);
     assert_eq!(c.event(&envelope(&team, &unique("Ev"), mention(&limited, "4.5", "limited"))).status, 200);
     let first = s.fake.wait_calls("chat.postMessage", &limited, 1, WAIT)[0].clone();
-    // Another post for the same team, queued during the hold, waits for it too.
-    eventually("the hold is stored", WAIT, || (!c.stats(&team)["holds"].as_array().unwrap().is_empty()).then_some(()));
-    assert_eq!(c.event(&envelope(&team, &unique("Ev"), mention(&other, "4.6", "held"))).status, 200);
-    let retry = s.fake.wait_calls("chat.postMessage", &limited, 2, WAIT)[1].clone();
-    let held = s.fake.wait_calls("chat.postMessage", &other, 1, WAIT)[0].clone();
-    assert!(retry.at - first.at >= Duration::from_secs(2), "retried after {:?}", retry.at - first.at);
-    assert!(held.at - first.at >= Duration::from_secs(2), "held call after {:?}", held.at - first.at);
-    eventually("both delivered", WAIT, || (c.rows(&team, "done").len() == 2).then_some(()));
+    let lane = format!("chat.postMessage:{limited}");
+    eventually("the channel's hold is stored", WAIT, || c.stats(&team)["holds"].as_array().unwrap().iter().any(|h| h["target"] == lane.as_str()).then_some(()));
+    // Another post in the held channel waits for the hold; one in another channel goes on.
+    assert_eq!(c.event(&envelope(&team, &unique("Ev"), mention(&limited, "4.6", "held"))).status, 200);
+    assert_eq!(c.event(&envelope(&team, &unique("Ev"), mention(&other, "4.7", "free"))).status, 200);
+    let free = s.fake.wait_calls("chat.postMessage", &other, 1, WAIT)[0].clone();
+    let calls = s.fake.wait_calls("chat.postMessage", &limited, 3, WAIT);
+    assert!(free.at - first.at < Duration::from_secs(2), "another channel is not held: {:?}", free.at - first.at);
+    for later in &calls[1..] {
+        assert!(later.at - first.at >= Duration::from_secs(2), "a post in the held channel left after {:?}", later.at - first.at);
+    }
+    let done = eventually("all three delivered", WAIT, || {
+        let done = c.rows(&team, "done");
+        (done.len() == 3).then_some(done)
+    });
+    assert!(done.iter().all(|r| r["attempts"] == 1), "a 429 is not a failed attempt: {done:?}");
+    let refused = done.iter().find(|r| r["payload"].as_str().unwrap().contains("limited")).unwrap();
+    let history = c.row(&team, refused["id"].as_i64().unwrap())["attempts_log"].clone();
+    let outcomes: Vec<&str> = history.as_array().unwrap().iter().map(|a| a["outcome"].as_str().unwrap()).collect();
+    assert_eq!(outcomes, vec!["rate_limited", "success"], "{history}");
+    assert_eq!(history[0]["http_status"], 429);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use slackline::app::{decide, Context, Decision, DefaultApp};
-use slackline::outbox::{after_attempt, retry::RetryPolicy, Attempted, Transition};
+use slackline::outbox::{after_attempt, retry::RetryPolicy, Attempted, Transition, WaitCause};
 use slackline::slack::classify::classify_web_api;
 use slackline::slack::envelope::{parse_command_form, parse_events_body, Inbound};
 use slackline::slack::signature::{verify, SigningSecret};
@@ -33,5 +33,5 @@ fn a_mention_parses_and_decides_one_reply_in_wasm() {
 fn retry_decisions_match_native_in_wasm() {
     let verdict = classify_web_api(429, Some("2"), &serde_json::json!({"ok": false, "error": "ratelimited"}));
     let row = Attempted { attempts: 1, max_attempts: 6, deadline_at: None };
-    assert_eq!(after_attempt(&RetryPolicy::default(), &row, &verdict, 1_000, 0.7), Transition::Retry { at: 3_000, hold: true });
+    assert_eq!(after_attempt(&RetryPolicy::default(), &row, &verdict, 1_000, 0.7), Transition::Wait { at: 3_000, cause: WaitCause::RateLimited });
 }

@@ -29,8 +29,12 @@ pub struct Stats {
     pub receipts: i64,
     /// Attempt outcomes counted since the team's first sweep.
     pub counters: Vec<Counter>,
-    /// Slack methods held by a 429, and until when.
+    /// Lanes (a Slack method, or `chat.postMessage:{channel}`) held by a 429, and until when.
     pub holds: Vec<Hold>,
+    /// Lanes being paced right now by their rate budget (this actor instance's view): rows wait
+    /// for reserved slots instead of being sent to be refused.
+    #[serde(default)]
+    pub pacing: Vec<PacedLane>,
     /// Targets failing right now, worst first.
     pub failing_targets: Vec<Streak>,
     /// The last sweep's report, with the time it was stored (`at`).
@@ -70,6 +74,25 @@ pub struct Counter {
     pub name: String,
     /// Its count.
     pub value: i64,
+}
+
+/// A lane being paced: its next free slot and the rows waiting for reserved ones.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PacedLane {
+    /// `chat.postMessage:{channel}`, or a method for the whole team.
+    pub lane: String,
+    /// When its next unreserved call may leave (epoch ms).
+    pub free_at: i64,
+    /// Held by a 429 until then.
+    pub held_until: Option<i64>,
+    /// Rows waiting for a reserved slot.
+    pub waiting: usize,
+}
+
+impl From<crate::outbox::pace::LaneView> for PacedLane {
+    fn from(v: crate::outbox::pace::LaneView) -> PacedLane {
+        PacedLane { lane: v.lane, free_at: v.free_at, held_until: v.held_until, waiting: v.waiting }
+    }
 }
 
 /// A Slack method held for the whole team after a 429.

@@ -146,12 +146,14 @@ for (const b of document.querySelectorAll('button[data-action]')) {
 /// reason, attempts and last error, each with Redrive and Discard buttons.
 pub fn dead_letter_page(team: &str, stats: &Stats, parked: &[OutboxRow]) -> String {
     let holds: Vec<String> = stats.holds.iter().map(|h| format!("{} until {}", escape(&h.target), utc(h.until_ms))).collect();
+    let paced: Vec<String> = stats.pacing.iter().map(|p| format!("{} ({} waiting, free at {})", escape(&p.lane), p.waiting, utc(p.free_at))).collect();
     let summary = format!(
-        "<p>Pending: <strong id=\"pending\">{}</strong>; oldest waiting {}; parked: <strong id=\"parked\">{}</strong>; held methods: {}.</p>",
+        "<p>Pending: <strong id=\"pending\">{}</strong>; oldest waiting {}; parked: <strong id=\"parked\">{}</strong>; held methods: {}; paced: {}.</p>",
         stats.pending,
         stats.oldest_pending_age_ms.map(|ms| format!("{} s", ms / 1000)).unwrap_or_else(|| "—".into()),
         parked.len(),
         if holds.is_empty() { "none".into() } else { holds.join(", ") },
+        if paced.is_empty() { "none".into() } else { paced.join(", ") },
     );
     let rows = if parked.is_empty() {
         "<p id=\"empty\">No parked rows: nothing needs a decision.</p>".to_string()

@@ -10,6 +10,7 @@
 //!   │             └──────── lease expires ────────────┘                      │
 //!   │                                                                        ▼
 //!   │   retry (transient; next_attempt_at = backoff or Retry-After)  ◄── after_attempt
+//!   │   wait (429 or no rate budget: the attempt is given back)              │
 //!   └──────────────────────────────────────────────────────────────────┘     │
 //!                                                                            ├─► done
 //!   redrive (admin) ◄── parked (reason: the Slack error, expired,  ◄─────────┘
@@ -22,12 +23,15 @@
 //! - a claim always carries a lease expiry, so a crash between perform and complete only delays a
 //!   row (the lease runs out and the next sweep claims it again): nothing is claimed forever;
 //! - attempts are counted at claim time, so a row that crashes the runtime still runs out of attempts;
+//!   a *wait* (a 429, or a call the pacer kept back) gives its attempt back: rate limits never
+//!   park a row by themselves, only its deadline does;
 //! - a parked row keeps its payload, attempts, reason, last error and times: nothing is deleted
 //!   silently; only `done` rows are pruned, after their retention.
 //!
 //! Delivery is at-least-once: if the process dies after Slack accepted a post and before the
 //! completion is stored, the post is made again. Fencing protects our record, not Slack's channel.
 
+pub mod pace;
 pub mod retry;
 pub mod schedule;
 
@@ -99,18 +103,33 @@ pub struct Attempted {
 pub enum Transition {
     /// Delivered.
     Done,
-    /// Try again at `at`; hold the row's target for the whole team until then when `hold` is true.
+    /// Try again at `at` (a failed attempt: it counts).
     Retry {
         /// The next attempt's due time (epoch ms).
         at: i64,
-        /// HTTP 429: every row with the same target waits until `at`.
-        hold: bool,
+    },
+    /// Wait until `at` without spending an attempt: Slack refused for rate, or the call was kept
+    /// back for its rate budget.
+    Wait {
+        /// The next attempt's due time (epoch ms).
+        at: i64,
+        /// Why.
+        cause: WaitCause,
     },
     /// Give up, with a reason.
     Park {
         /// Why: a Slack error code or one of [`reasons`].
         reason: String,
     },
+}
+
+/// Why a row waits without spending an attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitCause {
+    /// Sent, and Slack answered 429 (or `ratelimited`): the lane is held until `Retry-After`.
+    RateLimited,
+    /// Not sent: the lane's budget was spent; the row has a reserved slot.
+    Paced,
 }
 
 /// How one attempt ended, as counted by the sweep, written to the row's history (`attempts.outcome`)
@@ -126,6 +145,10 @@ pub enum Outcome {
     Parked,
     /// Our claim had been taken over: nothing of ours was stored but the attempt's history entry.
     Fenced,
+    /// Slack refused for rate (429): waits for `Retry-After`, no attempt spent.
+    RateLimited,
+    /// Kept back for its rate budget, never sent: waits for its reserved slot, no attempt spent.
+    Paced,
 }
 
 /// What an attempt does to its target's streak of failures in a row (the `target_failing` alert).
@@ -145,8 +168,15 @@ impl Outcome {
         match transition {
             Transition::Done => Outcome::Success,
             Transition::Retry { .. } => Outcome::Retry,
+            Transition::Wait { cause: WaitCause::RateLimited, .. } => Outcome::RateLimited,
+            Transition::Wait { cause: WaitCause::Paced, .. } => Outcome::Paced,
             Transition::Park { .. } => Outcome::Parked,
         }
+    }
+
+    /// Whether the attempt was sent (it has a history entry); a paced one was not.
+    pub fn was_sent(self) -> bool {
+        self != Outcome::Paced
     }
 
     /// The stored text (attempt history and counter names).
@@ -156,15 +186,18 @@ impl Outcome {
             Outcome::Retry => "retry",
             Outcome::Parked => "parked",
             Outcome::Fenced => "fenced",
+            Outcome::RateLimited => "rate_limited",
+            Outcome::Paced => "paced",
         }
     }
 
     /// The failure-streak rule: a success resets its target's streak, a failure with an error
-    /// code extends it, anything else leaves it alone.
+    /// code extends it, anything else (a rate limit or pacing included: the target is fine, only
+    /// busy) leaves it alone.
     pub fn streak_change(self, error: Option<&str>) -> StreakChange {
         match (self, error) {
             (Outcome::Success, _) => StreakChange::Reset,
-            (Outcome::Fenced, _) | (_, None) => StreakChange::Keep,
+            (Outcome::Fenced | Outcome::RateLimited | Outcome::Paced, _) | (_, None) => StreakChange::Keep,
             (Outcome::Retry | Outcome::Parked, Some(_)) => StreakChange::Extend,
         }
     }
@@ -194,20 +227,28 @@ pub fn before_attempt(row: &Attempted, now_ms: i64) -> Option<Transition> {
         .map(|_| Transition::Park { reason: reasons::EXPIRED.into() })
 }
 
-/// After performing a claimed row: the transition its verdict calls for.
+/// After performing a claimed row: the transition its verdict calls for. A rate limit or a
+/// paced call waits however long it must (no attempt is spent), unless the wait would end after
+/// the row's deadline: then it parks as `expired`, as a retry would.
 pub fn after_attempt(policy: &RetryPolicy, row: &Attempted, verdict: &Verdict, now_ms: i64, jitter: f64) -> Transition {
+    let unless_expired = |at: i64, then: Transition| match row.deadline_at {
+        Some(deadline) if at > deadline => Transition::Park { reason: reasons::EXPIRED.into() },
+        _ => then,
+    };
     match verdict {
         Verdict::Success => Transition::Done,
         Verdict::Permanent { code } => Transition::Park { reason: code.clone() },
-        Verdict::Transient { retry_after_ms, hold_target, .. } => {
+        Verdict::Paced { until } => unless_expired(*until, Transition::Wait { at: (*until).max(now_ms), cause: WaitCause::Paced }),
+        Verdict::RateLimited { retry_after_ms } => {
+            let at = now_ms + retry_after_ms.unwrap_or(policy.base_delay_ms(row.attempts));
+            unless_expired(at, Transition::Wait { at, cause: WaitCause::RateLimited })
+        }
+        Verdict::Transient { retry_after_ms, .. } => {
             if row.attempts >= row.max_attempts {
                 return Transition::Park { reason: reasons::ATTEMPTS_EXHAUSTED.into() };
             }
             let at = policy.next_attempt_at(row.attempts, now_ms, jitter, *retry_after_ms);
-            if row.deadline_at.is_some_and(|deadline| at > deadline) {
-                return Transition::Park { reason: reasons::EXPIRED.into() };
-            }
-            Transition::Retry { at, hold: *hold_target }
+            unless_expired(at, Transition::Retry { at })
         }
     }
 }
@@ -220,8 +261,8 @@ mod tests {
         Attempted { attempts, max_attempts: 3, deadline_at: None }
     }
 
-    fn transient(retry_after_ms: Option<i64>, hold_target: bool) -> Verdict {
-        Verdict::Transient { code: "x".into(), retry_after_ms, hold_target }
+    fn transient(retry_after_ms: Option<i64>) -> Verdict {
+        Verdict::Transient { code: "x".into(), retry_after_ms }
     }
 
     #[test]
@@ -240,26 +281,62 @@ mod tests {
 
     #[test]
     fn a_transient_error_retries_by_the_schedule() {
-        let t = after_attempt(&RetryPolicy::default(), &row(1), &transient(None, false), 10_000, 0.5);
-        assert_eq!(t, Transition::Retry { at: 11_000, hold: false });
+        let t = after_attempt(&RetryPolicy::default(), &row(1), &transient(None), 10_000, 0.5);
+        assert_eq!(t, Transition::Retry { at: 11_000 });
+        let t = after_attempt(&RetryPolicy::default(), &row(1), &transient(Some(7_000)), 10_000, 0.5);
+        assert_eq!(t, Transition::Retry { at: 17_000 }, "a 503's Retry-After is honoured too");
     }
 
     #[test]
-    fn a_429_retries_exactly_after_retry_after_and_holds_the_target() {
-        let t = after_attempt(&RetryPolicy::default(), &row(1), &transient(Some(2_000), true), 10_000, 0.9);
-        assert_eq!(t, Transition::Retry { at: 12_000, hold: true });
+    fn a_429_waits_exactly_for_retry_after_and_spends_no_attempt() {
+        let limited = Verdict::RateLimited { retry_after_ms: Some(2_000) };
+        let t = after_attempt(&RetryPolicy::default(), &row(1), &limited, 10_000, 0.9);
+        assert_eq!(t, Transition::Wait { at: 12_000, cause: WaitCause::RateLimited });
+        assert_eq!(Outcome::of(&t), Outcome::RateLimited);
+    }
+
+    #[test]
+    fn a_429_on_the_last_attempt_still_waits_and_a_storm_never_exhausts_a_row() {
+        let limited = Verdict::RateLimited { retry_after_ms: Some(1_000) };
+        // The claim counts each attempt and the wait gives it back, so a row whose every answer is
+        // a 429 stays at its first attempt; even at its last one, a 429 does not park it.
+        for attempts in [1, 3, 100] {
+            let t = after_attempt(&RetryPolicy::default(), &row(attempts), &limited, 0, 0.5);
+            assert_eq!(t, Transition::Wait { at: 1_000, cause: WaitCause::RateLimited }, "attempt {attempts}");
+        }
+        let without = after_attempt(&RetryPolicy::default(), &row(2), &Verdict::RateLimited { retry_after_ms: None }, 0, 0.5);
+        assert_eq!(without, Transition::Wait { at: 5_000, cause: WaitCause::RateLimited }, "no Retry-After: the schedule's step");
+    }
+
+    #[test]
+    fn a_wait_past_the_deadline_parks_as_expired() {
+        let r = Attempted { deadline_at: Some(10_500), ..row(1) };
+        let limited = Verdict::RateLimited { retry_after_ms: Some(1_000) };
+        assert_eq!(after_attempt(&RetryPolicy::default(), &r, &limited, 10_000, 0.5), Transition::Park { reason: reasons::EXPIRED.into() });
+        let paced = Verdict::Paced { until: 10_600 };
+        assert_eq!(after_attempt(&RetryPolicy::default(), &r, &paced, 10_000, 0.5), Transition::Park { reason: reasons::EXPIRED.into() });
+        let in_time = Verdict::Paced { until: 10_400 };
+        assert_eq!(after_attempt(&RetryPolicy::default(), &r, &in_time, 10_000, 0.5), Transition::Wait { at: 10_400, cause: WaitCause::Paced });
+    }
+
+    #[test]
+    fn a_paced_call_waits_for_its_slot_and_was_never_sent() {
+        let t = after_attempt(&RetryPolicy::default(), &row(3), &Verdict::Paced { until: 4_000 }, 1_000, 0.5);
+        assert_eq!(t, Transition::Wait { at: 4_000, cause: WaitCause::Paced });
+        assert_eq!(Outcome::of(&t), Outcome::Paced);
+        assert!(!Outcome::Paced.was_sent() && Outcome::RateLimited.was_sent());
     }
 
     #[test]
     fn the_last_attempt_parks_as_attempts_exhausted() {
-        let t = after_attempt(&RetryPolicy::default(), &row(3), &transient(None, false), 0, 0.5);
+        let t = after_attempt(&RetryPolicy::default(), &row(3), &transient(None), 0, 0.5);
         assert_eq!(t, Transition::Park { reason: reasons::ATTEMPTS_EXHAUSTED.into() });
     }
 
     #[test]
     fn a_retry_that_would_land_after_the_deadline_parks_as_expired() {
         let r = Attempted { deadline_at: Some(10_500), ..row(1) };
-        let t = after_attempt(&RetryPolicy::default(), &r, &transient(None, false), 10_000, 0.5);
+        let t = after_attempt(&RetryPolicy::default(), &r, &transient(None), 10_000, 0.5);
         assert_eq!(t, Transition::Park { reason: reasons::EXPIRED.into() });
     }
 
@@ -282,9 +359,9 @@ mod tests {
     #[test]
     fn outcomes_follow_their_transition_and_keep_their_stored_names() {
         assert_eq!(Outcome::of(&Transition::Done), Outcome::Success);
-        assert_eq!(Outcome::of(&Transition::Retry { at: 1, hold: false }), Outcome::Retry);
+        assert_eq!(Outcome::of(&Transition::Retry { at: 1 }), Outcome::Retry);
         assert_eq!(Outcome::of(&Transition::Park { reason: "x".into() }), Outcome::Parked);
-        for o in [Outcome::Success, Outcome::Retry, Outcome::Parked, Outcome::Fenced] {
+        for o in [Outcome::Success, Outcome::Retry, Outcome::Parked, Outcome::Fenced, Outcome::RateLimited, Outcome::Paced] {
             assert_eq!(serde_json::to_value(o).unwrap(), o.as_str());
         }
     }
@@ -298,6 +375,8 @@ mod tests {
             (Outcome::Parked, Some("channel_not_found"), StreakChange::Extend),
             (Outcome::Parked, None, StreakChange::Keep), // expired before it was performed
             (Outcome::Fenced, Some("internal_error"), StreakChange::Keep),
+            (Outcome::RateLimited, Some("ratelimited"), StreakChange::Keep),
+            (Outcome::Paced, None, StreakChange::Keep),
         ];
         for (outcome, error, change) in cases {
             assert_eq!(outcome.streak_change(error), change, "{outcome:?} {error:?}");

@@ -111,7 +111,7 @@ async fn refresh(sql: &SqlStorage, config: &Config, current: &Current, now: i64)
         return Ok((fallback(Verdict::Permanent { code: reasons::NOT_CONFIGURED.into() }), None));
     };
     if !store::begin_refresh(sql, now, now + REFRESH_SLOT_MS)? {
-        return Ok((fallback(Verdict::Transient { code: "token_refreshing".into(), retry_after_ms: Some(1_000), hold_target: false }), None));
+        return Ok((fallback(Verdict::Transient { code: "token_refreshing".into(), retry_after_ms: Some(1_000) }), None));
     }
     let fields = [
         ("client_id", client_id.as_str()),
@@ -123,10 +123,10 @@ async fn refresh(sql: &SqlStorage, config: &Config, current: &Current, now: i64)
     let parsed = match &answer {
         Ok(a) if (200..300).contains(&a.status) => parse_refresh(&a.json, now).map_err(|e| match e {
             AccessError::Slack(code) => Verdict::Permanent { code },
-            AccessError::Missing(_) => Verdict::Transient { code: "bad_response".into(), retry_after_ms: None, hold_target: false },
+            AccessError::Missing(_) => Verdict::transient("bad_response"),
         }),
-        Ok(a) => Err(Verdict::Transient { code: format!("http_{}", a.status), retry_after_ms: None, hold_target: false }),
-        Err(_) => Err(Verdict::Transient { code: "token_refresh_failed".into(), retry_after_ms: None, hold_target: false }),
+        Ok(a) => Err(Verdict::transient(format!("http_{}", a.status))),
+        Err(_) => Err(Verdict::transient("token_refresh_failed")),
     };
     match parsed {
         Ok((bot, refresh, expires_at)) => {

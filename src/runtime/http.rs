@@ -1,6 +1,7 @@
 //! The only module that calls `fetch` (outside the actor calls of `runtime::call_actor`): JSON and
 //! form POSTs with a timeout that really cancels the request.
 
+use super::pacing::Gate;
 use serde_json::Value;
 use worker::wasm_bindgen::{JsCast, JsValue};
 use worker::wasm_bindgen_futures::JsFuture;
@@ -36,14 +37,27 @@ pub struct SlackCall {
     pub json: Value,
 }
 
-/// Calls Slack's `method` with the bot token (the attempt timeout applies) and judges the answer.
-pub async fn call_slack(config: &crate::config::Config, token: &str, method: &str, args: &Value) -> SlackCall {
+/// Calls Slack's `method` with the bot token (the attempt timeout applies) and judges the answer,
+/// once `gate` lets it through: a call kept back for its rate budget is not sent (its verdict is
+/// `Paced`). A network failure's detail is logged.
+pub async fn call_slack(config: &crate::config::Config, gate: &Gate<'_>, token: &str, method: &str, args: &Value) -> SlackCall {
     use crate::slack::classify;
+    if let Err(paced) = gate.admit(method, args) {
+        return SlackCall { verdict: paced, http_status: None, json: Value::Null };
+    }
     match post_json(&config.slack_method_url(method), Some(token), args, config.attempt_timeout_ms).await {
         Ok(a) => SlackCall { verdict: classify::classify_web_api(a.status, a.retry_after.as_deref(), &a.json), http_status: Some(a.status as i64), json: a.json },
         Err(Failure::Timeout) => SlackCall { verdict: classify::timed_out(), http_status: None, json: Value::Null },
-        Err(Failure::Network(_)) => SlackCall { verdict: classify::network_error(), http_status: None, json: Value::Null },
+        Err(Failure::Network(detail)) => {
+            log_network(&detail);
+            SlackCall { verdict: classify::network_error(), http_status: None, json: Value::Null }
+        }
     }
+}
+
+/// The `network_error` line of a call that got no answer.
+pub fn log_network(detail: &str) {
+    super::log::emit(crate::logs::LogLine::NetworkError(crate::logs::ErrorLine::new(detail)));
 }
 
 /// POSTs `body` as JSON (with a bearer token when given) and waits at most `timeout_ms`.

@@ -12,6 +12,7 @@
 use super::clock;
 use super::credential::Credential;
 use super::http::{self, Answer, Failure};
+use super::pacing::Gate;
 use super::store::lists::{self as store, ListsWrite};
 use crate::config::Config;
 use crate::lists::api::ListJob;
@@ -122,18 +123,17 @@ pub struct Claim<'a> {
 }
 
 /// Performs one list job.
-pub async fn perform(sql: &SqlStorage, config: &Config, credential: &Credential, claim: Claim<'_>, list_id: &str, job: &ListJob, started: i64) -> ListPerformed {
+#[allow(clippy::too_many_arguments)]
+pub async fn perform(sql: &SqlStorage, config: &Config, credential: &Credential, gate: &Gate<'_>, claim: Claim<'_>, list_id: &str, job: &ListJob, started: i64) -> ListPerformed {
     let result = match job {
-        ListJob::Sync { record_id } => sync(sql, config, credential, claim, list_id, record_id, started).await,
-        ListJob::Reconcile { run } => page(sql, config, credential, list_id, *run, started).await,
+        ListJob::Sync { record_id } => sync(sql, config, credential, gate, claim, list_id, record_id, started).await,
+        ListJob::Reconcile { run } => page(sql, config, credential, gate, list_id, *run, started).await,
     };
-    result.unwrap_or_else(|e| {
-        let verdict = Verdict::Transient { code: format!("storage: {e}"), retry_after_ms: None, hold_target: false };
-        ListPerformed::settled(verdict, Pending::Nothing)
-    })
+    result.unwrap_or_else(|e| ListPerformed::settled(Verdict::transient(format!("storage: {e}")), Pending::Nothing))
 }
 
-async fn sync(sql: &SqlStorage, config: &Config, credential: &Credential, claim: Claim<'_>, list_id: &str, record_id: &str, now: i64) -> worker::Result<ListPerformed> {
+#[allow(clippy::too_many_arguments)]
+async fn sync(sql: &SqlStorage, config: &Config, credential: &Credential, gate: &Gate<'_>, claim: Claim<'_>, list_id: &str, record_id: &str, now: i64) -> worker::Result<ListPerformed> {
     let Some(input) = store::sync_input(sql, list_id, record_id)? else {
         return Ok(ListPerformed::settled(Verdict::Success, Pending::Nothing));
     };
@@ -158,12 +158,15 @@ async fn sync(sql: &SqlStorage, config: &Config, credential: &Credential, claim:
     let timeout = config.attempt_timeout_ms;
     match planned {
         Plan::Create => {
+            let args = json!({ "list_id": list_id, "initial_fields": cells });
+            // Paced before the create marker: a create kept back was never sent.
+            if let Err(paced) = gate.admit("slackLists.items.create", &args) {
+                return Ok(ListPerformed::settled(paced, Pending::Nothing));
+            }
             if !store::mark_create_sent(sql, list_id, record_id, version, claim.row_id, claim.token, now)? {
                 // Our claim was taken over (the completion will be fenced) or a create is noted.
-                let verdict = Verdict::Transient { code: "claim_lost".into(), retry_after_ms: None, hold_target: false };
-                return Ok(ListPerformed::settled(verdict, Pending::Nothing));
+                return Ok(ListPerformed::settled(Verdict::transient("claim_lost"), Pending::Nothing));
             }
-            let args = json!({ "list_id": list_id, "initial_fields": cells });
             let sent_at = clock::now_ms();
             let answer = http::post_json(&config.slack_method_url("slackLists.items.create"), Some(token), &args, timeout).await;
             let attempt = match &answer {
@@ -181,11 +184,11 @@ async fn sync(sql: &SqlStorage, config: &Config, credential: &Credential, claim:
                 c
             }).collect();
             let args = json!({ "list_id": list_id, "cells": cells });
-            Ok(call(config, token, "slackLists.items.update", &args, Pending::Call { list_id: list, record_id: record, version, plan: planned.clone() }).await)
+            Ok(call(config, gate, token, "slackLists.items.update", &args, Pending::Call { list_id: list, record_id: record, version, plan: planned.clone() }).await)
         }
         Plan::Delete { ref row_id } => {
             let args = json!({ "list_id": list_id, "id": row_id });
-            let mut performed = call(config, token, "slackLists.items.delete", &args, Pending::Call { list_id: list, record_id: record, version, plan: planned.clone() }).await;
+            let mut performed = call(config, gate, token, "slackLists.items.delete", &args, Pending::Call { list_id: list, record_id: record, version, plan: planned.clone() }).await;
             if matches!(performed.verdict.code(), Some("record_not_found" | "row_not_found")) {
                 performed.verdict = Verdict::Success; // already gone: the delete's goal holds
             }
@@ -203,11 +206,10 @@ fn create_verdict(judged: &CreateVerdict, answer: Option<&Answer>) -> Verdict {
         CreateVerdict::RetryCreate { retry_after_ms } => {
             let status = answer.map(|a| a.status);
             let code = answer.and_then(|a| a.json.get("error")).and_then(Value::as_str).map(str::to_string);
-            Verdict::Transient {
-                code: code.unwrap_or_else(|| status.map_or("not_sent".into(), |s| format!("http_{s}"))),
-                retry_after_ms: *retry_after_ms,
-                hold_target: status == Some(429),
+            if status == Some(429) || code.as_deref().is_some_and(|c| crate::slack::classify::RATE_LIMIT_ERRORS.contains(&c)) {
+                return Verdict::RateLimited { retry_after_ms: *retry_after_ms };
             }
+            Verdict::Transient { code: code.unwrap_or_else(|| status.map_or("not_sent".into(), |s| format!("http_{s}"))), retry_after_ms: *retry_after_ms }
         }
         CreateVerdict::Uncertain { .. } => Verdict::Permanent { code: "create_uncertain".into() },
         CreateVerdict::Rejected { code } => Verdict::Permanent { code: code.clone() },
@@ -215,17 +217,21 @@ fn create_verdict(judged: &CreateVerdict, answer: Option<&Answer>) -> Verdict {
 }
 
 /// One Slack call judged like any Web API call; also returns the answer's JSON.
-async fn call_json(config: &Config, token: &str, method: &str, args: &Value, pending: Pending) -> (ListPerformed, Value) {
+/// A call kept back for its rate budget was not sent: it writes nothing and paces nothing.
+async fn call_json(config: &Config, gate: &Gate<'_>, token: &str, method: &str, args: &Value, pending: Pending) -> (ListPerformed, Value) {
     let sent_at = clock::now_ms();
-    let call = http::call_slack(config, token, method, args).await;
+    let call = http::call_slack(config, gate, token, method, args).await;
+    if matches!(call.verdict, Verdict::Paced { .. }) {
+        return (ListPerformed::settled(call.verdict, Pending::Nothing), Value::Null);
+    }
     (ListPerformed { verdict: call.verdict, http_status: call.http_status, sent_at: Some(sent_at), pending }, call.json)
 }
 
-async fn call(config: &Config, token: &str, method: &str, args: &Value, pending: Pending) -> ListPerformed {
-    call_json(config, token, method, args, pending).await.0
+async fn call(config: &Config, gate: &Gate<'_>, token: &str, method: &str, args: &Value, pending: Pending) -> ListPerformed {
+    call_json(config, gate, token, method, args, pending).await.0
 }
 
-async fn page(sql: &SqlStorage, config: &Config, credential: &Credential, list_id: &str, run: i64, started: i64) -> worker::Result<ListPerformed> {
+async fn page(sql: &SqlStorage, config: &Config, credential: &Credential, gate: &Gate<'_>, list_id: &str, run: i64, started: i64) -> worker::Result<ListPerformed> {
     let failed = || Pending::PageFailed { list_id: list_id.to_string(), run };
     let Some(at) = store::run_cursor(sql, run)?.filter(|c| !c.finished) else {
         return Ok(ListPerformed::settled(Verdict::Success, Pending::Nothing));
@@ -248,7 +254,7 @@ async fn page(sql: &SqlStorage, config: &Config, credential: &Credential, list_i
     if at.pass == Pass::Archived {
         args["archived"] = json!(true);
     }
-    let (mut performed, body) = call_json(config, token, "slackLists.items.list", &args, failed()).await;
+    let (mut performed, body) = call_json(config, gate, token, "slackLists.items.list", &args, failed()).await;
     if performed.verdict != Verdict::Success {
         return Ok(performed);
     }
@@ -257,7 +263,7 @@ async fn page(sql: &SqlStorage, config: &Config, credential: &Credential, list_i
             let write = ListsWrite::Page { list_id: list_id.to_string(), run, pass: at.pass, page, started, bot_user, recreate_missing: map.recreate_missing };
             performed.pending = Pending::Page(write);
         }
-        None => performed.verdict = Verdict::Transient { code: "bad_response".into(), retry_after_ms: None, hold_target: false },
+        None => performed.verdict = Verdict::transient("bad_response"),
     }
     Ok(performed)
 }

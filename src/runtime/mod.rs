@@ -31,6 +31,7 @@ pub mod http;
 pub mod lists;
 pub mod log;
 pub mod oauth;
+pub mod pacing;
 pub mod status;
 pub mod store;
 pub mod sweep;

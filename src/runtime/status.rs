@@ -5,6 +5,7 @@
 //! state is never sent after a newer one.
 
 use super::http;
+use super::pacing::Gate;
 use super::store::notify::{self as store, PostWrite};
 use crate::config::Config;
 use crate::notify::{status_call, StatusCall};
@@ -29,11 +30,11 @@ impl StatusDone {
 }
 
 /// Brings status message `name` up to its newest version.
-pub async fn perform(sql: &SqlStorage, config: &Config, token: &str, name: &str) -> StatusDone {
+pub async fn perform(sql: &SqlStorage, config: &Config, gate: &Gate<'_>, token: &str, name: &str) -> StatusDone {
     let row = match store::status_row(sql, name) {
         Ok(Some(row)) => row,
         Ok(None) => return StatusDone::settled(Verdict::Success),
-        Err(e) => return StatusDone::settled(Verdict::Transient { code: format!("storage: {e}"), retry_after_ms: None, hold_target: false }),
+        Err(e) => return StatusDone::settled(Verdict::transient(format!("storage: {e}"))),
     };
     let blocks = store::blocks_of(&row).ok().flatten();
     let posted = row.ts.clone().zip(row.post_channel.clone());
@@ -45,7 +46,7 @@ pub async fn perform(sql: &SqlStorage, config: &Config, token: &str, name: &str)
     if let Some(blocks) = blocks {
         args["blocks"] = blocks;
     }
-    let http::SlackCall { verdict, http_status, json: body } = http::call_slack(config, token, method, &args).await;
+    let http::SlackCall { verdict, http_status, json: body } = http::call_slack(config, gate, token, method, &args).await;
     let post = (verdict == Verdict::Success).then(|| {
         let first = (method == "chat.postMessage").then(|| body["ts"].as_str().map(str::to_string).zip(body["channel"].as_str().map(str::to_string))).flatten();
         PostWrite::Status { name: name.to_string(), posted: first, version: row.version }

@@ -15,16 +15,18 @@ use super::credential::{self, Credential};
 use super::http::{self, Failure};
 use super::lists::{self, Pending};
 use super::log;
+use super::pacing::Gate;
 use super::status;
 use super::store::lists::ListsWrite;
 use super::store::notify::PostWrite;
 use crate::lists::api::RunView;
 use super::store::{self, AttemptLog, ClaimedRow, Completed, Completing, Completion, NewRow};
 use crate::config::{Config, PRUNE_BATCH};
-use crate::logs::{Alert, AlertLine, DeliveryLine, ErrorLine, LogLine, ReconcileLine, SweepLine};
+use crate::logs::{Alert, AlertLine, DeliveryLine, ReconcileLine, SweepLine};
 use crate::effect::Action;
+use crate::outbox::pace::Pacer;
 use crate::outbox::schedule::{Drain, Step};
-use crate::outbox::{after_attempt, before_attempt, reasons, streak_alerts, Attempted, Outcome, Transition, Trigger};
+use crate::outbox::{after_attempt, before_attempt, reasons, streak_alerts, Attempted, Outcome, Transition, Trigger, WaitCause};
 use crate::slack::classify::{self, Verdict};
 use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender};
 use futures::future::{select, Either};
@@ -123,6 +125,8 @@ pub struct Sweeper<'a> {
     pub prune: bool,
     /// The actor's cached credential.
     pub credentials: &'a credential::Cache,
+    /// The actor's pacer: Slack calls wait for their method's (or channel's) rate budget.
+    pub pacer: &'a std::cell::RefCell<Pacer>,
 }
 
 /// The result of performing one effect.
@@ -143,6 +147,10 @@ impl Performed {
     fn verdict(verdict: Verdict) -> Performed {
         Performed { verdict, http_status: None, answer: None, list: None, list_sent_at: None, post: None }
     }
+
+    fn call(call: http::SlackCall) -> Performed {
+        Performed { http_status: call.http_status, ..Performed::verdict(call.verdict) }
+    }
 }
 
 /// A performed attempt waiting to be stored.
@@ -156,6 +164,8 @@ struct Finished {
     lists: Option<ListsWrite>,
     /// Hold the row's target until then (a List's pacing).
     pace_until: Option<i64>,
+    /// A 429's hold: the lane of the refused call, until the row's next attempt.
+    hold: Option<(String, i64)>,
     started: i64,
 }
 
@@ -164,7 +174,7 @@ impl Finished {
     fn line(&self, team: Option<String>, outcome: Outcome, error: Option<String>, now: i64) -> DeliveryLine {
         let row = &self.row;
         let (next_attempt_at, reason) = match &self.transition {
-            Transition::Retry { at, .. } => (Some(*at), None),
+            Transition::Retry { at } | Transition::Wait { at, .. } => (Some(*at), None),
             Transition::Park { reason } if outcome == Outcome::Parked => (None, Some(reason.clone())),
             _ => (None, None),
         };
@@ -179,6 +189,7 @@ impl Finished {
             error,
             http_status: self.performed.http_status,
             latency_ms: now - self.started,
+            waited_ms: self.started - row.created_at,
             next_attempt_at,
             alert: reason.is_some().then_some(Alert::RowParked),
             reason,
@@ -194,11 +205,10 @@ impl Finished {
     /// What storing this attempt writes.
     fn completing(&self, token: &str, config: &Config, now: i64) -> Completing {
         let max_attempts = config.retry.max_attempts;
-        let hold = matches!(self.performed.verdict, Verdict::Transient { hold_target: true, .. });
         Completing {
             row_id: self.row.id,
             token: token.to_string(),
-            hold_target: hold.then(|| self.row.target.clone()),
+            hold: self.hold.clone(),
             log: AttemptLog {
                 attempt: self.attempted.attempts as i64,
                 outcome: Outcome::of(&self.transition),
@@ -241,6 +251,7 @@ impl Sweeper<'_> {
         if self.prune {
             store::prune(self.sql, started, c.receipt_retention_ms, c.done_retention_ms, PRUNE_BATCH)?;
         }
+        self.pacer.borrow_mut().forget_idle(started);
         let token = clock::claim_token();
         let mut drain = Drain::new(started, c.sweep_budget_ms, c.delivery_concurrency, c.batch_size as usize);
         let mut queued: VecDeque<(ClaimedRow, Rc<Credential>)> = VecDeque::new();
@@ -278,6 +289,9 @@ impl Sweeper<'_> {
                         }
                         for finished in &chunk {
                             drain.finished(finished.row.id, finished.makes_rows_due());
+                            if let Transition::Wait { at, cause: WaitCause::Paced } = finished.transition {
+                                report.paced_until = report.paced_until.max(Some(at));
+                            }
                         }
                         for outcome in self.store(chunk, &token)? {
                             report.count(outcome);
@@ -298,12 +312,13 @@ impl Sweeper<'_> {
             deadline_at: row.deadline_at,
         };
         let action = serde_json::from_str::<Action>(&row.payload).ok();
+        let gate = Gate::new(self.pacer, &self.config.rate_limits, row.id);
         let (performed, transition) = match before_attempt(&attempted, started) {
             // Not performed: the previous attempt's error stays as `last_error`.
             Some(expired) => (Performed::verdict(Verdict::Success), expired),
             None => {
                 let performed = match &action {
-                    Some(action) => self.perform(action, &credential, lists::Claim { row_id: row.id, token }, started).await,
+                    Some(action) => self.perform(action, &credential, &gate, lists::Claim { row_id: row.id, token }, started).await,
                     None => Performed::verdict(Verdict::Permanent { code: reasons::BAD_PAYLOAD.into() }),
                 };
                 let now = clock::now_ms();
@@ -311,12 +326,27 @@ impl Sweeper<'_> {
                 (performed, transition)
             }
         };
+        let hold = self.hold(&gate, &row, &performed.verdict, &transition);
         let followups = followups(&row, action.as_ref(), &performed);
         let mut performed = performed;
         let parked = matches!(transition, Transition::Park { .. });
         let lists = performed.list.take().and_then(|pending| pending.write(&performed.verdict, parked));
         let pace_until = performed.list_sent_at.map(|sent| sent + self.config.lists_pace_ms);
-        Finished { row, attempted, performed, transition, followups, lists, pace_until, started }
+        Finished { row, attempted, performed, transition, followups, lists, pace_until, hold, started }
+    }
+
+    /// A 429 holds the refused call's lane (the row's target when no paced call was made: the
+    /// LLM, a `response_url`) until the row's next attempt: at once in the pacer, and in storage
+    /// with the completion.
+    fn hold(&self, gate: &Gate<'_>, row: &ClaimedRow, verdict: &Verdict, transition: &Transition) -> Option<(String, i64)> {
+        let Verdict::RateLimited { retry_after_ms } = verdict else { return None };
+        let until = match transition {
+            Transition::Wait { at, .. } => *at,
+            _ => clock::now_ms() + retry_after_ms.unwrap_or(self.config.retry.base_delay_ms(1)),
+        };
+        let lane = gate.lane().unwrap_or_else(|| row.target.clone());
+        self.pacer.borrow_mut().hold(&lane, until);
+        Some((lane, until))
     }
 
     /// Stores finished attempts in one fenced unit, then logs each; returns their outcomes.
@@ -349,46 +379,42 @@ impl Sweeper<'_> {
         outcome
     }
 
-    async fn perform(&self, action: &Action, credential: &Credential, claim: lists::Claim<'_>, started: i64) -> Performed {
+    async fn perform(&self, action: &Action, credential: &Credential, gate: &Gate<'_>, claim: lists::Claim<'_>, started: i64) -> Performed {
         let c = self.config;
-        let timeout = c.attempt_timeout_ms;
         match action {
             Action::SlackApi { method, args } => {
                 let token = match bearer(credential) {
                     Ok(token) => token,
                     Err(refused) => return refused,
                 };
-                let answer = http::post_json(&c.slack_method_url(method), Some(token), args, timeout).await;
-                judge(answer, |a| classify::classify_web_api(a.status, a.retry_after.as_deref(), &a.json))
+                Performed::call(http::call_slack(c, gate, token, method, args).await)
             }
             Action::Notify { args } => {
                 let token = match bearer(credential) {
                     Ok(token) => token,
                     Err(refused) => return refused,
                 };
-                let answer = http::post_json(&c.slack_method_url("chat.postMessage"), Some(token), args, timeout).await;
-                let posted = answer.as_ref().ok().and_then(|a| Some(PostWrite::Message { channel: a.json["channel"].as_str()?.into(), ts: a.json["ts"].as_str()?.into() }));
-                let mut performed = judge(answer, |a| classify::classify_web_api(a.status, a.retry_after.as_deref(), &a.json));
-                if performed.verdict == Verdict::Success {
-                    performed.post = posted;
-                }
-                performed
+                let call = http::call_slack(c, gate, token, "chat.postMessage", args).await;
+                let posted = (call.verdict == Verdict::Success)
+                    .then(|| Some(PostWrite::Message { channel: call.json["channel"].as_str()?.into(), ts: call.json["ts"].as_str()?.into() }))
+                    .flatten();
+                Performed { post: posted, ..Performed::call(call) }
             }
             Action::Status { name } => {
                 let token = match bearer(credential) {
                     Ok(token) => token,
                     Err(refused) => return refused,
                 };
-                let done = status::perform(self.sql, c, token, name).await;
+                let done = status::perform(self.sql, c, gate, token, name).await;
                 Performed { http_status: done.http_status, post: done.post, ..Performed::verdict(done.verdict) }
             }
             Action::RespondUrl { url, body } => {
-                let answer = http::post_json(url, None, body, timeout).await;
+                let answer = http::post_json(url, None, body, c.attempt_timeout_ms).await;
                 judge(answer, |a| classify::classify_http(a.status, a.retry_after.as_deref()).unwrap_or(Verdict::Success))
             }
             Action::LlmReply { prompt, .. } => self.complete_chat(prompt).await,
             Action::Lists { list_id, job } => {
-                let done = lists::perform(self.sql, c, credential, claim, list_id, job, started).await;
+                let done = lists::perform(self.sql, c, credential, gate, claim, list_id, job, started).await;
                 Performed { http_status: done.http_status, list: Some(done.pending), list_sent_at: done.sent_at, ..Performed::verdict(done.verdict) }
             }
         }
@@ -411,7 +437,7 @@ impl Sweeper<'_> {
         let mut performed = judge(answer, |a| match classify::classify_http(a.status, a.retry_after.as_deref()) {
             Some(v) => v,
             None if text.is_some() => Verdict::Success,
-            None => Verdict::Transient { code: "bad_response".into(), retry_after_ms: None, hold_target: false },
+            None => Verdict::transient("bad_response"),
         });
         if performed.verdict == Verdict::Success {
             performed.answer = text;
@@ -442,7 +468,7 @@ fn judge(answer: Result<http::Answer, Failure>, classify: impl Fn(&http::Answer)
         Ok(a) => Performed { http_status: Some(a.status as i64), ..Performed::verdict(classify(&a)) },
         Err(Failure::Timeout) => Performed::verdict(classify::timed_out()),
         Err(Failure::Network(detail)) => {
-            log::emit(LogLine::NetworkError(ErrorLine::new(&detail)));
+            http::log_network(&detail);
             Performed::verdict(classify::network_error())
         }
     }

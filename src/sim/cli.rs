@@ -15,6 +15,7 @@ slackline-sim: a Slack simulator for slackline (a fake Slack Web API, and Slack'
 usage:
   slackline-sim serve [--port N] [--slow-ms MS] [--fail-rate F] [--ratelimit-rate F]
                       [--retry-after S] [--error METHOD=CODE]... [--script FILE.json] [--seed N]
+                      [--enforce-tiers]   answer 429 + Retry-After over Slack's rate tiers
   slackline-sim mention [--text T] [common]   an @-mention; waits for the threaded reply
   slackline-sim dm [--text T] [common]        a direct message; waits for the reply
   slackline-sim command [--text T] [common]   /ask T; waits for the response_url post
@@ -39,13 +40,16 @@ pub struct Options {
 }
 
 const FLAGS: &[(&str, &[&str])] = &[
-    ("serve", &["port", "slow-ms", "fail-rate", "ratelimit-rate", "retry-after", "error", "script", "seed"]),
+    ("serve", &["port", "slow-ms", "fail-rate", "ratelimit-rate", "retry-after", "error", "script", "seed", "enforce-tiers"]),
     ("mention", &["url", "sim", "secret", "team", "timeout", "text"]),
     ("dm", &["url", "sim", "secret", "team", "timeout", "text"]),
     ("command", &["url", "sim", "secret", "team", "timeout", "text"]),
     ("click", &["url", "sim", "secret", "team", "timeout"]),
     ("storm", &["url", "sim", "secret", "team", "timeout"]),
 ];
+
+/// Flags that take no value (present or not).
+const SWITCHES: &[&str] = &["enforce-tiers"];
 
 /// Splits `args` (without the program name) into the subcommand and its options.
 pub fn parse(args: &[String]) -> Result<(String, Options), Usage> {
@@ -63,7 +67,9 @@ pub fn parse(args: &[String]) -> Result<(String, Options), Usage> {
             return Err(Usage(format!("`{command}` takes no --{name}")));
         }
         let value = match inline {
+            Some(_) if SWITCHES.contains(&name) => return Err(Usage(format!("--{name} takes no value"))),
             Some(v) => v,
+            None if SWITCHES.contains(&name) => "on".to_string(),
             None => it.next().cloned().ok_or_else(|| Usage(format!("--{name} needs a value")))?,
         };
         options.values.entry(name.to_string()).or_default().push(value);
@@ -72,6 +78,11 @@ pub fn parse(args: &[String]) -> Result<(String, Options), Usage> {
 }
 
 impl Options {
+    /// Whether a switch (`--enforce-tiers`) was given.
+    pub fn switch(&self, name: &str) -> bool {
+        self.values.contains_key(name)
+    }
+
     fn one(&self, name: &str) -> Option<&str> {
         self.values.get(name).and_then(|v| v.last()).map(String::as_str)
     }
@@ -152,11 +163,16 @@ pub fn serve(options: &Options) -> Result<(FakeSlack, String), Failure> {
         let mut choose = faults.chooser();
         fake.script_default(Box::new(move |call| choose(&call.method)));
     }
+    let tiers = options.switch("enforce-tiers");
+    if tiers {
+        fake.enforce_tiers();
+    }
     let banner = format!(
-        "fake Slack on http://127.0.0.1:{}\n  SLACK_API_URL={}\n  calls so far: {}/_sim/calls\n  faults: {faults:?}\n",
+        "fake Slack on http://127.0.0.1:{}\n  SLACK_API_URL={}\n  calls so far: {}/_sim/calls\n  faults: {faults:?}\n  rate tiers enforced: {}\n",
         fake.port(),
         fake.api_url(),
-        fake.base_url()
+        fake.base_url(),
+        if tiers { "yes (429 + Retry-After over a method's tier, or 1 post/s per channel)" } else { "no" }
     );
     Ok((fake, banner))
 }
@@ -269,6 +285,8 @@ mod tests {
         assert_eq!(command, "serve");
         let faults = options.faults().unwrap();
         assert_eq!((faults.fail_rate, faults.errors.len()), (0.2, 2));
+        let (_, serve) = parse(&args("serve --enforce-tiers --port 0")).unwrap();
+        assert!(serve.switch("enforce-tiers") && !options.switch("enforce-tiers"));
         let (_, options) = parse(&args("mention --url=http://127.0.0.1:9 --text hi")).unwrap();
         assert_eq!(options.one("url"), Some("http://127.0.0.1:9"));
     }
@@ -279,6 +297,7 @@ mod tests {
         assert!(err("").contains("subcommand"));
         assert!(err("launch").contains("unknown subcommand `launch`"));
         assert!(err("serve --url x").contains("takes no --url"));
+        assert!(err("serve --enforce-tiers=yes").contains("--enforce-tiers takes no value"));
         assert!(err("serve --port").contains("--port needs a value"));
         assert!(err("mention hello").contains("unexpected argument `hello`"));
         let (_, options) = parse(&args("serve --fail-rate lots")).unwrap();

@@ -41,6 +41,9 @@ pub struct SimCall {
     pub json: Option<Value>,
     /// When it arrived, in ms since the fake started.
     pub at_ms: u64,
+    /// Answered 429 (over the enforced rate tiers of `serve --enforce-tiers`, or a fault).
+    #[serde(default)]
+    pub rate_limited: bool,
 }
 
 impl SimCall {

@@ -16,6 +16,7 @@
 //! would with [`FakeSlack::list_rows`], [`FakeSlack::add_row`], [`FakeSlack::edit_row`], ...
 
 use super::lists::{self, Lists};
+use super::tiers::Enforcer;
 pub use super::lists::{FakeRow, FAKE_BOT_USER};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
@@ -38,6 +39,9 @@ pub struct Call {
     pub json: Option<Value>,
     /// When it arrived.
     pub at: Instant,
+    /// Answered 429: over the enforced rate tiers ([`FakeSlack::enforce_tiers`]), or scripted
+    /// ([`Reply::RateLimited`]).
+    pub rate_limited: bool,
 }
 
 impl Call {
@@ -101,6 +105,8 @@ struct State {
     default: Option<Chooser>,
     lists: Lists,
     started: Instant,
+    /// Slack's rate tiers, when enforced.
+    tiers: Option<Enforcer>,
 }
 
 /// The fake server. Lives as long as its process (its thread is detached).
@@ -119,7 +125,7 @@ impl FakeSlack {
     pub fn start_on(port: u16) -> std::io::Result<FakeSlack> {
         let server = tiny_http::Server::http(("127.0.0.1", port)).map_err(std::io::Error::other)?;
         let port = server.server_addr().to_ip().map(|a| a.port()).unwrap_or(port);
-        let state = Arc::new(Mutex::new(State { calls: Vec::new(), rules: Vec::new(), default: None, lists: Lists::default(), started: Instant::now() }));
+        let state = Arc::new(Mutex::new(State { calls: Vec::new(), rules: Vec::new(), default: None, lists: Lists::default(), started: Instant::now(), tiers: None }));
         let shared = state.clone();
         std::thread::spawn(move || {
             for request in server.incoming_requests() {
@@ -150,6 +156,12 @@ impl FakeSlack {
     /// Answers every call that no script matches with `chooser`'s reply (faults for a whole run).
     pub fn script_default(&self, chooser: Chooser) {
         self.state.lock().unwrap().default = Some(chooser);
+    }
+
+    /// Enforces Slack's rate tiers from now on ([`super::tiers`]): a call over its method's (or
+    /// channel's) budget is answered 429 with `Retry-After`, before any script, and does nothing.
+    pub fn enforce_tiers(&self) {
+        self.state.lock().unwrap().tiers = Some(Enforcer::default());
     }
 
     /// The base URL for `SLACK_API_URL`.
@@ -265,12 +277,24 @@ fn record(request: &mut tiny_http::Request) -> Call {
         json: serde_json::from_str(&body).ok(),
         body,
         at: Instant::now(),
+        rate_limited: false,
     }
 }
 
-fn next_reply(state: &Mutex<State>, call: &Call) -> Reply {
+fn next_reply(state: &Mutex<State>, call: &mut Call) -> Reply {
     let mut state = state.lock().unwrap();
+    let now_secs = call.at.duration_since(state.started).as_secs_f64();
+    let token = call.header("authorization").unwrap_or("").to_string();
+    let reply = match state.tiers.as_mut().map(|t| t.check(&token, &call.method, call.json.as_ref(), now_secs)) {
+        Some(Err(retry_after)) => Reply::RateLimited(retry_after),
+        _ => scripted_reply(&mut state, call),
+    };
+    call.rate_limited = matches!(reply, Reply::RateLimited(_));
     state.calls.push(call.clone());
+    reply
+}
+
+fn scripted_reply(state: &mut State, call: &Call) -> Reply {
     let rule = state.rules.iter_mut().find(|r| {
         r.method == call.method && call.body.contains(&r.needle) && (r.chooser.is_some() || !r.replies.is_empty())
     });
@@ -390,7 +414,7 @@ fn list_calls(request: tiny_http::Request, state: &Mutex<State>) {
         let state = state.lock().unwrap();
         let started = state.started;
         state.calls.iter().enumerate().skip(after).map(|(index, c)| {
-            json!({"index": index, "method": c.method, "path": c.path, "json": c.json, "at_ms": c.at.duration_since(started).as_millis() as u64})
+            json!({"index": index, "method": c.method, "path": c.path, "json": c.json, "at_ms": c.at.duration_since(started).as_millis() as u64, "rate_limited": c.rate_limited})
         }).collect()
     };
     let response = tiny_http::Response::from_string(Value::Array(listed).to_string())
@@ -402,7 +426,7 @@ fn handle(mut request: tiny_http::Request, state: &Mutex<State>, port: u16) {
     if request.url().starts_with("/_sim/calls") {
         return list_calls(request, state);
     }
-    let call = record(&mut request);
-    let reply = next_reply(state, &call);
+    let mut call = record(&mut request);
+    let reply = next_reply(state, &mut call);
     respond(request, &call, reply, state, port, None);
 }

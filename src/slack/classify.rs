@@ -2,8 +2,10 @@
 //! that caused it: one table, one module.
 //!
 //! - **success**: `ok:true`, and the errors that say the goal is already met (`already_reacted`);
-//! - **transient**: network errors, timeouts, HTTP 5xx, HTTP 429 (its `Retry-After` honoured and
-//!   the method held for the whole team), and Slack's own "try again" errors;
+//! - **transient**: network errors, timeouts, HTTP 5xx, and Slack's own "try again" errors;
+//! - **rate limited**: HTTP 429 or `ratelimited`: not a failed attempt; the row waits for
+//!   `Retry-After` (its deadline still applies) and the call's lane is held until then;
+//! - **paced**: never sent, because the call's rate budget was spent (`crate::outbox::pace`);
 //! - **permanent**: errors that the same request will hit again (`channel_not_found`,
 //!   `invalid_auth`, ...): the row is parked at once with the error as its reason.
 //!
@@ -21,8 +23,17 @@ pub enum Verdict {
         code: String,
         /// `Retry-After`, in milliseconds, when the answer carried one.
         retry_after_ms: Option<i64>,
-        /// True for HTTP 429: the target (a Slack method) is held for the whole team.
-        hold_target: bool,
+    },
+    /// Slack refused for rate (HTTP 429, `ratelimited`): not a failed attempt. The row waits and
+    /// its lane is held for the whole team until `Retry-After` has passed.
+    RateLimited {
+        /// `Retry-After`, in milliseconds, when the answer carried one.
+        retry_after_ms: Option<i64>,
+    },
+    /// Not sent: the call's rate budget is spent until `until` (epoch ms), reserved for it.
+    Paced {
+        /// The call's reserved slot.
+        until: i64,
     },
     /// The same request will fail the same way: park it.
     Permanent {
@@ -35,9 +46,28 @@ impl Verdict {
     /// The error code of a failed attempt (`None` for a success).
     pub fn code(&self) -> Option<&str> {
         match self {
-            Verdict::Success => None,
+            Verdict::Success | Verdict::Paced { .. } => None,
+            Verdict::RateLimited { .. } => Some(RATELIMITED),
             Verdict::Transient { code, .. } | Verdict::Permanent { code } => Some(code),
         }
+    }
+
+    /// A transient failure with this code and no `Retry-After`.
+    pub fn transient(code: impl Into<String>) -> Verdict {
+        Verdict::Transient { code: code.into(), retry_after_ms: None }
+    }
+}
+
+/// The code a rate-limited attempt is recorded with.
+pub const RATELIMITED: &str = "ratelimited";
+
+/// Slack `error` values that mean "too many calls": the same as an HTTP 429.
+pub const RATE_LIMIT_ERRORS: &[&str] = &["ratelimited", "rate_limited"];
+
+impl Verdict {
+    /// Whether the call was refused for rate (it waits; no attempt is spent).
+    pub fn is_rate_limited(&self) -> bool {
+        matches!(self, Verdict::RateLimited { .. })
     }
 }
 
@@ -47,8 +77,6 @@ pub const SUCCESS_ERRORS: &[&str] = &["already_reacted", "already_pinned", "no_r
 /// Slack `error` values worth retrying. Unknown errors are retried too; these are listed so the
 /// table documents them and the tests pin them.
 pub const TRANSIENT_ERRORS: &[&str] = &[
-    "ratelimited",
-    "rate_limited",
     "internal_error",
     "fatal_error",
     "service_unavailable",
@@ -103,11 +131,13 @@ pub const PERMANENT_ERRORS: &[&str] = &[
 pub fn classify_slack_error(code: &str) -> Verdict {
     if SUCCESS_ERRORS.contains(&code) {
         Verdict::Success
+    } else if RATE_LIMIT_ERRORS.contains(&code) {
+        Verdict::RateLimited { retry_after_ms: None }
     } else if PERMANENT_ERRORS.contains(&code) {
         Verdict::Permanent { code: code.to_string() }
     } else {
         // TRANSIENT_ERRORS, and anything we have never seen (retried until attempts run out).
-        Verdict::Transient { code: code.to_string(), retry_after_ms: None, hold_target: false }
+        Verdict::transient(code)
     }
 }
 
@@ -121,16 +151,8 @@ pub fn parse_retry_after(header: Option<&str>) -> Option<i64> {
 pub fn classify_http(status: u16, retry_after: Option<&str>) -> Option<Verdict> {
     match status {
         200..=299 => None,
-        429 => Some(Verdict::Transient {
-            code: "ratelimited".into(),
-            retry_after_ms: parse_retry_after(retry_after),
-            hold_target: true,
-        }),
-        408 | 500..=599 => Some(Verdict::Transient {
-            code: format!("http_{status}"),
-            retry_after_ms: parse_retry_after(retry_after),
-            hold_target: false,
-        }),
+        429 => Some(Verdict::RateLimited { retry_after_ms: parse_retry_after(retry_after) }),
+        408 | 500..=599 => Some(Verdict::Transient { code: format!("http_{status}"), retry_after_ms: parse_retry_after(retry_after) }),
         _ => Some(Verdict::Permanent { code: format!("http_{status}") }),
     }
 }
@@ -147,18 +169,18 @@ pub fn classify_web_api(status: u16, retry_after: Option<&str>, body: &serde_jso
             let code = body.get("error").and_then(serde_json::Value::as_str).unwrap_or("unknown_error");
             classify_slack_error(code)
         }
-        None => Verdict::Transient { code: "bad_response".into(), retry_after_ms: None, hold_target: false },
+        None => Verdict::transient("bad_response"),
     }
 }
 
 /// A network failure (connection refused, reset, DNS): transient.
 pub fn network_error() -> Verdict {
-    Verdict::Transient { code: "network".into(), retry_after_ms: None, hold_target: false }
+    Verdict::transient("network")
 }
 
 /// The per-attempt timeout fired: transient.
 pub fn timed_out() -> Verdict {
-    Verdict::Transient { code: "timeout".into(), retry_after_ms: None, hold_target: false }
+    Verdict::transient("timeout")
 }
 
 #[cfg(test)]
@@ -167,13 +189,15 @@ mod tests {
     use serde_json::json;
 
     fn transient(code: &str) -> Verdict {
-        Verdict::Transient { code: code.into(), retry_after_ms: None, hold_target: false }
+        Verdict::transient(code)
     }
 
     #[test]
     fn a_verdict_names_its_error_code_unless_it_succeeded() {
         assert_eq!(Verdict::Success.code(), None);
-        assert_eq!(transient("ratelimited").code(), Some("ratelimited"));
+        assert_eq!(transient("internal_error").code(), Some("internal_error"));
+        assert_eq!(Verdict::RateLimited { retry_after_ms: None }.code(), Some("ratelimited"));
+        assert_eq!(Verdict::Paced { until: 5 }.code(), None, "a paced call was never sent");
         assert_eq!(Verdict::Permanent { code: "channel_not_found".into() }.code(), Some("channel_not_found"));
     }
 
@@ -200,7 +224,7 @@ mod tests {
 
     #[test]
     fn the_lists_do_not_overlap() {
-        for code in TRANSIENT_ERRORS.iter().chain(SUCCESS_ERRORS) {
+        for code in TRANSIENT_ERRORS.iter().chain(SUCCESS_ERRORS).chain(RATE_LIMIT_ERRORS) {
             assert!(!PERMANENT_ERRORS.contains(code), "{code}");
         }
         for code in TRANSIENT_ERRORS {
@@ -227,15 +251,18 @@ mod tests {
     }
 
     #[test]
-    fn http_429_holds_the_method_and_keeps_retry_after() {
+    fn http_429_is_rate_limited_and_keeps_retry_after() {
         let v = classify_web_api(429, Some("2"), &json!({"ok": false, "error": "ratelimited"}));
-        assert_eq!(v, Verdict::Transient { code: "ratelimited".into(), retry_after_ms: Some(2000), hold_target: true });
+        assert_eq!(v, Verdict::RateLimited { retry_after_ms: Some(2000) });
+        assert!(v.is_rate_limited());
     }
 
     #[test]
-    fn http_429_without_retry_after_still_holds() {
-        let v = classify_http(429, None).unwrap();
-        assert_eq!(v, Verdict::Transient { code: "ratelimited".into(), retry_after_ms: None, hold_target: true });
+    fn http_429_without_retry_after_and_a_ratelimited_body_are_rate_limited() {
+        assert_eq!(classify_http(429, None).unwrap(), Verdict::RateLimited { retry_after_ms: None });
+        for code in RATE_LIMIT_ERRORS {
+            assert_eq!(classify_web_api(200, None, &json!({"ok": false, "error": code})), Verdict::RateLimited { retry_after_ms: None }, "{code}");
+        }
     }
 
     #[test]

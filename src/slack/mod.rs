@@ -4,3 +4,4 @@
 pub mod classify;
 pub mod envelope;
 pub mod signature;
+pub mod tiers;

@@ -37,6 +37,9 @@ impl Settings {
             ("ADMIN_TOKEN", ADMIN_TOKEN.to_string()),
             ("API_TOKEN", super::API_TOKEN.to_string()),
             ("LISTS_PACE_MS", "20".to_string()),
+            // The shared runtimes measure the engine, not Slack's rates: nothing is paced (429s
+            // still hold). tests/e2e_pacing.rs runs Slack's tiers against a fake that enforces them.
+            ("SLACK_RATE_LIMITS", "off".to_string()),
             // The log tests read success lines too (the default prints failures only).
             ("LOG_DELIVERIES", "all".to_string()),
             ("ALLOW_TEST_CLOCK", "1".to_string()),

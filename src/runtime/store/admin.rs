@@ -46,6 +46,7 @@ pub fn stats(sql: &SqlStorage, now: i64) -> worker::Result<Stats> {
         receipts: rows::<Count>(sql, sql::RECEIPT_COUNT, vec![])?.first().map_or(0, |c| c.n),
         counters: rows(sql, sql::COUNTERS, vec![])?,
         holds: rows(sql, sql::ACTIVE_HOLDS, vec![int(now)])?,
+        pacing: Vec::new(), // the actor's pacer fills it in
         failing_targets: rows(sql, sql::STREAKS, vec![])?,
         last_sweep,
         installation: installation(sql)?,

@@ -33,6 +33,8 @@ pub struct ClaimedRow {
     pub max_attempts: i64,
     /// Absolute deadline.
     pub deadline_at: Option<i64>,
+    /// When it was queued.
+    pub created_at: i64,
 }
 
 /// Claims up to `limit` due rows for `token` until `lease_until`.
@@ -74,8 +76,8 @@ pub struct Completing {
     pub token: String,
     /// The state machine's decision.
     pub transition: Transition,
-    /// For a retry that was a 429: hold this target until the retry time.
-    pub hold_target: Option<String>,
+    /// A 429's hold: this lane (a method, or `chat.postMessage:{channel}`) until then.
+    pub hold: Option<(String, i64)>,
     /// The attempt's history entry.
     pub log: AttemptLog,
     /// Follow-up rows (an LLM answer's post), inserted only if the completion is stored.
@@ -112,7 +114,8 @@ pub struct Completed {
 }
 
 /// Stores completions whose claims still hold (each fenced by `claim_token`), with their
-/// follow-ups, holds, attempt history, counters and target failure streaks, all in one unit: the
+/// follow-ups, holds, attempt history (a paced row, never sent, has none), counters and target
+/// failure streaks, all in one unit: the
 /// sweep hands over every attempt that finished together, so one commit serves several rows.
 /// Returns one [`Completed`] per completion, in order.
 pub fn complete(storage: &Storage, sql: &SqlStorage, completions: Vec<Completing>) -> worker::Result<Vec<Completed>> {
@@ -138,8 +141,12 @@ pub fn complete(storage: &Storage, sql: &SqlStorage, completions: Vec<Completing
 fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
     let stored: Vec<Value> = match &c.transition {
         Transition::Done => rows(sql, sql::COMPLETE_DONE, vec![int(c.row_id), text(&c.token), int(c.now), opt_int(c.log.http_status)])?,
-        Transition::Retry { at, .. } => rows(sql, sql::COMPLETE_RETRY, vec![
+        Transition::Retry { at } => rows(sql, sql::COMPLETE_RETRY, vec![
             int(c.row_id), text(&c.token), int(*at), c.log.detail.as_deref().map(text).unwrap_or(V::Null), opt_int(c.log.http_status),
+        ])?,
+        Transition::Wait { at, .. } => rows(sql, sql::COMPLETE_WAIT, vec![
+            int(c.row_id), text(&c.token), int(*at), c.log.detail.as_deref().map(text).unwrap_or(V::Null), opt_int(c.log.http_status),
+            int(i64::from(c.log.outcome.was_sent())),
         ])?,
         Transition::Park { reason } => rows(sql, sql::COMPLETE_PARK, vec![
             int(c.row_id), text(&c.token), text(reason), c.log.detail.as_deref().map(text).unwrap_or(V::Null),
@@ -148,14 +155,17 @@ fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
     };
     let completion = if stored.is_empty() { Completion::Fenced } else { Completion::Stored };
     let outcome = if completion == Completion::Fenced { Outcome::Fenced } else { c.log.outcome };
-    run(sql, sql::LOG_ATTEMPT, vec![
-        int(c.row_id), int(c.log.attempt), int(c.now), text(outcome.as_str()), c.log.detail.as_deref().map(text).unwrap_or(V::Null),
-        opt_int(c.log.http_status), int(c.log.latency_ms),
-    ])?;
+    // A call the pacer kept back was never sent: it has no place in the attempt history.
+    if c.log.outcome.was_sent() {
+        run(sql, sql::LOG_ATTEMPT, vec![
+            int(c.row_id), int(c.log.attempt), int(c.now), text(outcome.as_str()), c.log.detail.as_deref().map(text).unwrap_or(V::Null),
+            opt_int(c.log.http_status), int(c.log.latency_ms),
+        ])?;
+    }
     let target_failures = streak(sql, &c.target, outcome.streak_change(c.log.detail.as_deref()))?;
     if completion == Completion::Stored {
-        if let (Some(target), Transition::Retry { at, .. }) = (&c.hold_target, &c.transition) {
-            run(sql, sql::HOLD_TARGET, vec![text(target), int(*at)])?;
+        if let Some((lane, until)) = &c.hold {
+            run(sql, sql::HOLD_TARGET, vec![text(lane), int(*until)])?;
         }
         insert_rows(sql, &c.op_key, &c.followups, c.max_attempts, c.now)?;
         if let Some(until) = c.pace_until.filter(|until| *until > c.now) {
@@ -232,6 +242,16 @@ pub fn prune(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_retenti
     run(sql, sql::PRUNE_DONE_ATTEMPTS, vec![int(now - done_retention_ms), int(limit)])?;
     run(sql, sql::PRUNE_DONE, vec![int(now - done_retention_ms), int(limit)])?;
     run(sql, sql::PRUNE_HOLDS, vec![int(now)])
+}
+
+/// Every lane held at `now` and until when (for a new actor instance's pacer).
+pub fn active_holds(sql: &SqlStorage, now: i64) -> worker::Result<Vec<(String, i64)>> {
+    #[derive(Deserialize)]
+    struct Row {
+        target: String,
+        until_ms: i64,
+    }
+    Ok(rows::<Row>(sql, sql::ACTIVE_HOLDS, vec![int(now)])?.into_iter().map(|r| (r.target, r.until_ms)).collect())
 }
 
 /// Records the actor's team key (the name it was reached by) unless one is recorded.

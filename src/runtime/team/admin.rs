@@ -87,7 +87,12 @@ impl TeamActor {
 
     async fn admin_route(&self, req: &Request, route: &[&str], config: &Config) -> Answer {
         match (req.method(), route) {
-            (Method::Get, ["stats"]) => json_answer(&store::stats(&self.sql, clock::now_ms())?),
+            (Method::Get, ["stats"]) => {
+                let now = clock::now_ms();
+                let mut stats = store::stats(&self.sql, now)?;
+                stats.pacing = self.pacer.borrow().busy(now).into_iter().map(Into::into).collect();
+                json_answer(&stats)
+            }
             (Method::Get, ["outbox"]) => self.list(req),
             (Method::Get, ["audit"]) => json_answer(&json!({ "audit": store::audit(&self.sql, MAX_PAGE)? })),
             (Method::Get, ["outbox", id]) => json_answer(&store::row_with_attempts(&self.sql, row_id(id)?)?.ok_or(AdminError::NoSuchRow)?),

@@ -22,6 +22,7 @@ use super::sweep::{Nudge, Sweeper};
 use super::{clock, credential, env, log};
 use crate::config::Config;
 use crate::logs::{Alert, ErrorLine, LogLine, SweepLine};
+use crate::outbox::pace::Pacer;
 use crate::outbox::Trigger;
 
 use std::cell::{Cell, RefCell};
@@ -97,6 +98,9 @@ pub struct TeamActor {
     nudges: RefCell<Vec<Nudge>>,
     /// The bot token as last resolved (see `credential::Cache`); forgotten on install and uninstall.
     credentials: credential::Cache,
+    /// Slack's rate budgets as this instance has spent them, with the stored holds read back at
+    /// start (see `runtime::pacing`).
+    pacer: RefCell<Pacer>,
 }
 
 impl DurableObject for TeamActor {
@@ -105,7 +109,18 @@ impl DurableObject for TeamActor {
         if let Err(e) = store::migrate(&sql) {
             log::error(LogLine::SchemaError(ErrorLine::new(e)));
         }
-        TeamActor { state, env, sql, next_prune_at: Cell::new(0), armed_at: Cell::new(None), team: RefCell::new(None), nudges: RefCell::new(Vec::new()), credentials: credential::Cache::default() }
+        let pacer = RefCell::new(super::pacing::load(&sql, clock::now_ms()));
+        TeamActor {
+            state,
+            env,
+            sql,
+            next_prune_at: Cell::new(0),
+            armed_at: Cell::new(None),
+            team: RefCell::new(None),
+            nudges: RefCell::new(Vec::new()),
+            credentials: credential::Cache::default(),
+            pacer,
+        }
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
@@ -191,7 +206,8 @@ impl TeamActor {
         }
         let (nudge, nudges) = super::sweep::nudges();
         self.nudges.borrow_mut().push(nudge);
-        let mut report = Sweeper { storage: &storage, sql: &self.sql, config, team, prune, credentials: &self.credentials }.run(trigger, nudges).await;
+        let sweeper = Sweeper { storage: &storage, sql: &self.sql, config, team, prune, credentials: &self.credentials, pacer: &self.pacer };
+        let mut report = sweeper.run(trigger, nudges).await;
         // `run` dropped its receiving side: forget every nudge whose sweep has ended.
         self.nudges.borrow_mut().retain(|nudge| !nudge.is_closed());
         let now = clock::now_ms();
