@@ -13,6 +13,15 @@ export WASM_BINDGEN_BIN = $(CARGO_BIN)/wasm-bindgen
 export ESBUILD_BIN = $(CURDIR)/node_modules/.bin/esbuild
 export WRANGLER_SEND_METRICS = false
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER = wasm-bindgen-test-runner
+# V8 flags for workerd (e.g. MINIFLARE_WORKERD_V8_FLAGS=--perf-basic-prof for perf, see
+# docs/benchmarks.md) turn on V8's log too, which workerd writes as isolate-*-v8.log files into its
+# working directory: the repository root. Unless the flags choose a --logfile, it goes to /dev/null
+# (perf's symbol maps, /tmp/perf-<pid>.map, are written all the same).
+ifneq ($(strip $(MINIFLARE_WORKERD_V8_FLAGS)),)
+ifeq ($(findstring --logfile,$(MINIFLARE_WORKERD_V8_FLAGS)),)
+export MINIFLARE_WORKERD_V8_FLAGS += --no-logfile-per-isolate --logfile=/dev/null
+endif
+endif
 
 WORKER_SOURCES := $(shell find src -name '*.rs') Cargo.toml Cargo.lock
 
