@@ -490,7 +490,7 @@ fn main() {
     if std::env::var("BENCH_ONLY").as_deref() == Ok("design") {
         // `BENCH_ONLY=design make bench`: the peer and the design floor, measured like the events load.
         let peer_rt = peer(&fake, env!("CARGO_MANIFEST_DIR"));
-        let design = Runtime::start(Settings::new("bench-design", &fake).config("bench/design-floor/wrangler.toml").bare());
+        let design = Runtime::start(Settings::new("bench-design", &fake).config("benches/apps/design-floor/wrangler.toml").bare());
         let mut contenders = vec![Contender::new("design floor", &design, "/", Kind::Mention, true)];
         if let Some(p) = &peer_rt {
             contenders.push(Contender::new("peer", p, "/", Kind::Mention, false));
@@ -527,8 +527,8 @@ fn main() {
         }
         return;
     }
-    let floor = Runtime::start(Settings::new("bench-floor", &fake).config("bench/floor/wrangler.toml").bare());
-    let floor_logs = Runtime::start(Settings::new("bench-floor-logs", &fake).config("bench/floor-logs/wrangler.toml").bare());
+    let floor = Runtime::start(Settings::new("bench-floor", &fake).config("benches/apps/floor/wrangler.toml").bare());
+    let floor_logs = Runtime::start(Settings::new("bench-floor-logs", &fake).config("benches/apps/floor-logs/wrangler.toml").bare());
     let root = env!("CARGO_MANIFEST_DIR");
 
     println!("| # | measure | figure |\n| --- | --- | --- |");
@@ -543,7 +543,7 @@ fn main() {
     // rounds (each round in another order) so that the machine's drift weighs on all alike.
     let n = scale(4000);
     let peer_rt = peer(&fake, root);
-    let design = Runtime::start(Settings::new("bench-design", &fake).config("bench/design-floor/wrangler.toml").bare());
+    let design = Runtime::start(Settings::new("bench-design", &fake).config("benches/apps/design-floor/wrangler.toml").bare());
     if let Some(p) = &peer_rt {
         let _ = load(&p.base_url(), 200, CLIENTS, &|_| "TWARM".into(), "/");
     }
@@ -582,7 +582,7 @@ fn main() {
     }
     println!("{}", latency_row(&format!("slackline, receipt only (an event the app ignores: no outbox row, no delivery), {n} events"), &receipt_c.run()));
     println!("| 1 | ratio receipt only / floor, p50 | {:.2}x |", ratio(receipt_c, floor_c));
-    println!("{}", latency_row(&format!("design floor: DESIGN.md's shape in plain JavaScript, nothing else (bench/design-floor), {n} signed events, {CLIENTS} clients ({CLIENTS} teams)"), &design_c.run()));
+    println!("{}", latency_row(&format!("design floor: DESIGN.md's shape in plain JavaScript, nothing else (benches/apps/design-floor), {n} signed events, {CLIENTS} clients ({CLIENTS} teams)"), &design_c.run()));
     println!("| 1 | ratio slackline / design floor, p50; design floor / peer, p50; design floor / floor, p50 | {:.2}x; {}; {:.2}x |", ratio(app_c, design_c),
         peer_c.map(|p| format!("{:.2}x", ratio(design_c, p))).unwrap_or_else(|| "no peer".into()), ratio(design_c, floor_c));
     println!("| 1 | receipt only / floor, p50, from the stage loads: slackline; design floor | {:.2}x; {:.2}x |", pct(&app_stages.receipt_only, 0.5).as_secs_f64() / p50(floor_c), pct(&design_stages.receipt_only, 0.5).as_secs_f64() / p50(floor_c));
@@ -660,7 +660,7 @@ fn main() {
     // 1 again under plain `wrangler dev` (its inspector, local explorer and observability on).
     drop(app);
     drop(floor);
-    let floor_cli = Runtime::start(Settings::new("bench-floor-cli", &fake).config("bench/floor/wrangler.toml"));
+    let floor_cli = Runtime::start(Settings::new("bench-floor-cli", &fake).config("benches/apps/floor/wrangler.toml"));
     let app_cli = Runtime::start(Settings::new("bench-app-cli", &fake));
     let _ = load(&floor_cli.base_url(), 200, CLIENTS, &|_| "TWARM".into(), "/");
     let _ = load(&app_cli.base_url(), 400, CLIENTS, &|i| warm_teams[i % CLIENTS].clone(), "/slack/events");
