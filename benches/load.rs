@@ -227,26 +227,24 @@ fn steady(app: &Runtime, per_second: f64, seconds: usize) -> (Run, i64, Duration
     (run, max_pending.load(Ordering::Relaxed), drained)
 }
 
-/// The peer app (`../shared/peers/scw`: slack-cloudflare-workers, acks and posts from `waitUntil`,
-/// nothing durable), copied to `target/peers` and installed there from its own lock file with the
-/// same wrangler as ours; `None` (and a note) when the peer folder is not there.
+/// The peer app (`benches/apps/peer`: slack-cloudflare-workers, acks and posts from `waitUntil`,
+/// nothing durable), served by the same wrangler as ours. Its node modules are installed in place
+/// (`node_modules/` there is git-ignored) from its own lock file, again whenever the lock file is
+/// newer than the install; `None` (and a note) when that install fails.
 fn peer(fake: &FakeSlack, root: &str) -> Option<Runtime> {
-    let source = std::env::var("SLACKLINE_PEERS").unwrap_or_else(|_| format!("{root}/../shared/peers"));
-    if !std::path::Path::new(&source).join("scw/wrangler.toml").exists() {
-        eprintln!("no peer app at {source} (set SLACKLINE_PEERS): the peer rows are skipped");
-        return None;
-    }
-    let copy = format!("{root}/target/peers");
-    if !std::path::Path::new(&copy).join("node_modules/slack-cloudflare-workers").exists() {
-        let sh = |script: &str| std::process::Command::new("bash").arg("-c").arg(script).status().map(|s| s.success()).unwrap_or(false);
-        let ok = sh(&format!("rm -rf '{copy}' && mkdir -p '{copy}' && cp -R '{source}/.' '{copy}/' && chmod -R u+w '{copy}'"))
-            && sh(&format!("cd '{copy}' && PATH='{root}/node_modules/.bin':$PATH npm ci --no-audit --no-fund --loglevel=error"));
-        if !ok {
-            eprintln!("could not install the peer app in {copy}: the peer rows are skipped");
+    let dir = std::path::Path::new(root).join("benches/apps/peer");
+    let modified = |file: &str| std::fs::metadata(dir.join(file)).and_then(|m| m.modified()).ok();
+    let installed = modified("node_modules/.package-lock.json").is_some_and(|at| Some(at) >= modified("package-lock.json"));
+    if !installed {
+        eprintln!("installing the peer app's node modules in {} (npm ci)", dir.display());
+        let path = format!("{root}/node_modules/.bin:{}", std::env::var("PATH").unwrap_or_default());
+        let npm = std::process::Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--loglevel=error"]).current_dir(&dir).env("PATH", path).status();
+        if !npm.is_ok_and(|s| s.success()) {
+            eprintln!("could not install the peer app in {}: the peer rows are skipped", dir.display());
             return None;
         }
     }
-    let settings = Settings::new("bench-peer", fake).config(&format!("{copy}/scw/wrangler.toml")).var("MOCK_SLACK", &fake.base_url()).bare();
+    let settings = Settings::new("bench-peer", fake).config("benches/apps/peer/wrangler.toml").var("MOCK_SLACK", &fake.base_url()).bare();
     Some(Runtime::start(settings))
 }
 
