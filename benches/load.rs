@@ -580,7 +580,7 @@ fn main() {
     }
     println!("{}", latency_row(&format!("slackline, receipt only (an event the app ignores: no outbox row, no delivery), {n} events"), &receipt_c.run()));
     println!("| 1 | ratio receipt only / floor, p50 | {:.2}x |", ratio(receipt_c, floor_c));
-    println!("{}", latency_row(&format!("design floor: DESIGN.md's shape in plain JavaScript, nothing else (benches/apps/design-floor), {n} signed events, {CLIENTS} clients ({CLIENTS} teams)"), &design_c.run()));
+    println!("{}", latency_row(&format!("design floor: the design's fixed shape (docs/architecture.md) in plain JavaScript, nothing else (benches/apps/design-floor), {n} signed events, {CLIENTS} clients ({CLIENTS} teams)"), &design_c.run()));
     println!("| 1 | ratio slackline / design floor, p50; design floor / peer, p50; design floor / floor, p50 | {:.2}x; {}; {:.2}x |", ratio(app_c, design_c),
         peer_c.map(|p| format!("{:.2}x", ratio(design_c, p))).unwrap_or_else(|| "no peer".into()), ratio(design_c, floor_c));
     println!("| 1 | receipt only / floor, p50, from the stage loads: slackline; design floor | {:.2}x; {:.2}x |", pct(&app_stages.receipt_only, 0.5).as_secs_f64() / p50(floor_c), pct(&design_stages.receipt_only, 0.5).as_secs_f64() / p50(floor_c));

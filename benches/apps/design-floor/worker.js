@@ -1,5 +1,5 @@
-// The design's floor for the benchmarks: slackline's fixed shape (DESIGN.md) with nothing else,
-// in plain JavaScript. A stateless Worker verifies the Slack signature and forwards the event to
+// The design's floor for the benchmarks: slackline's fixed shape (docs/architecture.md) with
+// nothing else, in plain JavaScript. A stateless Worker verifies the Slack signature and forwards the event to
 // one Durable Object per team; the object writes a receipt and an outbox row in one
 // transactionSync, sets its alarm to now and answers; the alarm claims the due rows with one
 // UPDATE, posts each reply to SLACK_API_URL and completes it with a fenced UPDATE. No retries,
