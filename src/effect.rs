@@ -112,7 +112,7 @@ impl Action {
 }
 
 /// Whether rows of this effect label run one at a time per target (a List's jobs, a status
-/// message's): the claim takes only the oldest pending row of such a target (`sql::CLAIM`, the
+/// message's): the claim takes only the oldest pending row of such a target (`sql::outbox::CLAIM`, the
 /// `outbox_serial` index), so finishing one makes the next one claimable.
 pub fn is_serial(label: &str) -> bool {
     matches!(label, "lists" | "status")

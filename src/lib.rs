@@ -18,6 +18,7 @@
 //! - [`notify`]: the notify API: messages with an idempotency key, versioned status messages;
 //! - [`lockout`]: failed-token lockout per client;
 //! - [`outbox`]: the outbox state machine and [`outbox::retry`] policy (clock and jitter passed in);
+//! - [`routes`]: the admin and service API routes, parsed once, and the one JSON error body;
 //! - [`url_parts`]: a request URL's query and origin, without the `url` crate;
 //! - [`sql`]: every SQL statement, run by the actors and by the native property tests;
 //! - [`oauth`]: the install flow's signed state, URLs, answers and pages;
@@ -47,6 +48,7 @@ pub mod logs;
 pub mod notify;
 pub mod oauth;
 pub mod outbox;
+pub mod routes;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod sim;
 pub mod slack;

@@ -235,6 +235,27 @@ pub struct StatusView {
     pub stale: bool,
 }
 
+/// What a post's completion keeps (only when the claim still holds).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PostWrite {
+    /// A notify message was posted here.
+    Message {
+        /// Slack's channel.
+        channel: String,
+        /// Slack's ts.
+        ts: String,
+    },
+    /// A status message shows `version` (posted at `posted`, the first time).
+    Status {
+        /// Its name.
+        name: String,
+        /// `(ts, channel)` of the first post.
+        posted: Option<(String, String)>,
+        /// The version sent.
+        version: i64,
+    },
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -76,10 +76,10 @@ struct World {
 impl World {
     fn new(rows: usize) -> World {
         let db = Connection::open_in_memory().unwrap();
-        db.execute_batch(sql::SCHEMA).unwrap();
+        db.execute_batch(sql::schema::SCHEMA).unwrap();
         let now = 1_000_000;
         for i in 0..rows {
-            let inserted: Vec<i64> = query_ids(&db, sql::INSERT_OUTBOX, params![
+            let inserted: Vec<i64> = query_ids(&db, sql::ingest::INSERT_OUTBOX, params![
                 format!("key:{i}"), format!("op:{i}"), "slack_api", "chat.postMessage", "{}", 100, now, Option::<i64>::None, now
             ]);
             assert_eq!(inserted.len(), 1);
@@ -104,7 +104,7 @@ impl World {
         self.tokens += 1;
         let token = format!("token-{}", self.tokens);
         let before = self.all_states();
-        let claimed: Vec<i64> = query_ids(&self.db, sql::CLAIM, params![token, self.now + LEASE_MS, self.now, limit]);
+        let claimed: Vec<i64> = query_ids(&self.db, sql::outbox::CLAIM, params![token, self.now + LEASE_MS, self.now, limit]);
         assert!(claimed.len() as i64 <= limit);
         for id in claimed {
             let was = &before[&id];
@@ -124,9 +124,9 @@ impl World {
         let before = self.state(flight.row);
         let owns = before.status == "pending" && before.token.as_deref() == Some(flight.token.as_str());
         let stored = match outcome {
-            Outcome::Done => query_ids(&self.db, sql::COMPLETE_DONE, params![flight.row, flight.token, self.now, 200]),
-            Outcome::Retry { after_ms } => query_ids(&self.db, sql::COMPLETE_RETRY, params![flight.row, flight.token, self.now + after_ms, "http_500", 500]),
-            Outcome::Park => query_ids(&self.db, sql::COMPLETE_PARK, params![flight.row, flight.token, "channel_not_found", "channel_not_found", 200, self.now]),
+            Outcome::Done => query_ids(&self.db, sql::outbox::COMPLETE_DONE, params![flight.row, flight.token, self.now, 200]),
+            Outcome::Retry { after_ms } => query_ids(&self.db, sql::outbox::COMPLETE_RETRY, params![flight.row, flight.token, self.now + after_ms, "http_500", 500]),
+            Outcome::Park => query_ids(&self.db, sql::outbox::COMPLETE_PARK, params![flight.row, flight.token, "channel_not_found", "channel_not_found", 200, self.now]),
         };
         assert_eq!(!stored.is_empty(), owns, "completion stored iff the token still owns the row: {flight:?} {before:?}");
         if !owns {
@@ -203,7 +203,7 @@ fn stale_lease_completion_is_fenced() {
     world.now += LEASE_MS; // the lease runs out
     world.claim(1);
     assert_eq!(world.in_flight.len(), 2, "the expired lease was claimed again");
-    let stored = query_ids(&world.db, sql::COMPLETE_DONE, params![stale.row, stale.token, world.now, 200]);
+    let stored = query_ids(&world.db, sql::outbox::COMPLETE_DONE, params![stale.row, stale.token, world.now, 200]);
     assert!(stored.is_empty(), "the stale claimer is fenced");
     assert_eq!(world.state(stale.row).status, "pending");
 }
@@ -220,10 +220,10 @@ fn a_live_lease_is_not_claimed_twice() {
 #[test]
 fn a_held_target_is_not_claimed_until_the_hold_passes() {
     let mut world = World::new(2);
-    world.db.execute(sql::HOLD_TARGET, params!["chat.postMessage", world.now + 500]).unwrap();
+    world.db.execute(sql::outbox::HOLD_TARGET, params!["chat.postMessage", world.now + 500]).unwrap();
     world.claim(5);
     assert!(world.in_flight.is_empty());
-    let next: Option<i64> = world.db.query_row(sql::SWEEP_END, [world.now, 0, 0], |r| r.get(0)).unwrap();
+    let next: Option<i64> = world.db.query_row(sql::outbox::SWEEP_END, [world.now, 0, 0], |r| r.get(0)).unwrap();
     assert_eq!(next, Some(world.now + 500), "the alarm is re-armed to the end of the hold, not in a hot loop");
     world.now += 500;
     world.claim(5);
@@ -234,22 +234,22 @@ fn a_held_target_is_not_claimed_until_the_hold_passes() {
 fn next_due_is_the_lease_expiry_while_a_claim_is_live() {
     let mut world = World::new(1);
     world.claim(1);
-    let next: Option<i64> = world.db.query_row(sql::SWEEP_END, [world.now, 0, 0], |r| r.get(0)).unwrap();
+    let next: Option<i64> = world.db.query_row(sql::outbox::SWEEP_END, [world.now, 0, 0], |r| r.get(0)).unwrap();
     assert_eq!(next, Some(world.now + LEASE_MS));
 }
 
 #[test]
 fn a_duplicate_idempotency_key_inserts_nothing() {
     let world = World::new(1);
-    let again: Vec<i64> = query_ids(&world.db, sql::INSERT_OUTBOX, params!["key:0", "op:x", "slack_api", "chat.postMessage", "{}", 6, 0, Option::<i64>::None, 0]);
+    let again: Vec<i64> = query_ids(&world.db, sql::ingest::INSERT_OUTBOX, params!["key:0", "op:x", "slack_api", "chat.postMessage", "{}", 6, 0, Option::<i64>::None, 0]);
     assert!(again.is_empty());
 }
 
 #[test]
 fn a_receipt_is_new_once() {
     let world = World::new(0);
-    assert_eq!(query_count(&world.db, sql::INSERT_RECEIPT, params!["Ev1", "event", 5]), 1);
-    assert_eq!(query_count(&world.db, sql::INSERT_RECEIPT, params!["Ev1", "event", 6]), 0);
+    assert_eq!(query_count(&world.db, sql::ingest::INSERT_RECEIPT, params!["Ev1", "event", 5]), 1);
+    assert_eq!(query_count(&world.db, sql::ingest::INSERT_RECEIPT, params!["Ev1", "event", 6]), 0);
 }
 
 #[test]
@@ -260,12 +260,12 @@ fn pruning_removes_old_receipts_and_done_rows_but_never_parked_ones() {
     }
     world.complete(0, Outcome::Done);
     world.complete(0, Outcome::Park);
-    query_count(&world.db, sql::INSERT_RECEIPT, params!["Ev-old", "event", world.now]);
+    query_count(&world.db, sql::ingest::INSERT_RECEIPT, params!["Ev-old", "event", world.now]);
     world.now += 10_000;
     let cutoff = world.now - 1;
-    world.db.execute(sql::PRUNE_RECEIPTS, params![cutoff, 100]).unwrap();
-    world.db.execute(sql::PRUNE_DONE_ATTEMPTS, params![cutoff, 100]).unwrap();
-    world.db.execute(sql::PRUNE_DONE, params![cutoff, 100]).unwrap();
+    world.db.execute(sql::outbox::PRUNE_RECEIPTS, params![cutoff, 100]).unwrap();
+    world.db.execute(sql::outbox::PRUNE_DONE_ATTEMPTS, params![cutoff, 100]).unwrap();
+    world.db.execute(sql::outbox::PRUNE_DONE, params![cutoff, 100]).unwrap();
     let statuses: Vec<String> = world.db.prepare("SELECT status FROM outbox ORDER BY id").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
     assert_eq!(statuses, vec!["parked", "pending"], "row 1 (done) pruned; row 2 parked and row 3 pending kept");
     let receipts: i64 = world.db.query_row("SELECT COUNT(*) FROM receipts", [], |r| r.get(0)).unwrap();
@@ -287,7 +287,7 @@ fn query_plan(db: &Connection, statement: &str, params: impl rusqlite::Params) -
 #[test]
 fn the_claim_reaches_due_rows_through_the_due_index_not_a_scan_of_the_outbox() {
     let world = World::new(50);
-    let plan = query_plan(&world.db, sql::CLAIM, params!["token", world.now + LEASE_MS, world.now, 10]);
+    let plan = query_plan(&world.db, sql::outbox::CLAIM, params!["token", world.now + LEASE_MS, world.now, 10]);
     assert!(plan.iter().any(|step| step.contains("USING INDEX outbox_due")), "{plan:#?}");
     assert!(!plan.iter().any(|step| step.starts_with("SCAN outbox")), "{plan:#?}");
 }
@@ -296,8 +296,8 @@ fn the_claim_reaches_due_rows_through_the_due_index_not_a_scan_of_the_outbox() {
 fn a_sweep_never_takes_back_its_own_rows_even_after_their_lease_expired() {
     let mut world = World::new(1);
     let token = "the-same-sweep";
-    assert_eq!(query_ids(&world.db, sql::CLAIM, params![token, world.now + LEASE_MS, world.now, 10]).len(), 1);
+    assert_eq!(query_ids(&world.db, sql::outbox::CLAIM, params![token, world.now + LEASE_MS, world.now, 10]).len(), 1);
     world.now += LEASE_MS; // its own attempt outlived the lease
-    assert!(query_ids(&world.db, sql::CLAIM, params![token, world.now + LEASE_MS, world.now, 10]).is_empty(), "in flight in this sweep");
-    assert_eq!(query_ids(&world.db, sql::CLAIM, params!["another-sweep", world.now + LEASE_MS, world.now, 10]).len(), 1, "another sweep takes the expired lease over");
+    assert!(query_ids(&world.db, sql::outbox::CLAIM, params![token, world.now + LEASE_MS, world.now, 10]).is_empty(), "in flight in this sweep");
+    assert_eq!(query_ids(&world.db, sql::outbox::CLAIM, params!["another-sweep", world.now + LEASE_MS, world.now, 10]).len(), 1, "another sweep takes the expired lease over");
 }

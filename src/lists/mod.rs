@@ -3,7 +3,7 @@
 //! ([`reconcile`]). The team actor stores records and runs the sync and the passes in its alarm;
 //! everything it decides comes from here.
 //!
-//! Two facts shape the design (`shared/reference/slack-lists.md`): no event fires when a List
+//! Two facts of Slack's Lists API (`docs/lists.md`) shape the design: no event fires when a List
 //! changes, so polling `slackLists.items.list` is the only inbound signal; and
 //! `slackLists.items.create` has no idempotency key, so a repeated create makes a second row. Our
 //! link to a row is its id (`Rec…`), stored with the record, and a **mirrored key column** that
@@ -14,6 +14,7 @@
 
 pub mod api;
 pub mod create;
+pub mod end;
 pub mod sync;
 pub mod reconcile;
 

@@ -9,25 +9,19 @@
 //! (bearer or login form) count toward the client's lockout (`runtime::guard`): 429 after 10 in a
 //! minute.
 //!
-//! | method and path | actor route |
-//! | --- | --- |
-//! | `GET /admin/teams?limit=&after=` | the `Directory` actor's list of teams, by key, paged (`next_after`) |
-//! | `GET /admin/teams/{team}` | the HTML dead-letter page (or the login form) |
-//! | `GET /admin/teams/{team}/stats` | `GET /admin/stats` |
-//! | `GET /admin/teams/{team}/outbox?status=&limit=&before=` | `GET /admin/outbox` |
-//! | `GET /admin/teams/{team}/audit` | `GET /admin/audit` (redrives and discards, newest first) |
-//! | `GET /admin/teams/{team}/outbox/{id}` | `GET /admin/outbox/{id}` |
-//! | `POST /admin/teams/{team}/outbox/{id}/redrive` | `POST /admin/outbox/{id}/redrive` |
-//! | `DELETE /admin/teams/{team}/outbox/{id}` | `DELETE /admin/outbox/{id}` |
-//! | `POST /admin/teams/{team}/sweep` | `POST /admin/sweep` (runs a sweep now, returns its report) |
-//! | `POST /admin/teams/{team}/redrive?reason=&since=&until=[&dry_run=false&expect=N]` | `POST /admin/redrive` |
+//! `GET /admin/teams?limit=&after=` is the `Directory` actor's list of teams, by key, paged
+//! (`next_after`); `GET /admin/teams/{team}` the HTML dead-letter page (or the login form). Every
+//! other path after `/admin/teams/{team}` is parsed once into an [`AdminRoute`] (`crate::routes`
+//! lists them) and forwarded, typed, to the team actor.
 
 use super::error::FrontDoorError;
-use super::{clock, directory, guard, header, html_page, response_json, team, valid_team};
+use super::test_hooks::TestHooks;
+use super::{clock, directory, guard, header, html_page, response_json, team};
 use crate::admin::page::{self, ACTION_HEADER, SESSION_COOKIE, SESSION_TTL_MS};
 use crate::admin::{OutboxPage, Stats};
 use crate::config::{Config, Secret};
 use crate::oauth::cookie;
+use crate::routes::{AdminRoute, TeamKey, Verb, ROUTE_HEADER};
 use worker::{Env, Headers, Method, Request, Response};
 
 /// How a request proved it is the operator.
@@ -52,7 +46,7 @@ fn caller(req: &Request, token: &Secret) -> Option<Caller> {
 /// Serves `/admin/...`.
 pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Response, FrontDoorError> {
     let token = config.admin_token.as_ref().ok_or(FrontDoorError::AdminOff)?;
-    let client = guard::client(&req, config);
+    let client = guard::client(&req, &TestHooks::read(&req, config));
     guard::check(&client)?;
     let path = req.path();
     let segments: Vec<String> = path.trim_matches('/').split('/').map(str::to_string).collect();
@@ -78,30 +72,26 @@ pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Respo
             let query = super::query_suffix(&req);
             return Ok(directory::call(env, Method::Get, &format!("/teams{query}"), None).await?);
         }
-        ["admin", "teams", team] if page_request && valid_team(team) => return serve_page(env, team).await,
-        ["admin", "teams", team, rest @ ..] if !rest.is_empty() => (*team, rest.to_vec()),
+        ["admin", "teams", team] if page_request => return serve_page(env, &TeamKey::parse(team)?).await,
+        ["admin", "teams", team, rest @ ..] if !rest.is_empty() => (*team, rest),
         _ => return Err(FrontDoorError::NotFound),
     };
-    if !valid_team(team) {
-        return Err(FrontDoorError::BadRequest("team must be a Slack team or enterprise id".into()));
-    }
-    let allowed = matches!(
-        (req.method(), rest.as_slice()),
-        (Method::Get, ["stats"])
-            | (Method::Get, ["audit"])
-            | (Method::Get, ["outbox"])
-            | (Method::Get, ["outbox", _])
-            | (Method::Delete, ["outbox", _])
-            | (Method::Post, ["outbox", _, "redrive"])
-            | (Method::Post, ["sweep"])
-            | (Method::Post, ["redrive"])
-            | (Method::Post, ["seed"])
-    );
-    if !allowed {
-        return Err(FrontDoorError::NotFound);
-    }
+    let team = TeamKey::parse(team)?;
+    let route = AdminRoute::parse(Verb::parse(&req.method().to_string()), rest)?;
     let query = super::query_suffix(&req);
-    Ok(team::call(env, team, req.method(), &format!("/admin/{}{query}", rest.join("/")), None, None).await?)
+    Ok(call(env, &team, &route, &query).await?)
+}
+
+/// Sends `route` (with the request's query string) to the team's actor.
+async fn call(env: &Env, team: &TeamKey, route: &AdminRoute, query: &str) -> worker::Result<Response> {
+    let headers = Headers::new();
+    headers.set(ROUTE_HEADER, &serde_json::to_string(route).map_err(|e| worker::Error::RustError(e.to_string()))?)?;
+    let method = match route {
+        AdminRoute::Stats | AdminRoute::Audit | AdminRoute::Outbox | AdminRoute::Row { .. } => Method::Get,
+        AdminRoute::Discard { .. } => Method::Delete,
+        _ => Method::Post,
+    };
+    team::call(env, team.as_str(), method, &format!("/admin{query}"), None, Some(headers)).await
 }
 
 /// `POST /admin/login`: checks the token from the form body and sets the session cookie.
@@ -121,8 +111,8 @@ async fn login(req: &mut Request, token: &Secret, client: &str) -> Result<Respon
 }
 
 /// The dead-letter page of one team.
-async fn serve_page(env: &Env, team: &str) -> Result<Response, FrontDoorError> {
-    let stats: Stats = response_json(team::call(env, team, Method::Get, "/admin/stats", None, None).await?).await?;
-    let parked: OutboxPage = response_json(team::call(env, team, Method::Get, "/admin/outbox?status=parked&limit=200", None, None).await?).await?;
-    Ok(html_page(200, &page::dead_letter_page(team, &stats, &parked.rows))?)
+async fn serve_page(env: &Env, team: &TeamKey) -> Result<Response, FrontDoorError> {
+    let stats: Stats = response_json(call(env, team, &AdminRoute::Stats, "").await?).await?;
+    let parked: OutboxPage = response_json(call(env, team, &AdminRoute::Outbox, "?status=parked&limit=200").await?).await?;
+    Ok(html_page(200, &page::dead_letter_page(team.as_str(), &stats, &parked.rows))?)
 }

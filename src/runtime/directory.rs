@@ -71,7 +71,7 @@ impl DurableObject for Directory {
                 let fresh = store::consume_state(&self.sql, &note.nonce, note.expires_at, now)?;
                 Response::from_json(&json!({ "fresh": fresh }))
             }
-            _ => Response::error("not found", 404),
+            _ => Ok(super::json_response(404, &crate::routes::error_body("not_found", "not found", None))),
         }
     }
 }

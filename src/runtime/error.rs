@@ -5,7 +5,7 @@
 
 use crate::slack::envelope::ParseError;
 use crate::slack::signature::SignatureError;
-use serde_json::json;
+use crate::routes::error_body;
 use worker::Response;
 
 /// Everything that can go wrong at the front door.
@@ -68,23 +68,24 @@ impl FrontDoorError {
         }
     }
 
-    /// The one place that maps errors to HTTP. Internal details are logged, never returned.
+    /// The one place that maps errors to HTTP, with the one error body
+    /// (`crate::routes::error_body`). Internal details are logged, never returned.
     pub fn into_response(self) -> Response {
-        let (status, message) = match &self {
-            FrontDoorError::NotFound | FrontDoorError::AdminOff => (404, "not found".to_string()),
-            FrontDoorError::NotConfigured(var) => (500, format!("server not configured: {var} is missing")),
-            FrontDoorError::TooLarge => (413, "body too large".into()),
-            FrontDoorError::BadSignature(_) => (401, "invalid request signature".into()),
-            FrontDoorError::WrongContentType => (415, "unsupported content type".into()),
-            FrontDoorError::Malformed(e) => (400, e.reason()),
-            FrontDoorError::Unauthorized => (401, "unauthorized".into()),
-            FrontDoorError::LockedOut { .. } => (429, "too many wrong tokens from this client; try again later".into()),
-            FrontDoorError::MissingIdempotencyKey => (400, "an Idempotency-Key header of 1 to 255 printable ASCII characters is required".into()),
-            FrontDoorError::BadRequest(r) => (400, r.clone()),
-            FrontDoorError::ActorTimeout => (500, "not recorded in time; retry".into()),
-            FrontDoorError::Internal(_) => (500, "internal error; retry".into()),
+        let (status, code, message) = match &self {
+            FrontDoorError::NotFound | FrontDoorError::AdminOff => (404, "not_found", "not found".to_string()),
+            FrontDoorError::NotConfigured(var) => (500, "not_configured", format!("server not configured: {var} is missing")),
+            FrontDoorError::TooLarge => (413, "too_large", "body too large".into()),
+            FrontDoorError::BadSignature(_) => (401, "invalid_signature", "invalid request signature".into()),
+            FrontDoorError::WrongContentType => (415, "unsupported_content_type", "unsupported content type".into()),
+            FrontDoorError::Malformed(e) => (400, "malformed", e.reason()),
+            FrontDoorError::Unauthorized => (401, "unauthorized", "unauthorized".into()),
+            FrontDoorError::LockedOut { .. } => (429, "locked_out", "too many wrong tokens from this client; try again later".into()),
+            FrontDoorError::MissingIdempotencyKey => (400, "missing_idempotency_key", "an Idempotency-Key header of 1 to 255 printable ASCII characters is required".into()),
+            FrontDoorError::BadRequest(r) => (400, "bad_request", r.clone()),
+            FrontDoorError::ActorTimeout => (500, "actor_timeout", "not recorded in time; retry".into()),
+            FrontDoorError::Internal(_) => (500, "internal_error", "internal error; retry".into()),
         };
-        let mut response = super::json_response(status, &json!({ "ok": false, "error": message }));
+        let mut response = super::json_response(status, &error_body(code, &message, None));
         if let FrontDoorError::LockedOut { retry_after_s } = self {
             let _ = response.headers_mut().set("retry-after", &retry_after_s.to_string());
         }

@@ -8,6 +8,7 @@
 //! the modules the front door calls can return it without importing the front door).
 
 use super::error::FrontDoorError;
+use super::test_hooks::TestHooks;
 use super::{admin, api, clock, env, header, log, oauth, team};
 use crate::config::{Config, MAX_BODY_BYTES};
 use crate::ingest::{IngestOutcome, Receipt};
@@ -17,6 +18,15 @@ use crate::slack::signature;
 use futures::StreamExt;
 use serde_json::json;
 use worker::{event, Env, Method, Request, Response};
+
+impl From<team::Late> for FrontDoorError {
+    fn from(late: team::Late) -> Self {
+        match late {
+            team::Late::OverBudget => FrontDoorError::ActorTimeout,
+            team::Late::Failed(e) => FrontDoorError::from(e),
+        }
+    }
+}
 
 /// The three Slack routes, each with its body format.
 #[derive(Debug, Clone, Copy)]
@@ -78,13 +88,16 @@ async fn fetch(req: Request, env: Env, _ctx: worker::Context) -> worker::Result<
 
 async fn route(req: Request, env: &Env, config: &Config, started: i64) -> Result<Response, FrontDoorError> {
     let path = req.path();
+    let hooks = TestHooks::read(&req, config);
+    // The clock for signature timestamps and install states: the Workers clock, or the test clock.
+    let now = hooks.now_ms.unwrap_or(started);
     match (req.method(), path.as_str()) {
         (Method::Get, "/healthz") => health(config),
-        (Method::Get, "/slack/install") => Ok(oauth::install(&req, config, request_now_ms(config, &req, started))?),
-        (Method::Get, "/slack/oauth_redirect") => Ok(oauth::redirect(&req, env, config, request_now_ms(config, &req, started)).await?),
-        (Method::Post, "/slack/events") => slack(req, env, config, SlackRoute::Events, started).await,
-        (Method::Post, "/slack/commands") => slack(req, env, config, SlackRoute::Commands, started).await,
-        (Method::Post, "/slack/interactivity") => slack(req, env, config, SlackRoute::Interactivity, started).await,
+        (Method::Get, "/slack/install") => Ok(oauth::install(&req, config, now)?),
+        (Method::Get, "/slack/oauth_redirect") => Ok(oauth::redirect(&req, env, config, now).await?),
+        (Method::Post, "/slack/events") => slack(req, env, config, SlackRoute::Events, (started, now), &hooks).await,
+        (Method::Post, "/slack/commands") => slack(req, env, config, SlackRoute::Commands, (started, now), &hooks).await,
+        (Method::Post, "/slack/interactivity") => slack(req, env, config, SlackRoute::Interactivity, (started, now), &hooks).await,
         (_, p) if p == "/admin" || p.starts_with("/admin/") => admin::route(req, env, config).await,
         (_, p) if p.starts_with("/api/") => api::route(req, env, config).await,
         _ => Err(FrontDoorError::NotFound),
@@ -103,19 +116,12 @@ fn health(config: &Config) -> Result<Response, FrontDoorError> {
     Ok(Response::from_json(&body)?.with_status(if ready { 200 } else { 503 }))
 }
 
-/// The clock for signature timestamps and install states: the Workers clock, or the test clock
-/// when allowed.
-fn request_now_ms(config: &Config, req: &Request, started: i64) -> i64 {
-    if !config.allow_test_clock {
-        return started;
-    }
-    header(req, team::TEST_NOW).and_then(|v| v.parse().ok()).unwrap_or(started)
-}
-
-async fn slack(mut req: Request, env: &Env, config: &Config, route: SlackRoute, started: i64) -> Result<Response, FrontDoorError> {
+/// A Slack route: `started` is when the request arrived, `now` the clock its signature is checked
+/// against (the test clock, when allowed).
+async fn slack(mut req: Request, env: &Env, config: &Config, route: SlackRoute, (started, now): (i64, i64), hooks: &TestHooks) -> Result<Response, FrontDoorError> {
     let secret = config.signing_secret.as_ref().ok_or(FrontDoorError::NotConfigured("SLACK_SIGNING_SECRET"))?;
     let body = read_capped(&mut req, MAX_BODY_BYTES).await?;
-    let now_secs = request_now_ms(config, &req, started).div_euclid(1000);
+    let now_secs = now.div_euclid(1000);
     let (ts, sig) = (header(&req, "x-slack-request-timestamp"), header(&req, "x-slack-signature"));
     signature::verify(secret, ts.as_deref(), sig.as_deref(), &body, now_secs).map_err(FrontDoorError::BadSignature)?;
     let content_type = header(&req, "content-type").unwrap_or_default();
@@ -129,8 +135,7 @@ async fn slack(mut req: Request, env: &Env, config: &Config, route: SlackRoute, 
         retry_reason: header(&req, "x-slack-retry-reason"),
         ..RequestLine::default()
     };
-    let test_delay = if config.allow_test_clock { header(&req, team::TEST_ACTOR_DELAY) } else { None };
-    let response = answer(inbound, env, config, &mut line, test_delay).await?;
+    let response = answer(inbound, env, config, &mut line, hooks).await?;
     line.ack_ms = clock::now_ms() - started;
     log::emit(line);
     Ok(response)
@@ -161,7 +166,7 @@ async fn read_capped(req: &mut Request, limit: usize) -> Result<Vec<u8>, FrontDo
 }
 
 /// Answers a verified, parsed request; fills the log line's verdict.
-async fn answer(inbound: Inbound, env: &Env, config: &Config, line: &mut RequestLine, test_delay: Option<String>) -> Result<Response, FrontDoorError> {
+async fn answer(inbound: Inbound, env: &Env, config: &Config, line: &mut RequestLine, hooks: &TestHooks) -> Result<Response, FrontDoorError> {
     match inbound {
         Inbound::UrlVerification { challenge } => {
             line.verdict = RequestVerdict::UrlVerification;
@@ -185,15 +190,15 @@ async fn answer(inbound: Inbound, env: &Env, config: &Config, line: &mut Request
             line.type_name = Some(kind);
             Ok(Response::empty()?)
         }
-        Inbound::Dispatch(dispatch) => dispatch_to_actor(dispatch, env, config, line, test_delay).await,
+        Inbound::Dispatch(dispatch) => dispatch_to_actor(dispatch, env, config, line, hooks).await,
     }
 }
 
-async fn dispatch_to_actor(d: Dispatch, env: &Env, config: &Config, line: &mut RequestLine, test_delay: Option<String>) -> Result<Response, FrontDoorError> {
+async fn dispatch_to_actor(d: Dispatch, env: &Env, config: &Config, line: &mut RequestLine, hooks: &TestHooks) -> Result<Response, FrontDoorError> {
     line.team = Some(d.team_key().into());
     line.op_key = Some(d.op_key().into());
     line.type_name = Some(d.type_name().into());
-    let outcome = record_at_actor(env, &d, config.ack_budget_ms, test_delay).await?;
+    let outcome = record_at_actor(env, &d, config.ack_budget_ms, hooks).await?;
     line.verdict = outcome.verdict().into();
     line.queued = match outcome.receipt {
         Receipt::New { queued, .. } => Some(queued),
@@ -208,20 +213,17 @@ async fn dispatch_to_actor(d: Dispatch, env: &Env, config: &Config, line: &mut R
 
 /// Sends the dispatch to its team actor and waits at most `budget_ms` for the recorded outcome
 /// (past it the call is aborted: the unit may still commit, and Slack's retry is a duplicate).
-async fn record_at_actor(env: &Env, d: &Dispatch, budget_ms: i64, test_delay: Option<String>) -> Result<IngestOutcome, FrontDoorError> {
+async fn record_at_actor(env: &Env, d: &Dispatch, budget_ms: i64, hooks: &TestHooks) -> Result<IngestOutcome, FrontDoorError> {
     let body = serde_json::to_string(d).map_err(|e| FrontDoorError::Internal(e.to_string()))?;
-    let headers = match test_delay {
-        Some(delay) => {
+    let headers = match hooks.actor_delay_ms {
+        Some(_) => {
             let headers = worker::Headers::new();
-            headers.set(team::TEST_ACTOR_DELAY, &delay)?;
+            hooks.forward(&headers)?;
             Some(headers)
         }
         None => None,
     };
-    let (status, text) = team::call_within(env, d.team_key(), "/ingest", body, headers, budget_ms).await.map_err(|late| match late {
-        team::Late::OverBudget => FrontDoorError::ActorTimeout,
-        team::Late::Failed(e) => FrontDoorError::from(e),
-    })?;
+    let (status, _, text) = team::call_within(env, d.team_key(), Method::Post, "/ingest", Some(body), headers, budget_ms).await?;
     if status != 200 {
         return Err(FrontDoorError::Internal(format!("actor answered {status}: {text}")));
     }

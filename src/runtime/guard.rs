@@ -9,8 +9,8 @@
 //! slow guessing down, not make it impossible; see `docs/operations.md`.
 
 use super::error::FrontDoorError;
+use super::test_hooks::TestHooks;
 use super::{clock, header};
-use crate::config::Config;
 use crate::lockout::Lockout;
 use std::cell::RefCell;
 use worker::Request;
@@ -19,14 +19,10 @@ thread_local! {
     static LOCKOUT: RefCell<Lockout> = RefCell::new(Lockout::default());
 }
 
-/// Tests only (`ALLOW_TEST_CLOCK=1`): the client address to count against (locally every request
-/// comes from 127.0.0.1).
-pub const TEST_CLIENT_IP: &str = "x-slackline-test-client-ip";
-
-/// Who is asking: `CF-Connecting-IP` (set by Cloudflare, not by the client).
-pub fn client(req: &Request, config: &Config) -> String {
-    let test_ip = config.allow_test_clock.then(|| header(req, TEST_CLIENT_IP)).flatten();
-    test_ip.or_else(|| header(req, "cf-connecting-ip")).unwrap_or_else(|| "unknown".into())
+/// Who is asking: `CF-Connecting-IP` (set by Cloudflare, not by the client); in tests, the
+/// address the test hooks name.
+pub fn client(req: &Request, hooks: &TestHooks) -> String {
+    hooks.client_ip.clone().or_else(|| header(req, "cf-connecting-ip")).unwrap_or_else(|| "unknown".into())
 }
 
 /// Refuses a locked-out client.

@@ -10,10 +10,9 @@
 //! - [`team`]: the `TeamActor` Durable Object: the atomic ingest unit, the installation, the admin
 //!   reads, the alarm;
 //! - [`directory`]: the `Directory` Durable Object: the list of teams and consumed OAuth states;
-//! - [`credential`]: the bot token at delivery time, with single-flight refresh;
-//! - [`sweep`]: the alarm's delivery loop;
-//! - [`status`]: a status message's job (post, or update to the newest version), for the sweep;
-//! - [`lists`]: a Slack List's jobs (a record's sync, a reconciliation page), performed for the sweep;
+//! - [`sweep`]: the alarm path: the delivery loop, the bot token at delivery time
+//!   (`sweep::credential`), and one file per kind of job (`sweep::jobs`);
+//! - [`pacing`]: the team's pacer as one attempt's Slack calls see it (Slack's rate limits);
 //! - [`store`]: the only module that runs SQL;
 //! - [`http`]: the only module that calls `Fetch`;
 //! - [`env`], [`log`], [`clock`]: configuration, JSON log lines, time and randomness.
@@ -21,26 +20,19 @@
 pub mod admin;
 pub mod api;
 pub mod clock;
-pub mod credential;
 pub mod directory;
 pub mod env;
 pub mod error;
 pub mod front_door;
 pub mod guard;
 pub mod http;
-pub mod lists;
 pub mod log;
 pub mod oauth;
 pub mod pacing;
-pub mod status;
 pub mod store;
 pub mod sweep;
 pub mod team;
-
-/// A team key as it may appear in a path: Slack ids are short and alphanumeric.
-pub fn valid_team(team: &str) -> bool {
-    (1..=64).contains(&team.len()) && team.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-}
+pub mod test_hooks;
 
 /// The value of one request header, if present and readable.
 pub fn header(req: &worker::Request, name: &str) -> Option<String> {

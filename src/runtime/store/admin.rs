@@ -11,7 +11,7 @@ use crate::logs::SweepLine;
 
 /// Keeps the last sweep's report for the stats.
 pub fn save_last_sweep(sql: &SqlStorage, report: &SweepLine) -> worker::Result<()> {
-    run(sql, sql::SAVE_LAST_SWEEP, vec![V::String(serde_json::to_string(report)?)])
+    run(sql, sql::admin::SAVE_LAST_SWEEP, vec![V::String(serde_json::to_string(report)?)])
 }
 
 /// The pending summary at `now`: how many rows are pending, and how long the oldest has waited.
@@ -21,7 +21,7 @@ fn pending(sql: &SqlStorage, now: i64) -> worker::Result<(i64, Option<i64>)> {
         n: i64,
         oldest: Option<i64>,
     }
-    let row = rows::<Row>(sql, sql::PENDING_SUMMARY, vec![])?.into_iter().next();
+    let row = rows::<Row>(sql, sql::admin::PENDING_SUMMARY, vec![])?.into_iter().next();
     Ok(row.map_or((0, None), |r| (r.n, r.oldest.map(|o| now - o))))
 }
 
@@ -35,19 +35,19 @@ pub fn stats(sql: &SqlStorage, now: i64) -> worker::Result<Stats> {
     struct Count {
         n: i64,
     }
-    let last_sweep = rows::<Text>(sql, sql::LAST_SWEEP, vec![])?.into_iter().next().and_then(|t| serde_json::from_str(&t.value).ok());
+    let last_sweep = rows::<Text>(sql, sql::admin::LAST_SWEEP, vec![])?.into_iter().next().and_then(|t| serde_json::from_str(&t.value).ok());
     let (pending, oldest_pending_age_ms) = pending(sql, now)?;
     Ok(Stats {
         team: team_key(sql)?,
         pending,
         oldest_pending_age_ms,
-        parked_by_reason: rows(sql, sql::PARKED_BY_REASON, vec![])?,
-        groups: rows(sql, sql::STATS_BY_STATUS, vec![])?,
-        receipts: rows::<Count>(sql, sql::RECEIPT_COUNT, vec![])?.first().map_or(0, |c| c.n),
-        counters: rows(sql, sql::COUNTERS, vec![])?,
-        holds: rows(sql, sql::ACTIVE_HOLDS, vec![int(now)])?,
+        parked_by_reason: rows(sql, sql::admin::PARKED_BY_REASON, vec![])?,
+        groups: rows(sql, sql::admin::STATS_BY_STATUS, vec![])?,
+        receipts: rows::<Count>(sql, sql::admin::RECEIPT_COUNT, vec![])?.first().map_or(0, |c| c.n),
+        counters: rows(sql, sql::admin::COUNTERS, vec![])?,
+        holds: rows(sql, sql::outbox::ACTIVE_HOLDS, vec![int(now)])?,
         pacing: Vec::new(), // the actor's pacer fills it in
-        failing_targets: rows(sql, sql::STREAKS, vec![])?,
+        failing_targets: rows(sql, sql::admin::STREAKS, vec![])?,
         last_sweep,
         installation: installation(sql)?,
         uninstalled: uninstalled(sql)?,
@@ -77,7 +77,7 @@ pub fn count_parked(sql: &SqlStorage, filter: &ParkedFilter) -> worker::Result<i
     struct Row {
         n: i64,
     }
-    Ok(rows::<Row>(sql, sql::COUNT_PARKED_MATCHING, filter.bindings())?.first().map(|r| r.n).unwrap_or(0))
+    Ok(rows::<Row>(sql, sql::admin::COUNT_PARKED_MATCHING, filter.bindings())?.first().map(|r| r.n).unwrap_or(0))
 }
 
 /// Redrives up to `cap` matching rows, spaced `spacing_ms` apart so Slack is not hit all at once;
@@ -91,26 +91,26 @@ pub fn bulk_redrive(storage: &Storage, sql: &SqlStorage, filter: ParkedFilter, c
     tx_sync(storage, move || {
         let mut bindings = filter.bindings();
         bindings.push(int(cap));
-        let ids: Vec<Row> = rows(&sql, sql::PARKED_MATCHING_IDS, bindings)?;
+        let ids: Vec<Row> = rows(&sql, sql::admin::PARKED_MATCHING_IDS, bindings)?;
         for (i, row) in ids.iter().enumerate() {
-            run(&sql, sql::REDRIVE, vec![int(row.id), int(now + i as i64 * spacing_ms), int(max_attempts as i64)])?;
+            run(&sql, sql::admin::REDRIVE, vec![int(row.id), int(now + i as i64 * spacing_ms), int(max_attempts as i64)])?;
         }
         let detail = serde_json::json!({"reason": filter.reason, "since": filter.since, "until": filter.until, "count": ids.len()});
-        run(&sql, sql::AUDIT, vec![int(now), text("bulk_redrive"), V::Null, V::String(detail.to_string())])?;
+        run(&sql, sql::admin::AUDIT, vec![int(now), text("bulk_redrive"), V::Null, V::String(detail.to_string())])?;
         Ok(ids.len() as i64)
     })
 }
 
 /// A page of rows in one status, newest first.
 pub fn list_rows(sql: &SqlStorage, status: &str, before_id: i64, limit: i64) -> worker::Result<OutboxPage> {
-    Ok(OutboxPage::of(rows(sql, sql::LIST_ROWS, vec![text(status), int(before_id), int(limit)])?, limit))
+    Ok(OutboxPage::of(rows(sql, sql::admin::LIST_ROWS, vec![text(status), int(before_id), int(limit)])?, limit))
 }
 
 /// One row with its attempt history, if it exists.
 pub fn row_with_attempts(sql: &SqlStorage, id: i64) -> worker::Result<Option<RowDetail>> {
-    let found: Vec<OutboxRow> = rows(sql, sql::ONE_ROW, vec![int(id)])?;
+    let found: Vec<OutboxRow> = rows(sql, sql::admin::ONE_ROW, vec![int(id)])?;
     let Some(row) = found.into_iter().next() else { return Ok(None) };
-    Ok(Some(RowDetail { row, attempts_log: rows(sql, sql::ROW_ATTEMPTS, vec![int(id)])? }))
+    Ok(Some(RowDetail { row, attempts_log: rows(sql, sql::admin::ROW_ATTEMPTS, vec![int(id)])? }))
 }
 
 /// Whether an operator's request found its row.
@@ -124,18 +124,18 @@ pub enum Operated {
 
 /// The latest operator actions (redrive, bulk redrive, discard), newest first.
 pub fn audit(sql: &SqlStorage, limit: i64) -> worker::Result<Vec<AuditEntry>> {
-    rows(sql, sql::AUDIT_LIST, vec![int(limit)])
+    rows(sql, sql::admin::AUDIT_LIST, vec![int(limit)])
 }
 
 /// Sends a parked row back to pending (audited), due now.
 pub fn redrive(storage: &Storage, sql: &SqlStorage, id: i64, max_attempts: u32, now: i64) -> worker::Result<Operated> {
     let sql = sql.clone();
     tx_sync(storage, move || {
-        let done: Vec<Value> = rows(&sql, sql::REDRIVE, vec![int(id), int(now), int(max_attempts as i64)])?;
+        let done: Vec<Value> = rows(&sql, sql::admin::REDRIVE, vec![int(id), int(now), int(max_attempts as i64)])?;
         if done.is_empty() {
             return Ok(Operated::NotParked);
         }
-        run(&sql, sql::AUDIT, vec![int(now), text("redrive"), int(id), V::Null])?;
+        run(&sql, sql::admin::AUDIT, vec![int(now), text("redrive"), int(id), V::Null])?;
         Ok(Operated::Applied)
     })
 }
@@ -144,9 +144,9 @@ pub fn redrive(storage: &Storage, sql: &SqlStorage, id: i64, max_attempts: u32, 
 pub fn discard(storage: &Storage, sql: &SqlStorage, id: i64, now: i64) -> worker::Result<Operated> {
     let sql = sql.clone();
     tx_sync(storage, move || {
-        let gone: Vec<Value> = rows(&sql, sql::DISCARD, vec![int(id)])?;
+        let gone: Vec<Value> = rows(&sql, sql::admin::DISCARD, vec![int(id)])?;
         let Some(row) = gone.into_iter().next() else { return Ok(Operated::NotParked) };
-        run(&sql, sql::AUDIT, vec![int(now), text("discard"), int(id), V::String(row.to_string())])?;
+        run(&sql, sql::admin::AUDIT, vec![int(now), text("discard"), int(id), V::String(row.to_string())])?;
         Ok(Operated::Applied)
     })
 }
@@ -154,10 +154,10 @@ pub fn discard(storage: &Storage, sql: &SqlStorage, id: i64, now: i64) -> worker
 /// Benchmarks only: bulk-inserts synthetic receipts and delivered rows (offset `from`).
 pub fn seed(sql: &SqlStorage, receipts: i64, done: i64, from: i64, now: i64) -> worker::Result<()> {
     if receipts > 0 {
-        run(sql, sql::SEED_RECEIPTS, vec![int(receipts), int(now), int(from)])?;
+        run(sql, sql::admin::SEED_RECEIPTS, vec![int(receipts), int(now), int(from)])?;
     }
     if done > 0 {
-        run(sql, sql::SEED_DONE, vec![int(done), int(now), int(from)])?;
+        run(sql, sql::admin::SEED_DONE, vec![int(done), int(now), int(from)])?;
     }
     Ok(())
 }

@@ -7,32 +7,32 @@ use worker::{SqlStorage, SqlStorageValue as V};
 
 /// Creates the directory's tables (idempotent).
 pub fn directory_migrate(sql: &SqlStorage) -> worker::Result<()> {
-    run(sql, sql::DIRECTORY_SCHEMA, vec![])
+    run(sql, sql::schema::DIRECTORY_SCHEMA, vec![])
 }
 
 /// A page of teams by key: at most `limit`, after the key `after`.
 pub fn directory_teams(sql: &SqlStorage, after: &str, limit: i64) -> worker::Result<Vec<Value>> {
-    rows(sql, sql::DIRECTORY_LIST, vec![int(limit), text(after)])
+    rows(sql, sql::directory::DIRECTORY_LIST, vec![int(limit), text(after)])
 }
 
 /// Notes a team seen in traffic.
 pub fn directory_seen(sql: &SqlStorage, team_key: &str, now: i64) -> worker::Result<()> {
-    run(sql, sql::DIRECTORY_SEEN, vec![text(team_key), int(now)])
+    run(sql, sql::directory::DIRECTORY_SEEN, vec![text(team_key), int(now)])
 }
 
 /// Notes an installation.
 pub fn directory_installed(sql: &SqlStorage, team_key: &str, team_name: Option<&str>, enterprise_name: Option<&str>, org_wide: bool, now: i64) -> worker::Result<()> {
     let opt = |v: Option<&str>| v.map(text).unwrap_or(V::Null);
-    run(sql, sql::DIRECTORY_INSTALLED, vec![text(team_key), opt(team_name), opt(enterprise_name), int(i64::from(org_wide)), int(now)])
+    run(sql, sql::directory::DIRECTORY_INSTALLED, vec![text(team_key), opt(team_name), opt(enterprise_name), int(i64::from(org_wide)), int(now)])
 }
 
 /// Notes an uninstall.
 pub fn directory_uninstalled(sql: &SqlStorage, team_key: &str, now: i64) -> worker::Result<()> {
-    run(sql, sql::DIRECTORY_UNINSTALLED, vec![text(team_key), int(now)])
+    run(sql, sql::directory::DIRECTORY_UNINSTALLED, vec![text(team_key), int(now)])
 }
 
 /// Consumes an OAuth state nonce; true the first time (forgets expired nonces first).
 pub fn consume_state(sql: &SqlStorage, nonce: &str, expires_at: i64, now: i64) -> worker::Result<bool> {
-    run(sql, sql::PRUNE_STATES, vec![int(now)])?;
-    Ok(!rows::<Value>(sql, sql::CONSUME_STATE, vec![text(nonce), int(expires_at)])?.is_empty())
+    run(sql, sql::directory::PRUNE_STATES, vec![int(now)])?;
+    Ok(!rows::<Value>(sql, sql::directory::CONSUME_STATE, vec![text(nonce), int(expires_at)])?.is_empty())
 }

@@ -4,25 +4,9 @@ use super::{int, opt_int, rows, run, text, tx_sync};
 use crate::sql;
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
-use crate::effect::{Action, Effect};
+use crate::effect::Action;
+pub use crate::outbox::completion::NewRow;
 use crate::ingest::Receipt;
-
-/// An effect ready to insert, with its absolute deadline.
-#[derive(Debug, Clone)]
-pub struct NewRow {
-    /// The effect.
-    pub effect: Effect,
-    /// Absolute deadline (epoch ms), if any.
-    pub deadline_at: Option<i64>,
-}
-
-impl NewRow {
-    /// A row for `effect` queued at `now`.
-    pub fn queued_at(effect: Effect, now: i64) -> NewRow {
-        let deadline_at = effect.deadline_after_ms.map(|after| now + after);
-        NewRow { effect, deadline_at }
-    }
-}
 
 pub(super) fn insert_rows(sql: &SqlStorage, op_key: &str, rows_to_insert: &[NewRow], max_attempts: u32, now: i64) -> worker::Result<(u32, u32)> {
     let (mut queued, mut already) = (0, 0);
@@ -57,7 +41,7 @@ pub(super) fn insert_action(sql: &SqlStorage, action: &Action, q: Queue) -> work
         id: i64,
     }
     let payload = serde_json::to_string(action).map_err(|e| worker::Error::RustError(e.to_string()))?;
-    let inserted: Vec<Id> = rows(sql, sql::INSERT_OUTBOX, vec![
+    let inserted: Vec<Id> = rows(sql, sql::ingest::INSERT_OUTBOX, vec![
         text(q.key), text(q.op_key), text(action.label()), text(&action.target()), V::String(payload),
         int(q.max_attempts as i64), int(q.due), opt_int(q.deadline_at), int(q.now),
     ])?;
@@ -79,7 +63,7 @@ pub(super) fn queue_serial(
     max_attempts: u32,
     now: i64,
 ) -> worker::Result<bool> {
-    let waiting: Vec<Value> = rows(sql, sql::SYNC_WAITING, vec![text(&key(queued))])?;
+    let waiting: Vec<Value> = rows(sql, sql::ingest::SYNC_WAITING, vec![text(&key(queued))])?;
     if queued > 0 && !waiting.is_empty() {
         return Ok(false);
     }
@@ -124,9 +108,9 @@ pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64) -> 
     tx_sync(storage, move || {
         let first: Vec<Value> = match ingest.team_key_stored {
             true => Vec::new(),
-            false => rows(&sql, sql::REMEMBER_TEAM_KEY_RETURNING, vec![text(&ingest.team_key)])?,
+            false => rows(&sql, sql::ingest::REMEMBER_TEAM_KEY_RETURNING, vec![text(&ingest.team_key)])?,
         };
-        let fresh: Vec<Value> = rows(&sql, sql::INSERT_RECEIPT, vec![text(&ingest.op_key), text(&ingest.kind), int(now)])?;
+        let fresh: Vec<Value> = rows(&sql, sql::ingest::INSERT_RECEIPT, vec![text(&ingest.op_key), text(&ingest.kind), int(now)])?;
         if fresh.is_empty() {
             return Ok(Recorded { receipt: Receipt::Duplicate, first_seen: !first.is_empty(), parked: 0 });
         }
@@ -138,8 +122,8 @@ pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64) -> 
 
 /// Deletes the tokens, marks the team uninstalled, parks every pending row as `uninstalled`.
 fn revoke(sql: &SqlStorage, now: i64) -> worker::Result<u32> {
-    run(sql, sql::DELETE_INSTALLATION, vec![])?;
-    run(sql, sql::MARK_UNINSTALLED, vec![text(&now.to_string())])?;
-    let parked: Vec<Value> = rows(sql, sql::PARK_ALL_PENDING, vec![int(now), text(crate::outbox::reasons::UNINSTALLED)])?;
+    run(sql, sql::ingest::DELETE_INSTALLATION, vec![])?;
+    run(sql, sql::ingest::MARK_UNINSTALLED, vec![text(&now.to_string())])?;
+    let parked: Vec<Value> = rows(sql, sql::ingest::PARK_ALL_PENDING, vec![int(now), text(crate::outbox::reasons::UNINSTALLED)])?;
     Ok(parked.len() as u32)
 }

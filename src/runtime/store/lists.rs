@@ -6,6 +6,7 @@ use super::ingest::{insert_action, queue_serial, Queue};
 use super::{int, rows, run, text, tx_sync};
 use crate::effect::Action;
 use crate::lists::api::{page_key, sync_key, target, ListJob, RecordView, RunView};
+use crate::lists::end::ListsWrite;
 use crate::lists::reconcile::{self, classify, next, worth_reporting, Finding, ListedRow, Next, Page, Pass, RecordRef, Report};
 use crate::lists::sync::{RecordSync, RecordWrite, SyncState};
 use crate::lists::ColumnMap;
@@ -105,7 +106,7 @@ pub fn column_map(sql: &SqlStorage, list_id: &str) -> worker::Result<Option<Colu
     struct Row {
         column_map: String,
     }
-    let found: Vec<Row> = rows(sql, sql::LIST_MAP, vec![text(list_id)])?;
+    let found: Vec<Row> = rows(sql, sql::lists::LIST_MAP, vec![text(list_id)])?;
     found.into_iter().next().map(|r| serde_json::from_str(&r.column_map).map_err(json_error)).transpose()
 }
 
@@ -116,7 +117,7 @@ pub fn record_states(sql: &SqlStorage, list_id: &str) -> worker::Result<BTreeMap
         state: String,
         n: i64,
     }
-    let found: Vec<Row> = rows(sql, sql::LIST_STATES, vec![text(list_id)])?;
+    let found: Vec<Row> = rows(sql, sql::lists::LIST_STATES, vec![text(list_id)])?;
     Ok(found.into_iter().map(|r| (r.state, r.n)).collect())
 }
 
@@ -144,11 +145,11 @@ fn queue_sync(sql: &SqlStorage, list_id: &str, record_id: &str, q: Queueing) -> 
     struct Syncs {
         syncs: i64,
     }
-    let Some(current) = rows::<RecordRow>(sql, sql::RECORD, vec![text(list_id), text(record_id)])?.into_iter().next() else {
+    let Some(current) = rows::<RecordRow>(sql, sql::lists::RECORD, vec![text(list_id), text(record_id)])?.into_iter().next() else {
         return Ok(false);
     };
     let action = Action::Lists { list_id: list_id.to_string(), job: ListJob::Sync { record_id: record_id.to_string() } };
-    let bump = || Ok(rows::<Syncs>(sql, sql::BUMP_SYNCS, vec![text(list_id), text(record_id)])?.first().map(|s| s.syncs));
+    let bump = || Ok(rows::<Syncs>(sql, sql::lists::BUMP_SYNCS, vec![text(list_id), text(record_id)])?.first().map(|s| s.syncs));
     queue_serial(sql, &action, current.syncs, |n| sync_key(list_id, record_id, n), bump, &format!("api:{list_id}"), q.max_attempts, q.now)
 }
 
@@ -158,7 +159,7 @@ fn queue_run(sql: &SqlStorage, list_id: &str, trigger: &str, due: i64, q: Queuei
     struct Id {
         id: i64,
     }
-    let id = rows::<Id>(sql, sql::QUEUE_RUN, vec![text(list_id), text(trigger), int(q.now)])?.first().map(|r| r.id);
+    let id = rows::<Id>(sql, sql::lists::QUEUE_RUN, vec![text(list_id), text(trigger), int(q.now)])?.first().map(|r| r.id);
     let id = id.ok_or_else(|| worker::Error::RustError("the pass was not stored".into()))?;
     insert_job(sql, list_id, &page_key(list_id, id, 0), ListJob::Reconcile { run: id }, due, q)?;
     Ok(id)
@@ -174,7 +175,7 @@ pub fn put_list(storage: &Storage, sql: &SqlStorage, list_id: &str, map: &Column
     let (sql, list_id) = (sql.clone(), list_id.to_string());
     let map = serde_json::to_string(map).map_err(json_error)?;
     tx_sync(storage, move || {
-        let created = rows::<Created>(&sql, sql::PUT_LIST, vec![text(&list_id), V::String(map), int(q.now)])?.first().is_some_and(|r| r.created != 0);
+        let created = rows::<Created>(&sql, sql::lists::PUT_LIST, vec![text(&list_id), V::String(map), int(q.now)])?.first().is_some_and(|r| r.created != 0);
         if created {
             queue_run(&sql, &list_id, "schedule", q.now + q.reconcile_ms, q)?;
         }
@@ -184,13 +185,13 @@ pub fn put_list(storage: &Storage, sql: &SqlStorage, list_id: &str, map: &Column
 
 /// One record.
 pub fn record(sql: &SqlStorage, list_id: &str, record_id: &str) -> worker::Result<Option<RecordView>> {
-    rows::<RecordRow>(sql, sql::RECORD, vec![text(list_id), text(record_id)])?.into_iter().next().map(RecordRow::view).transpose()
+    rows::<RecordRow>(sql, sql::lists::RECORD, vec![text(list_id), text(record_id)])?.into_iter().next().map(RecordRow::view).transpose()
 }
 
 /// A page of records (`state`: only those), after `after`.
 pub fn records_page(sql: &SqlStorage, list_id: &str, state: Option<SyncState>, after: &str, limit: i64) -> worker::Result<Vec<RecordView>> {
     let state = state.map(|s| text(s.as_str())).unwrap_or(V::Null);
-    rows::<RecordRow>(sql, sql::RECORDS_PAGE, vec![text(list_id), state, text(after), int(limit)])?.into_iter().map(RecordRow::view).collect()
+    rows::<RecordRow>(sql, sql::lists::RECORDS_PAGE, vec![text(list_id), state, text(after), int(limit)])?.into_iter().map(RecordRow::view).collect()
 }
 
 /// What a PUT or DELETE of a record did.
@@ -209,11 +210,11 @@ pub enum RecordChange {
 pub fn put_record(storage: &Storage, sql: &SqlStorage, list_id: &str, record_id: &str, fields: String, q: Queueing) -> worker::Result<RecordChange> {
     let (sql, list_id, record_id) = (sql.clone(), list_id.to_string(), record_id.to_string());
     tx_sync(storage, move || {
-        let stored = rows::<RecordRow>(&sql, sql::RECORD, vec![text(&list_id), text(&record_id)])?.into_iter().next();
+        let stored = rows::<RecordRow>(&sql, sql::lists::RECORD, vec![text(&list_id), text(&record_id)])?.into_iter().next();
         if let Some(same) = stored.filter(|r| r.fields == fields && r.deleted == 0) {
             return Ok(RecordChange::Unchanged(same.view()?));
         }
-        run(&sql, sql::PUT_RECORD, vec![text(&list_id), text(&record_id), V::String(fields), int(q.now)])?;
+        run(&sql, sql::lists::PUT_RECORD, vec![text(&list_id), text(&record_id), V::String(fields), int(q.now)])?;
         queue_sync(&sql, &list_id, &record_id, q)?;
         Ok(record(&sql, &list_id, &record_id)?.map(RecordChange::Changed).unwrap_or(RecordChange::NoSuchRecord))
     })
@@ -223,7 +224,7 @@ pub fn put_record(storage: &Storage, sql: &SqlStorage, list_id: &str, record_id:
 pub fn delete_record(storage: &Storage, sql: &SqlStorage, list_id: &str, record_id: &str, q: Queueing) -> worker::Result<RecordChange> {
     let (sql, list_id, record_id) = (sql.clone(), list_id.to_string(), record_id.to_string());
     tx_sync(storage, move || {
-        let deleted: Vec<Value> = rows(&sql, sql::DELETE_RECORD, vec![text(&list_id), text(&record_id), int(q.now)])?;
+        let deleted: Vec<Value> = rows(&sql, sql::lists::DELETE_RECORD, vec![text(&list_id), text(&record_id), int(q.now)])?;
         if deleted.is_empty() {
             return Ok(match record(&sql, &list_id, &record_id)? {
                 Some(view) => RecordChange::Unchanged(view),
@@ -237,7 +238,7 @@ pub fn delete_record(storage: &Storage, sql: &SqlStorage, list_id: &str, record_
 
 /// A list's latest passes, newest first.
 pub fn runs(sql: &SqlStorage, list_id: &str, limit: i64) -> worker::Result<Vec<RunView>> {
-    rows::<RunRow>(sql, sql::RUNS, vec![text(list_id), int(limit)])?.into_iter().map(RunRow::view).collect()
+    rows::<RunRow>(sql, sql::lists::RUNS, vec![text(list_id), int(limit)])?.into_iter().map(RunRow::view).collect()
 }
 
 /// Runs a pass now: the list's queued pass is brought forward (a running one is left to finish),
@@ -245,17 +246,17 @@ pub fn runs(sql: &SqlStorage, list_id: &str, limit: i64) -> worker::Result<Vec<R
 pub fn reconcile_now(storage: &Storage, sql: &SqlStorage, list_id: &str, q: Queueing) -> worker::Result<RunView> {
     let (sql, list_id) = (sql.clone(), list_id.to_string());
     tx_sync(storage, move || {
-        let open = rows::<RunRow>(&sql, sql::OPEN_RUN, vec![text(&list_id)])?.into_iter().next();
+        let open = rows::<RunRow>(&sql, sql::lists::OPEN_RUN, vec![text(&list_id)])?.into_iter().next();
         let id = match open {
             Some(run) if run.started_at.is_some() => run.id,
             Some(queued) => {
-                run(&sql, sql::RUN_NOW, vec![text(&page_key(&list_id, queued.id, 0)), int(q.now)])?;
-                run(&sql, sql::RUN_TRIGGER, vec![int(queued.id), text("api")])?;
+                run(&sql, sql::lists::RUN_NOW, vec![text(&page_key(&list_id, queued.id, 0)), int(q.now)])?;
+                run(&sql, sql::lists::RUN_TRIGGER, vec![int(queued.id), text("api")])?;
                 queued.id
             }
             None => queue_run(&sql, &list_id, "api", q.now, q)?,
         };
-        let found = rows::<RunRow>(&sql, sql::RUN, vec![int(id)])?.into_iter().next();
+        let found = rows::<RunRow>(&sql, sql::lists::RUN, vec![int(id)])?.into_iter().next();
         found.ok_or_else(|| worker::Error::RustError("the pass vanished".into()))?.view()
     })
 }
@@ -273,7 +274,7 @@ pub struct SyncInput {
 /// A record and its list, for a sync (`None`: the record or the list is gone).
 pub fn sync_input(sql: &SqlStorage, list_id: &str, record_id: &str) -> worker::Result<Option<SyncInput>> {
     let Some(map) = column_map(sql, list_id)? else { return Ok(None) };
-    let Some(row) = rows::<RecordRow>(sql, sql::RECORD, vec![text(list_id), text(record_id)])?.into_iter().next() else {
+    let Some(row) = rows::<RecordRow>(sql, sql::lists::RECORD, vec![text(list_id), text(record_id)])?.into_iter().next() else {
         return Ok(None);
     };
     let record = RecordSync {
@@ -291,7 +292,7 @@ pub fn sync_input(sql: &SqlStorage, list_id: &str, record_id: &str) -> worker::R
 /// the outbox row's claim. `false`: the claim was taken over or a create is already noted; do not
 /// send.
 pub fn mark_create_sent(sql: &SqlStorage, list_id: &str, record_id: &str, version: i64, outbox_row: i64, token: &str, now: i64) -> worker::Result<bool> {
-    let marked: Vec<Value> = rows(sql, sql::MARK_CREATE_SENT, vec![text(list_id), text(record_id), int(now), int(version), int(outbox_row), text(token)])?;
+    let marked: Vec<Value> = rows(sql, sql::lists::MARK_CREATE_SENT, vec![text(list_id), text(record_id), int(now), int(version), int(outbox_row), text(token)])?;
     Ok(!marked.is_empty())
 }
 
@@ -301,12 +302,12 @@ pub fn bot_user(sql: &SqlStorage) -> worker::Result<Option<String>> {
     struct Row {
         bot_user: Option<String>,
     }
-    Ok(rows::<Row>(sql, sql::BOT_USER, vec![])?.into_iter().next().and_then(|r| r.bot_user))
+    Ok(rows::<Row>(sql, sql::lists::BOT_USER, vec![])?.into_iter().next().and_then(|r| r.bot_user))
 }
 
 /// Remembers our bot's user id (from `auth.test`).
 pub fn remember_bot_user(sql: &SqlStorage, user_id: &str) -> worker::Result<()> {
-    run(sql, sql::REMEMBER_BOT_USER, vec![text(user_id)])
+    run(sql, sql::lists::REMEMBER_BOT_USER, vec![text(user_id)])
 }
 
 /// Where a pass stands, for its next page.
@@ -321,51 +322,11 @@ pub struct RunCursor {
 
 /// The cursor of pass `run`, if it exists.
 pub fn run_cursor(sql: &SqlStorage, run_id: i64) -> worker::Result<Option<RunCursor>> {
-    Ok(rows::<RunRow>(sql, sql::RUN, vec![int(run_id)])?.into_iter().next().map(|r| RunCursor {
+    Ok(rows::<RunRow>(sql, sql::lists::RUN, vec![int(run_id)])?.into_iter().next().map(|r| RunCursor {
         pass: Pass::parse(&r.pass).unwrap_or(Pass::Active),
         cursor: r.cursor,
         finished: r.finished_at.is_some(),
     }))
-}
-
-/// What a list job's end writes, inside the completion's unit (only when the claim still holds).
-#[derive(Debug, Clone)]
-pub enum ListsWrite {
-    /// A record's sync ended.
-    Record {
-        /// The List.
-        list_id: String,
-        /// The record.
-        record_id: String,
-        /// What to write.
-        write: RecordWrite,
-    },
-    /// A page of a pass was read.
-    Page {
-        /// The List.
-        list_id: String,
-        /// The pass.
-        run: i64,
-        /// The phase the page belongs to.
-        pass: Pass,
-        /// The page.
-        page: Page,
-        /// When the page's attempt started (the pass's start, for its first page).
-        started: i64,
-        /// Our bot's user id, if known.
-        bot_user: Option<String>,
-        /// The list's setting.
-        recreate_missing: bool,
-    },
-    /// A pass ended early (its page row was parked).
-    RunFailed {
-        /// The List.
-        list_id: String,
-        /// The pass.
-        run: i64,
-        /// Why.
-        error: String,
-    },
 }
 
 /// Applies a list job's end. Returns the pass it finished, if it finished one (for its log line).
@@ -376,9 +337,9 @@ pub(super) fn apply(sql: &SqlStorage, write: &ListsWrite, q: Queueing) -> worker
             apply_page(sql, list_id, *run_id, *pass, page, *started, bot_user.as_deref(), *recreate_missing, q)
         }
         ListsWrite::RunFailed { list_id, run: run_id, error } => {
-            run(sql, sql::RUN_FINISHED, vec![int(*run_id), int(q.now), text(error)])?;
+            run(sql, sql::lists::RUN_FINISHED, vec![int(*run_id), int(q.now), text(error)])?;
             queue_run(sql, list_id, "schedule", q.now + q.reconcile_ms, q)?;
-            Ok(rows::<RunRow>(sql, sql::RUN, vec![int(*run_id)])?.into_iter().next().map(RunRow::view).transpose()?)
+            Ok(rows::<RunRow>(sql, sql::lists::RUN, vec![int(*run_id)])?.into_iter().next().map(RunRow::view).transpose()?)
         }
     }
 }
@@ -386,12 +347,12 @@ pub(super) fn apply(sql: &SqlStorage, write: &ListsWrite, q: Queueing) -> worker
 fn apply_record(sql: &SqlStorage, list_id: &str, record_id: &str, write: &RecordWrite, now: i64) -> worker::Result<()> {
     let (l, r) = (text(list_id), text(record_id));
     match write {
-        RecordWrite::Linked { row_id, version } => run(sql, sql::RECORD_LINKED, vec![l, r, text(row_id), int(*version), int(now)]),
-        RecordWrite::Synced { version } => run(sql, sql::RECORD_SYNCED, vec![l, r, int(*version)]),
-        RecordWrite::Gone => run(sql, sql::RECORD_GONE, vec![l, r]),
-        RecordWrite::Uncertain => run(sql, sql::RECORD_UNCERTAIN, vec![l, r, int(now), text("create_uncertain")]),
-        RecordWrite::NotActed => run(sql, sql::RECORD_NOT_ACTED, vec![l, r]),
-        RecordWrite::Failed { error } => run(sql, sql::RECORD_FAILED, vec![l, r, text(error)]),
+        RecordWrite::Linked { row_id, version } => run(sql, sql::lists::RECORD_LINKED, vec![l, r, text(row_id), int(*version), int(now)]),
+        RecordWrite::Synced { version } => run(sql, sql::lists::RECORD_SYNCED, vec![l, r, int(*version)]),
+        RecordWrite::Gone => run(sql, sql::lists::RECORD_GONE, vec![l, r]),
+        RecordWrite::Uncertain => run(sql, sql::lists::RECORD_UNCERTAIN, vec![l, r, int(now), text("create_uncertain")]),
+        RecordWrite::NotActed => run(sql, sql::lists::RECORD_NOT_ACTED, vec![l, r]),
+        RecordWrite::Failed { error } => run(sql, sql::lists::RECORD_FAILED, vec![l, r, text(error)]),
         RecordWrite::Unchanged => Ok(()),
     }
 }
@@ -414,17 +375,17 @@ fn lookup(sql: &SqlStorage, query: &str, list_id: &str, id: &str) -> worker::Res
 
 /// Classifies and applies one row's findings.
 fn apply_row(sql: &SqlStorage, list_id: &str, run_id: i64, row: &ListedRow, pass: Pass, bot_user: Option<&str>, q: Queueing) -> worker::Result<Vec<Finding>> {
-    let by_row = lookup(sql, sql::RECORD_BY_ROW, list_id, &row.id)?;
+    let by_row = lookup(sql, sql::lists::RECORD_BY_ROW, list_id, &row.id)?;
     let by_key = match (&by_row, &row.key) {
-        (None, Some(key)) => lookup(sql, sql::RECORD_REF, list_id, key)?,
+        (None, Some(key)) => lookup(sql, sql::lists::RECORD_REF, list_id, key)?,
         _ => None,
     };
     let findings = classify(row, pass, by_row.as_ref(), by_key.as_ref(), bot_user);
     for finding in &findings {
         match finding {
-            Finding::Seen { record_id } => run(sql, sql::RECORD_SEEN, vec![text(list_id), text(record_id), int(run_id), int(0)])?,
-            Finding::Archived { record_id, .. } => run(sql, sql::RECORD_SEEN, vec![text(list_id), text(record_id), int(run_id), int(1)])?,
-            Finding::HumanEdited { record_id, by } => run(sql, sql::RECORD_HUMAN_EDITED, vec![text(list_id), text(record_id), text(by)])?,
+            Finding::Seen { record_id } => run(sql, sql::lists::RECORD_SEEN, vec![text(list_id), text(record_id), int(run_id), int(0)])?,
+            Finding::Archived { record_id, .. } => run(sql, sql::lists::RECORD_SEEN, vec![text(list_id), text(record_id), int(run_id), int(1)])?,
+            Finding::HumanEdited { record_id, by } => run(sql, sql::lists::RECORD_HUMAN_EDITED, vec![text(list_id), text(record_id), text(by)])?,
             Finding::Relinked { record_id, row_id } => relink(sql, list_id, record_id, row_id, run_id, q)?,
             Finding::Duplicate { .. } | Finding::Orphan { .. } | Finding::Missing { .. } => {}
         }
@@ -437,8 +398,8 @@ fn relink(sql: &SqlStorage, list_id: &str, record_id: &str, row_id: &str, run_id
     struct Needs {
         needs_sync: i64,
     }
-    let needs: Vec<Needs> = rows(sql, sql::RECORD_RELINKED, vec![text(list_id), text(record_id), text(row_id), int(run_id), int(q.now)])?;
-    run(sql, sql::SETTLE_UNCERTAIN_ROWS, vec![text(&target(list_id)), text(record_id), int(q.now)])?;
+    let needs: Vec<Needs> = rows(sql, sql::lists::RECORD_RELINKED, vec![text(list_id), text(record_id), text(row_id), int(run_id), int(q.now)])?;
+    run(sql, sql::lists::SETTLE_UNCERTAIN_ROWS, vec![text(&target(list_id)), text(record_id), int(q.now)])?;
     if needs.first().is_some_and(|n| n.needs_sync != 0) {
         queue_sync(sql, list_id, record_id, q)?;
     }
@@ -457,7 +418,7 @@ fn apply_page(
     recreate_missing: bool,
     q: Queueing,
 ) -> worker::Result<Option<RunView>> {
-    let Some(stored) = rows::<RunRow>(sql, sql::RUN, vec![int(run_id)])?.into_iter().next() else { return Ok(None) };
+    let Some(stored) = rows::<RunRow>(sql, sql::lists::RUN, vec![int(run_id)])?.into_iter().next() else { return Ok(None) };
     let started = stored.started_at.unwrap_or(started);
     let mut report: Report = serde_json::from_str(&stored.report).map_err(json_error)?;
     let mut findings: Vec<Finding> = serde_json::from_str(&stored.findings).map_err(json_error)?;
@@ -482,16 +443,16 @@ fn apply_page(
     };
     let report_json = serde_json::to_string(&report).map_err(json_error)?;
     let findings_json = serde_json::to_string(&findings).map_err(json_error)?;
-    run(sql, sql::RUN_PAGE, vec![int(run_id), int(started), text(pass_after.as_str()), cursor.as_deref().map(text).unwrap_or(V::Null), V::String(report_json), V::String(findings_json)])?;
+    run(sql, sql::lists::RUN_PAGE, vec![int(run_id), int(started), text(pass_after.as_str()), cursor.as_deref().map(text).unwrap_or(V::Null), V::String(report_json), V::String(findings_json)])?;
     match next_step {
         Next::Page { .. } => {
             insert_job(sql, list_id, &page_key(list_id, run_id, report.pages), ListJob::Reconcile { run: run_id }, q.now, q)?;
             Ok(None)
         }
         Next::Finished => {
-            run(sql, sql::RUN_FINISHED, vec![int(run_id), int(q.now), V::Null])?;
+            run(sql, sql::lists::RUN_FINISHED, vec![int(run_id), int(q.now), V::Null])?;
             queue_run(sql, list_id, "schedule", q.now + q.reconcile_ms, q)?;
-            rows::<RunRow>(sql, sql::RUN, vec![int(run_id)])?.into_iter().next().map(RunRow::view).transpose()
+            rows::<RunRow>(sql, sql::lists::RUN, vec![int(run_id)])?.into_iter().next().map(RunRow::view).transpose()
         }
     }
 }
@@ -500,11 +461,11 @@ fn apply_page(
 /// the list says so); creates still uncertain that the pass did not find are released to be
 /// created again.
 fn finish(sql: &SqlStorage, list_id: &str, run_id: i64, started: i64, recreate_missing: bool, q: Queueing) -> worker::Result<Vec<Finding>> {
-    let missing: Vec<RefRow> = rows(sql, sql::MARK_MISSING, vec![text(list_id), int(run_id), int(started)])?;
+    let missing: Vec<RefRow> = rows(sql, sql::lists::MARK_MISSING, vec![text(list_id), int(run_id), int(started)])?;
     let mut found = Vec::with_capacity(missing.len());
     for gone in missing {
         if recreate_missing {
-            run(sql, sql::FORGET_ROW, vec![text(list_id), text(&gone.record_id)])?;
+            run(sql, sql::lists::FORGET_ROW, vec![text(list_id), text(&gone.record_id)])?;
             queue_sync(sql, list_id, &gone.record_id, q)?;
         }
         found.push(Finding::Missing { record_id: gone.record_id, row_id: gone.row_id.unwrap_or_default() });
@@ -513,8 +474,8 @@ fn finish(sql: &SqlStorage, list_id: &str, run_id: i64, started: i64, recreate_m
     struct Released {
         record_id: String,
     }
-    for released in rows::<Released>(sql, sql::RELEASE_UNCERTAIN, vec![text(list_id), int(started)])? {
-        run(sql, sql::SETTLE_UNCERTAIN_ROWS, vec![text(&target(list_id)), text(&released.record_id), int(q.now)])?;
+    for released in rows::<Released>(sql, sql::lists::RELEASE_UNCERTAIN, vec![text(list_id), int(started)])? {
+        run(sql, sql::lists::SETTLE_UNCERTAIN_ROWS, vec![text(&target(list_id)), text(&released.record_id), int(q.now)])?;
         queue_sync(sql, list_id, &released.record_id, q)?;
     }
     Ok(found)

@@ -77,5 +77,5 @@ pub(crate) fn text(v: &str) -> V {
 
 /// Creates the tables (idempotent).
 pub fn migrate(sql: &SqlStorage) -> worker::Result<()> {
-    run(sql, sql::SCHEMA, vec![])
+    run(sql, sql::schema::SCHEMA, vec![])
 }

@@ -4,7 +4,7 @@
 use super::ingest::{insert_action, queue_serial, Queue};
 use super::{int, rows, run, text, tx_sync};
 use crate::effect::Action;
-use crate::notify::{key_of_row, row_key, Invalid, MessageView, StatusUpdate, StatusView};
+use crate::notify::{key_of_row, row_key, Invalid, MessageView, PostWrite, StatusUpdate, StatusView};
 use crate::sql;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -61,8 +61,8 @@ pub fn record_message(storage: &Storage, sql: &SqlStorage, key: &str, hash: &str
     let (sql, key, hash) = (sql.clone(), key.to_string(), hash.to_string());
     tx_sync(storage, move || {
         let now = terms.now;
-        run(&sql, sql::EXPIRE_KEY, vec![text(&key), int(now)])?;
-        if let Some(found) = rows::<KeyRow>(&sql, sql::IDEMPOTENCY_KEY, vec![text(&key)])?.into_iter().next() {
+        run(&sql, sql::notify::EXPIRE_KEY, vec![text(&key), int(now)])?;
+        if let Some(found) = rows::<KeyRow>(&sql, sql::notify::IDEMPOTENCY_KEY, vec![text(&key)])?.into_iter().next() {
             return Ok(match found.body_hash == hash {
                 true => KeyOutcome::Replayed(StoredAnswer { status: found.status as u16, body: found.response }),
                 false => KeyOutcome::Mismatch,
@@ -76,7 +76,7 @@ pub fn record_message(storage: &Storage, sql: &SqlStorage, key: &str, hash: &str
                 (StoredAnswer { status: 202, body }, Some(id))
             }
         };
-        let claimed: Vec<Value> = rows(&sql, sql::CLAIM_KEY, vec![
+        let claimed: Vec<Value> = rows(&sql, sql::notify::CLAIM_KEY, vec![
             text(&key), text(&hash), int(answer.status as i64), text(&answer.body), message_id.map(int).unwrap_or(V::Null), int(now), int(now + terms.ttl_ms),
         ])?;
         if claimed.is_empty() {
@@ -108,7 +108,7 @@ pub fn message(sql: &SqlStorage, id: i64) -> worker::Result<Option<MessageView>>
         channel: Option<String>,
         ts: Option<String>,
     }
-    Ok(rows::<Row>(sql, sql::MESSAGE, vec![int(id)])?.into_iter().next().map(|r| MessageView {
+    Ok(rows::<Row>(sql, sql::notify::MESSAGE, vec![int(id)])?.into_iter().next().map(|r| MessageView {
         id: r.id,
         key: key_of_row(&r.idem_key),
         status: r.status,
@@ -153,7 +153,7 @@ impl StatusRow {
 
 /// A status message, if it exists.
 pub fn status_row(sql: &SqlStorage, name: &str) -> worker::Result<Option<StatusRow>> {
-    Ok(rows::<StatusRow>(sql, sql::STATUS, vec![text(name)])?.into_iter().next())
+    Ok(rows::<StatusRow>(sql, sql::notify::STATUS, vec![text(name)])?.into_iter().next())
 }
 
 /// A status message's view.
@@ -167,7 +167,7 @@ pub fn put_status(storage: &Storage, sql: &SqlStorage, name: &str, update: Statu
     let (sql, name) = (sql.clone(), name.to_string());
     tx_sync(storage, move || {
         let blocks = update.blocks.as_ref().map(|b| V::String(b.to_string())).unwrap_or(V::Null);
-        let changed: Vec<Value> = rows(&sql, sql::PUT_STATUS, vec![text(&name), text(&update.channel), text(&update.text), blocks, int(update.version), int(now)])?;
+        let changed: Vec<Value> = rows(&sql, sql::notify::PUT_STATUS, vec![text(&name), text(&update.channel), text(&update.text), blocks, int(update.version), int(now)])?;
         let stale = changed.is_empty();
         if !stale {
             queue_status_sync(&sql, &name, max_attempts, now)?;
@@ -184,42 +184,21 @@ fn queue_status_sync(sql: &SqlStorage, name: &str, max_attempts: u32, now: i64) 
         syncs: i64,
     }
     let queued = status_row(sql, name)?.map_or(0, |r| r.syncs);
-    let bump = || Ok(rows::<Syncs>(sql, sql::BUMP_STATUS_SYNCS, vec![text(name)])?.first().map(|s| s.syncs));
+    let bump = || Ok(rows::<Syncs>(sql, sql::notify::BUMP_STATUS_SYNCS, vec![text(name)])?.first().map(|s| s.syncs));
     let action = Action::Status { name: name.to_string() };
     queue_serial(sql, &action, queued, |n| format!("status:{name}:{n}"), bump, &format!("api:status:{name}"), max_attempts, now).map(|_| ())
-}
-
-/// What a post's completion keeps (only when the claim still holds).
-#[derive(Debug, Clone)]
-pub enum PostWrite {
-    /// A notify message was posted here.
-    Message {
-        /// Slack's channel.
-        channel: String,
-        /// Slack's ts.
-        ts: String,
-    },
-    /// A status message shows `version` (posted at `posted`, the first time).
-    Status {
-        /// Its name.
-        name: String,
-        /// `(ts, channel)` of the first post.
-        posted: Option<(String, String)>,
-        /// The version sent.
-        version: i64,
-    },
 }
 
 /// Applies a post's write for outbox row `row_id`.
 pub(super) fn apply(sql: &SqlStorage, row_id: i64, write: &PostWrite) -> worker::Result<()> {
     match write {
-        PostWrite::Message { channel, ts } => run(sql, sql::SAVE_RESULT, vec![int(row_id), text(channel), text(ts)]),
+        PostWrite::Message { channel, ts } => run(sql, sql::notify::SAVE_RESULT, vec![int(row_id), text(channel), text(ts)]),
         PostWrite::Status { name, posted, version } => {
             let (ts, channel) = match posted {
                 Some((ts, channel)) => (text(ts), text(channel)),
                 None => (V::Null, V::Null),
             };
-            run(sql, sql::STATUS_POSTED, vec![text(name), ts, channel, int(*version)])
+            run(sql, sql::notify::STATUS_POSTED, vec![text(name), ts, channel, int(*version)])
         }
     }
 }

@@ -6,11 +6,12 @@ use serde::Deserialize;
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
 use super::ingest::insert_rows;
-use super::NewRow;
-use crate::outbox::{Outcome, StreakChange, Transition};
-use super::lists::{self, ListsWrite, Queueing};
-use super::notify::{self, PostWrite};
+use super::lists::{self, Queueing};
+use super::notify;
 use crate::lists::api::RunView;
+use crate::outbox::completion::AfterWrite;
+use crate::outbox::{Outcome, StreakChange, Transition};
+use crate::slack::classify::Verdict;
 
 /// A row as claimed by a sweep.
 #[derive(Debug, Clone, Deserialize)]
@@ -39,7 +40,7 @@ pub struct ClaimedRow {
 
 /// Claims up to `limit` due rows for `token` until `lease_until`.
 pub fn claim(sql: &SqlStorage, token: &str, lease_until: i64, now: i64, limit: i64) -> worker::Result<Vec<ClaimedRow>> {
-    let mut claimed: Vec<ClaimedRow> = rows(sql, sql::CLAIM, vec![text(token), int(lease_until), int(now), int(limit)])?;
+    let mut claimed: Vec<ClaimedRow> = rows(sql, sql::outbox::CLAIM, vec![text(token), int(lease_until), int(now), int(limit)])?;
     claimed.sort_by_key(|r| r.id);
     Ok(claimed)
 }
@@ -74,30 +75,20 @@ pub struct Completing {
     pub row_id: i64,
     /// Our claim token (the fence).
     pub token: String,
-    /// The state machine's decision.
-    pub transition: Transition,
-    /// A 429's hold: this lane (a method, or `chat.postMessage:{channel}`) until then.
-    pub hold: Option<(String, i64)>,
-    /// The attempt's history entry.
-    pub log: AttemptLog,
-    /// Follow-up rows (an LLM answer's post), inserted only if the completion is stored.
-    pub followups: Vec<NewRow>,
-    /// A List job's write (a record's new state, a reconciliation page), only if stored.
-    pub lists: Option<ListsWrite>,
-    /// Hold the row's target until then whatever the outcome (a List's pacing), if stored.
-    pub pace_until: Option<i64>,
-    /// What a post answered (a notify message's ts, a status message's version), if stored.
-    pub post: Option<PostWrite>,
-    /// When the next reconciliation pass is due after one ends (`LISTS_RECONCILE_MINUTES`).
-    pub reconcile_ms: i64,
-    /// The row's receipt key, given to follow-ups.
-    pub op_key: String,
-    /// Attempt budget for follow-ups.
-    pub max_attempts: u32,
-    /// Now.
-    pub now: i64,
     /// The row's rate-limit target (for its failure streak).
     pub target: String,
+    /// The row's receipt key, given to follow-ups.
+    pub op_key: String,
+    /// The state machine's decision.
+    pub transition: Transition,
+    /// The attempt's verdict (a List job's end is resolved with it).
+    pub verdict: Verdict,
+    /// The attempt's history entry.
+    pub log: AttemptLog,
+    /// What the job's outcome writes besides the transition, only if the claim still holds.
+    pub writes: Vec<AfterWrite>,
+    /// The attempt budget of follow-ups, the next reconciliation pass's delay, and now.
+    pub queueing: Queueing,
 }
 
 /// What a completion stored.
@@ -132,57 +123,62 @@ pub fn complete(storage: &Storage, sql: &SqlStorage, completions: Vec<Completing
             done.push(completed);
         }
         for (outcome, n) in counts {
-            run(&sql, sql::BUMP_COUNTER, vec![text(outcome.as_str()), int(n)])?;
+            run(&sql, sql::outbox::BUMP_COUNTER, vec![text(outcome.as_str()), int(n)])?;
         }
         Ok(done)
     })
 }
 
 fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
+    let (id, token, now) = (int(c.row_id), text(&c.token), c.queueing.now);
+    let detail = || c.log.detail.as_deref().map(text).unwrap_or(V::Null);
     let stored: Vec<Value> = match &c.transition {
-        Transition::Done => rows(sql, sql::COMPLETE_DONE, vec![int(c.row_id), text(&c.token), int(c.now), opt_int(c.log.http_status)])?,
-        Transition::Retry { at } => rows(sql, sql::COMPLETE_RETRY, vec![
-            int(c.row_id), text(&c.token), int(*at), c.log.detail.as_deref().map(text).unwrap_or(V::Null), opt_int(c.log.http_status),
-        ])?,
-        Transition::Wait { at, .. } => rows(sql, sql::COMPLETE_WAIT, vec![
-            int(c.row_id), text(&c.token), int(*at), c.log.detail.as_deref().map(text).unwrap_or(V::Null), opt_int(c.log.http_status),
-            int(i64::from(c.log.outcome.was_sent())),
-        ])?,
-        Transition::Park { reason } => rows(sql, sql::COMPLETE_PARK, vec![
-            int(c.row_id), text(&c.token), text(reason), c.log.detail.as_deref().map(text).unwrap_or(V::Null),
-            opt_int(c.log.http_status), int(c.now),
-        ])?,
+        Transition::Done => rows(sql, sql::outbox::COMPLETE_DONE, vec![id, token, int(now), opt_int(c.log.http_status)])?,
+        Transition::Retry { at } => rows(sql, sql::outbox::COMPLETE_RETRY, vec![id, token, int(*at), detail(), opt_int(c.log.http_status)])?,
+        Transition::Wait { at, .. } => {
+            let sent = int(i64::from(c.log.outcome.was_sent()));
+            rows(sql, sql::outbox::COMPLETE_WAIT, vec![id, token, int(*at), detail(), opt_int(c.log.http_status), sent])?
+        }
+        Transition::Park { reason } => rows(sql, sql::outbox::COMPLETE_PARK, vec![id, token, text(reason), detail(), opt_int(c.log.http_status), int(now)])?,
     };
     let completion = if stored.is_empty() { Completion::Fenced } else { Completion::Stored };
     let outcome = if completion == Completion::Fenced { Outcome::Fenced } else { c.log.outcome };
     // A call the pacer kept back was never sent: it has no place in the attempt history.
     if c.log.outcome.was_sent() {
-        run(sql, sql::LOG_ATTEMPT, vec![
-            int(c.row_id), int(c.log.attempt), int(c.now), text(outcome.as_str()), c.log.detail.as_deref().map(text).unwrap_or(V::Null),
-            opt_int(c.log.http_status), int(c.log.latency_ms),
+        run(sql, sql::outbox::LOG_ATTEMPT, vec![
+            int(c.row_id), int(c.log.attempt), int(now), text(outcome.as_str()), detail(), opt_int(c.log.http_status), int(c.log.latency_ms),
         ])?;
     }
     let target_failures = streak(sql, &c.target, outcome.streak_change(c.log.detail.as_deref()))?;
-    if completion == Completion::Stored {
-        if let Some((lane, until)) = &c.hold {
-            run(sql, sql::HOLD_TARGET, vec![text(lane), int(*until)])?;
-        }
-        insert_rows(sql, &c.op_key, &c.followups, c.max_attempts, c.now)?;
-        if let Some(until) = c.pace_until.filter(|until| *until > c.now) {
-            run(sql, sql::HOLD_TARGET, vec![text(&c.target), int(until)])?;
-        }
-        if let Some(post) = &c.post {
-            notify::apply(sql, c.row_id, post)?;
-        }
-    }
-    let reconciled = match (&c.lists, completion) {
-        (Some(write), Completion::Stored) => {
-            let q = Queueing { max_attempts: c.max_attempts, reconcile_ms: c.reconcile_ms, now: c.now };
-            lists::apply(sql, write, q)?
-        }
-        _ => None,
+    let reconciled = match completion {
+        Completion::Stored => apply_after(sql, &c)?,
+        Completion::Fenced => None,
     };
     Ok(Completed { completion, outcome, target_failures, reconciled })
+}
+
+/// Stores a job's after-writes with its completion (whose claim held). Returns the
+/// reconciliation pass a List page finished, if any.
+fn apply_after(sql: &SqlStorage, c: &Completing) -> worker::Result<Option<RunView>> {
+    let q = c.queueing;
+    let parked = matches!(c.transition, Transition::Park { .. });
+    let mut reconciled = None;
+    for write in &c.writes {
+        match write {
+            AfterWrite::Followup(row) => {
+                insert_rows(sql, &c.op_key, std::slice::from_ref(row), q.max_attempts, q.now)?;
+            }
+            AfterWrite::SlackResult(post) => notify::apply(sql, c.row_id, post)?,
+            AfterWrite::Lists(end) => {
+                if let Some(write) = end.clone().write(&c.verdict, parked) {
+                    reconciled = reconciled.or(lists::apply(sql, &write, q)?);
+                }
+            }
+            AfterWrite::Hold { lane, until } if *until > q.now => run(sql, sql::outbox::HOLD_TARGET, vec![text(lane), int(*until)])?,
+            AfterWrite::Hold { .. } => {}
+        }
+    }
+    Ok(reconciled)
 }
 
 /// Applies an attempt's change to its target's streak of failed attempts; returns the streak's
@@ -194,12 +190,12 @@ fn streak(sql: &SqlStorage, target: &str, change: StreakChange) -> worker::Resul
     }
     match change {
         StreakChange::Keep => Ok(0),
-        StreakChange::Reset => run(sql, sql::STREAK_RESET, vec![text(target)]).map(|()| 0),
-        StreakChange::Extend => Ok(rows::<Row>(sql, sql::STREAK_FAIL, vec![text(target)])?.first().map_or(0, |r| r.failures)),
+        StreakChange::Reset => run(sql, sql::outbox::STREAK_RESET, vec![text(target)]).map(|()| 0),
+        StreakChange::Extend => Ok(rows::<Row>(sql, sql::outbox::STREAK_FAIL, vec![text(target)])?.first().map_or(0, |r| r.failures)),
     }
 }
 
-/// What a sweep's end reads (one statement, [`sql::SWEEP_END`]).
+/// What a sweep's end reads (one statement, [`sql::outbox::SWEEP_END`]).
 #[derive(Debug, Clone, Default)]
 pub struct SweepEnd {
     /// When the alarm should next fire: the earliest due work, or housekeeping (not before the
@@ -222,7 +218,7 @@ pub fn sweep_end(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_ret
         pending: i64,
         oldest: Option<i64>,
     }
-    let Some(r) = rows::<Row>(sql, sql::SWEEP_END, vec![int(now), int(receipt_retention_ms), int(done_retention_ms)])?.into_iter().next() else {
+    let Some(r) = rows::<Row>(sql, sql::outbox::SWEEP_END, vec![int(now), int(receipt_retention_ms), int(done_retention_ms)])?.into_iter().next() else {
         return Ok(SweepEnd::default());
     };
     let prune_at = [r.receipts_at, r.done_at, r.keys_at].into_iter().flatten().map(|t| t.max(prune_not_before));
@@ -236,12 +232,12 @@ pub fn sweep_end(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_ret
 /// Housekeeping: deletes receipts, delivered rows past retention and expired idempotency keys
 /// (each bounded), and stale holds.
 pub fn prune(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_retention_ms: i64, limit: i64) -> worker::Result<()> {
-    run(sql, sql::PRUNE_RECEIPTS, vec![int(now - receipt_retention_ms), int(limit)])?;
-    run(sql, sql::PRUNE_KEYS, vec![int(now), int(limit)])?;
-    run(sql, sql::PRUNE_DONE_RESULTS, vec![int(now - done_retention_ms), int(limit)])?;
-    run(sql, sql::PRUNE_DONE_ATTEMPTS, vec![int(now - done_retention_ms), int(limit)])?;
-    run(sql, sql::PRUNE_DONE, vec![int(now - done_retention_ms), int(limit)])?;
-    run(sql, sql::PRUNE_HOLDS, vec![int(now)])
+    run(sql, sql::outbox::PRUNE_RECEIPTS, vec![int(now - receipt_retention_ms), int(limit)])?;
+    run(sql, sql::outbox::PRUNE_KEYS, vec![int(now), int(limit)])?;
+    run(sql, sql::outbox::PRUNE_DONE_RESULTS, vec![int(now - done_retention_ms), int(limit)])?;
+    run(sql, sql::outbox::PRUNE_DONE_ATTEMPTS, vec![int(now - done_retention_ms), int(limit)])?;
+    run(sql, sql::outbox::PRUNE_DONE, vec![int(now - done_retention_ms), int(limit)])?;
+    run(sql, sql::outbox::PRUNE_HOLDS, vec![int(now)])
 }
 
 /// Every lane held at `now` and until when (for a new actor instance's pacer).
@@ -251,12 +247,12 @@ pub fn active_holds(sql: &SqlStorage, now: i64) -> worker::Result<Vec<(String, i
         target: String,
         until_ms: i64,
     }
-    Ok(rows::<Row>(sql, sql::ACTIVE_HOLDS, vec![int(now)])?.into_iter().map(|r| (r.target, r.until_ms)).collect())
+    Ok(rows::<Row>(sql, sql::outbox::ACTIVE_HOLDS, vec![int(now)])?.into_iter().map(|r| (r.target, r.until_ms)).collect())
 }
 
 /// Records the actor's team key (the name it was reached by) unless one is recorded.
 pub fn remember_team_key(sql: &SqlStorage, key: &str) -> worker::Result<()> {
-    run(sql, sql::REMEMBER_TEAM_KEY, vec![text(key)])
+    run(sql, sql::outbox::REMEMBER_TEAM_KEY, vec![text(key)])
 }
 
 /// The team key this actor recorded, if any.
@@ -265,5 +261,5 @@ pub fn team_key(sql: &SqlStorage) -> worker::Result<Option<String>> {
     struct Row {
         value: String,
     }
-    Ok(rows::<Row>(sql, sql::TEAM_KEY, vec![])?.into_iter().next().map(|r| r.value))
+    Ok(rows::<Row>(sql, sql::outbox::TEAM_KEY, vec![])?.into_iter().next().map(|r| r.value))
 }

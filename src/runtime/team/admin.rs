@@ -1,114 +1,59 @@
 //! The team actor's half of the admin API: reads and operator actions on this team's SQLite,
-//! reached only through the Worker's `runtime::admin` (which authenticates and forwards
-//! `/admin/teams/{team}/…` here as `/admin/…`).
-//!
-//! Every failure is an [`AdminError`], mapped to HTTP once ([`AdminError::into_response`]), like
-//! the front door's errors.
+//! reached only through the Worker's `runtime::admin`, which authenticates, parses the route
+//! once ([`AdminRoute`]) and forwards it here.
 
+use super::error::ActorError;
 use super::{TeamActor, MAX_PAGE};
 use crate::config::{Config, BULK_REDRIVE_CAP};
-use crate::logs::{AdminLine, ErrorLine, LogLine};
+use crate::logs::AdminLine;
 use crate::outbox::{Status, Trigger};
+use crate::routes::AdminRoute;
 use crate::runtime::store::{self, Operated};
-use crate::runtime::{clock, json_response, log, query_param};
+use crate::runtime::{clock, log, query_param};
 use serde::Serialize;
 use serde_json::json;
-use worker::{Method, Request, Response};
+use worker::{Request, Response};
 
-/// Everything an admin request to the team actor can fail with.
-#[derive(Debug)]
-pub enum AdminError {
-    /// No such admin route.
-    NotFound,
-    /// A parameter that is not what the route takes (the message names it).
-    BadRequest(String),
-    /// No outbox row with that id.
-    NoSuchRow,
-    /// The row exists but is not parked (only parked rows are redriven or discarded).
-    NotParked,
-    /// A bulk redrive's `expect` is not the number of rows matching now.
-    CountChanged {
-        /// How many match now.
-        matching: i64,
-    },
-    /// Storage failed (logged; the operator may retry).
-    Storage(worker::Error),
-}
-
-impl From<worker::Error> for AdminError {
-    fn from(e: worker::Error) -> Self {
-        AdminError::Storage(e)
-    }
-}
-
-impl AdminError {
-    /// The one place that maps admin errors to HTTP: a JSON body `{ok: false, error}`.
-    pub fn into_response(self) -> Response {
-        let (status, mut body) = match &self {
-            AdminError::NotFound => (404, json!({ "error": "not found" })),
-            AdminError::BadRequest(why) => (400, json!({ "error": why })),
-            AdminError::NoSuchRow => (404, json!({ "error": "no such row" })),
-            AdminError::NotParked => (409, json!({ "error": "no parked row with that id" })),
-            AdminError::CountChanged { matching } => (409, json!({ "error": "expect must equal the dry run's count", "matching": matching })),
-            AdminError::Storage(e) => {
-                log::error(LogLine::AdminError(ErrorLine::new(e)));
-                (500, json!({ "error": "storage error; retry" }))
-            }
-        };
-        body["ok"] = json!(false);
-        json_response(status, &body)
-    }
-}
-
-type Answer = Result<Response, AdminError>;
+type Answer = Result<Response, ActorError>;
 
 fn json_answer<T: Serialize>(body: &T) -> Answer {
     Ok(Response::from_json(body)?)
 }
 
-/// A row id from the path.
-fn row_id(id: &str) -> Result<i64, AdminError> {
-    id.parse().map_err(|_| AdminError::BadRequest("row id must be a number".into()))
-}
-
 /// A numeric query parameter: `default` when absent, a 400 naming it when it is not a number.
-fn number(req: &Request, name: &str, default: i64) -> Result<i64, AdminError> {
+fn number(req: &Request, name: &str, default: i64) -> Result<i64, ActorError> {
     match query_param(req, name) {
         None => Ok(default),
-        Some(v) => v.parse().map_err(|_| AdminError::BadRequest(format!("{name} must be a whole number"))),
+        Some(v) => v.parse().map_err(|_| ActorError::BadRequest(format!("{name} must be a whole number"))),
     }
 }
 
 impl TeamActor {
-    /// Serves `/admin/{route…}`.
-    pub(super) async fn admin(&self, req: &Request, route: &[&str], config: &Config) -> Response {
-        self.admin_route(req, route, config).await.unwrap_or_else(AdminError::into_response)
-    }
-
-    async fn admin_route(&self, req: &Request, route: &[&str], config: &Config) -> Answer {
-        match (req.method(), route) {
-            (Method::Get, ["stats"]) => {
+    /// Serves an admin route.
+    pub(super) async fn admin(&self, req: &Request, route: AdminRoute, config: &Config) -> Answer {
+        match route {
+            AdminRoute::Stats => {
                 let now = clock::now_ms();
                 let mut stats = store::stats(&self.sql, now)?;
                 stats.pacing = self.pacer.borrow().busy(now).into_iter().map(Into::into).collect();
                 json_answer(&stats)
             }
-            (Method::Get, ["outbox"]) => self.list(req),
-            (Method::Get, ["audit"]) => json_answer(&json!({ "audit": store::audit(&self.sql, MAX_PAGE)? })),
-            (Method::Get, ["outbox", id]) => json_answer(&store::row_with_attempts(&self.sql, row_id(id)?)?.ok_or(AdminError::NoSuchRow)?),
-            (Method::Post, ["outbox", id, "redrive"]) => self.redrive(row_id(id)?, config).await,
-            (Method::Delete, ["outbox", id]) => self.discard(row_id(id)?),
-            (Method::Post, ["sweep"]) => json_answer(&self.sweep(config, Trigger::Admin).await?),
-            (Method::Post, ["redrive"]) => self.bulk_redrive(req, config).await,
-            (Method::Post, ["seed"]) if config.allow_bench_seed => self.seed(req),
-            _ => Err(AdminError::NotFound),
+            AdminRoute::Outbox => self.list(req),
+            AdminRoute::Audit => json_answer(&json!({ "audit": store::audit(&self.sql, MAX_PAGE)? })),
+            AdminRoute::Row { id } => json_answer(&store::row_with_attempts(&self.sql, id)?.ok_or(ActorError::NoSuchRow)?),
+            AdminRoute::Redrive { id } => self.redrive(id, config).await,
+            AdminRoute::Discard { id } => self.discard(id),
+            AdminRoute::Sweep => json_answer(&self.sweep(config, Trigger::Admin).await?),
+            AdminRoute::BulkRedrive => self.bulk_redrive(req, config).await,
+            AdminRoute::Seed if config.allow_bench_seed => self.seed(req),
+            AdminRoute::Seed => Err(ActorError::NotFound),
         }
     }
 
     /// `GET /admin/outbox?status=&limit=&before=`: a page of rows, newest first.
     fn list(&self, req: &Request) -> Answer {
         let status = query_param(req, "status").unwrap_or_else(|| "pending".into());
-        let status = Status::parse(&status).ok_or_else(|| AdminError::BadRequest("status must be pending, parked or done".into()))?;
+        let status = Status::parse(&status).ok_or_else(|| ActorError::BadRequest("status must be pending, parked or done".into()))?;
         let limit = number(req, "limit", 50)?.clamp(1, MAX_PAGE);
         let before = number(req, "before", i64::from(i32::MAX) * 1024)?;
         json_answer(&store::list_rows(&self.sql, status.as_str(), before, limit)?)
@@ -124,7 +69,7 @@ impl TeamActor {
             return json_answer(&json!({ "dry_run": true, "matching": matching, "cap": BULK_REDRIVE_CAP }));
         }
         if query_param(req, "expect").and_then(|e| e.parse::<i64>().ok()) != Some(matching) {
-            return Err(AdminError::CountChanged { matching });
+            return Err(ActorError::CountChanged { matching });
         }
         let now = clock::now_ms();
         let spacing = config.redrive_spacing_ms;
@@ -151,7 +96,7 @@ impl TeamActor {
                 self.arm_by(now).await?;
                 json_answer(&json!({ "redriven": id }))
             }
-            Operated::NotParked => Err(AdminError::NotParked),
+            Operated::NotParked => Err(ActorError::NotParked),
         }
     }
 
@@ -159,7 +104,7 @@ impl TeamActor {
     fn discard(&self, id: i64) -> Answer {
         match store::discard(&self.state.storage(), &self.sql, id, clock::now_ms())? {
             Operated::Applied => json_answer(&json!({ "discarded": id })),
-            Operated::NotParked => Err(AdminError::NotParked),
+            Operated::NotParked => Err(ActorError::NotParked),
         }
     }
 }

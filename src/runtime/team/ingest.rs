@@ -11,20 +11,19 @@ use crate::ingest::{IngestOutcome, Receipt};
 use crate::logs::{Alert, UninstallLine};
 use crate::oauth::Installation;
 use crate::runtime::store::{self, Ingest, NewRow};
-use crate::runtime::{clock, directory, header, log, request_json};
+use super::error::ActorError;
+use crate::runtime::test_hooks::TestHooks;
+use crate::runtime::{clock, directory, log, request_json};
 use crate::slack::envelope::Dispatch;
 use serde_json::json;
-use worker::{Request, Response, Result};
+use worker::{Request, Response};
 
 impl TeamActor {
     /// `POST /ingest`: the atomic unit, then the alarm, then the answer (sent once the writes are
     /// durable: the output gate holds it).
-    pub(super) async fn ingest(&self, mut req: Request, config: &Config) -> Result<Response> {
+    pub(super) async fn ingest(&self, mut req: Request, config: &Config) -> Result<Response, ActorError> {
         let dispatch: Dispatch = request_json(&mut req).await?;
-        let test_delay = header(&req, super::TEST_ACTOR_DELAY).and_then(|d| d.parse::<u64>().ok());
-        if let (true, Some(ms)) = (config.allow_test_clock, test_delay) {
-            worker::Delay::from(std::time::Duration::from_millis(ms)).await;
-        }
+        TestHooks::read(&req, config).delay().await;
         let ctx = app::Context { llm_enabled: config.llm.is_some() };
         let (decision, ack) = app::decide(&DefaultApp, &dispatch, &ctx);
         let now = clock::now_ms();
@@ -56,7 +55,7 @@ impl TeamActor {
             log::emit(UninstallLine { team: dispatch.team_key().to_string(), parked: recorded.parked, alert: Alert::TeamUninstalled });
         }
         let ignored = if uninstall { Some("uninstalled") } else { ignored };
-        Response::from_json(&IngestOutcome { receipt: recorded.receipt, ignored: ignored.map(str::to_string), ack })
+        Ok(Response::from_json(&IngestOutcome { receipt: recorded.receipt, ignored: ignored.map(str::to_string), ack })?)
     }
 
     /// Tells the directory about this team, in the background (never on the ack's path).
@@ -70,12 +69,12 @@ impl TeamActor {
     }
 
     /// Stores an installation from the OAuth flow: tokens sealed, an earlier uninstall cleared.
-    pub(super) async fn install(&self, mut req: Request, config: &Config) -> Result<Response> {
+    pub(super) async fn install(&self, mut req: Request, config: &Config) -> Result<Response, ActorError> {
         let installation: Installation = request_json(&mut req).await?;
         let bot = config.cipher.seal(&installation.bot_token, clock::random_bytes());
         let refresh = installation.refresh_token.as_deref().map(|r| config.cipher.seal(r, clock::random_bytes()));
         store::save_installation(&self.state.storage(), &self.sql, installation, bot, refresh, clock::now_ms())?;
         self.credentials.forget();
-        Response::from_json(&json!({ "stored": true, "encrypted": config.cipher.encrypts() }))
+        Ok(Response::from_json(&json!({ "stored": true, "encrypted": config.cipher.encrypts() }))?)
     }
 }

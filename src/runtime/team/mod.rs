@@ -13,17 +13,21 @@
 //! - [`notify`]: `/messages…` and `/status/…`, the notify API (forwarded by `runtime::api`).
 
 mod admin;
+mod error;
 mod ingest;
 mod lists;
 mod notify;
 
+use error::ActorError;
+
 use super::store;
-use super::sweep::{Nudge, Sweeper};
-use super::{clock, credential, env, log};
+use super::sweep::{credential, Nudge, Sweeper};
+use super::{clock, env, log};
 use crate::config::Config;
 use crate::logs::{Alert, ErrorLine, LogLine, SweepLine};
 use crate::outbox::pace::Pacer;
 use crate::outbox::Trigger;
+use crate::routes::{ApiRoute, ROUTE_HEADER};
 
 use std::cell::{Cell, RefCell};
 use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, Response, Result, ScheduledTime, SqlStorage, State};
@@ -36,14 +40,15 @@ pub async fn call(env: &Env, team_key: &str, method: Method, path: &str, body: O
     super::call_actor(env, BINDING, team_key, method, path, body, headers, None).await
 }
 
-/// Sends one request to the team actor named `team_key` and reads its answer (status and text),
-/// all within `budget_ms`: the runtime's own timer (`AbortSignal.timeout`) aborts the call.
-pub async fn call_within(env: &Env, team_key: &str, path: &str, body: String, headers: Option<worker::Headers>, budget_ms: i64) -> std::result::Result<(u16, String), Late> {
+/// Sends one request to the team actor named `team_key` and reads its answer (status, headers
+/// and text), all within `budget_ms`: the runtime's own timer (`AbortSignal.timeout`) aborts the
+/// call. The front door's ack budget and the `/api/…` routes' budget are this one mechanism.
+pub async fn call_within(env: &Env, team_key: &str, method: Method, path: &str, body: Option<String>, headers: Option<worker::Headers>, budget_ms: i64) -> std::result::Result<(u16, worker::Headers, String), Late> {
     let signal = super::js::timeout_signal(budget_ms);
     let answer = async {
-        let response = super::call_actor(env, BINDING, team_key, Method::Post, path, Some(body), headers, Some(&signal)).await?;
-        let status = response.status_code();
-        Ok::<_, worker::Error>((status, super::body_text(response).await?))
+        let response = super::call_actor(env, BINDING, team_key, method, path, body, headers, Some(&signal)).await?;
+        let (status, headers) = (response.status_code(), response.headers().clone());
+        Ok::<_, worker::Error>((status, headers, super::body_text(response).await?))
     };
     answer.await.map_err(|e| if signal.aborted() { Late::OverBudget } else { Late::Failed(e) })
 }
@@ -57,20 +62,12 @@ pub enum Late {
     Failed(worker::Error),
 }
 
-/// Tests only (`ALLOW_TEST_CLOCK=1`): the ingest waits this many ms before its unit, so tests can
-/// exceed the front door's ack budget.
-pub const TEST_ACTOR_DELAY: &str = "x-slackline-test-actor-delay-ms";
-
 /// The team key, sent by the front door with `/api/…` requests (an actor reached only through the
 /// API has seen no event that names its team): kept for log lines.
 pub const TEAM_HEADER: &str = "x-slackline-team";
 
 /// The notify API's `Idempotency-Key`, as the front door forwards it.
 pub const IDEMPOTENCY_KEY: &str = "x-slackline-idempotency-key";
-
-/// Tests only (`ALLOW_TEST_CLOCK=1`): the actor's clock for an `/api/…` request (epoch ms), e.g.
-/// to expire idempotency keys.
-pub const TEST_NOW: &str = "x-slackline-test-now";
 
 /// When a sweep fails on storage, the alarm is re-armed this far ahead: 5 s.
 pub const REARM_AFTER_ERROR_MS: i64 = 5_000;
@@ -124,20 +121,7 @@ impl DurableObject for TeamActor {
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
-        let config = match env::config(&self.env) {
-            Ok(c) => c,
-            Err(e) => return Response::error(format!("configuration error: {e}"), 500),
-        };
-        let path = req.path();
-        let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
-        match (req.method(), segments.as_slice()) {
-            (Method::Post, ["ingest"]) => self.ingest(req, &config).await,
-            (Method::Post, ["installation"]) => self.install(req, &config).await,
-            (_, ["admin", route @ ..]) => Ok(self.admin(&req, route, &config).await),
-            (_, route @ (["messages", ..] | ["status", ..])) => self.notify(req, route, &config).await,
-            (_, ["lists", list_id, route @ ..]) => Ok(self.lists(req, list_id, route, &config).await),
-            _ => Response::error("not found", 404),
-        }
+        Ok(self.serve(req).await.unwrap_or_else(ActorError::into_response))
     }
 
     async fn alarm(&self) -> Result<Response> {
@@ -155,7 +139,46 @@ impl DurableObject for TeamActor {
     }
 }
 
+/// The typed route the Worker forwarded with the request (`routes::ROUTE_HEADER`).
+fn forwarded<T: serde::de::DeserializeOwned>(req: &Request) -> std::result::Result<T, ActorError> {
+    let raw = super::header(req, ROUTE_HEADER).ok_or(ActorError::NotFound)?;
+    serde_json::from_str(&raw).map_err(|_| ActorError::NotFound)
+}
+
 impl TeamActor {
+    /// Every request the actor serves: the ingest unit and an install (from the front door), the
+    /// admin routes and the service API (their routes parsed by the Worker).
+    async fn serve(&self, mut req: Request) -> std::result::Result<Response, ActorError> {
+        let config = env::config(&self.env).map_err(|e| ActorError::Config(e.to_string()))?;
+        match (req.method(), req.path().as_str()) {
+            (Method::Post, "/ingest") => self.ingest(req, &config).await,
+            (Method::Post, "/installation") => self.install(req, &config).await,
+            (_, "/admin") => self.admin(&req, forwarded(&req)?, &config).await,
+            (_, "/api") => {
+                let route: ApiRoute = forwarded(&req)?;
+                self.remember_team(&req);
+                let body = if route.has_body() { req.text().await? } else { String::new() };
+                match route {
+                    ApiRoute::PostMessage | ApiRoute::GetMessage { .. } | ApiRoute::PutStatus { .. } | ApiRoute::GetStatus { .. } => self.notify(&req, &body, route, &config).await,
+                    _ => self.lists(&req, &body, route, &config).await,
+                }
+            }
+            _ => Err(ActorError::NotFound),
+        }
+    }
+
+    /// An actor reached only through the API has seen no event that names its team: the front
+    /// door sends the key ([`TEAM_HEADER`]), kept for log lines.
+    fn remember_team(&self, req: &Request) {
+        if self.team_key().is_none() {
+            if let Some(team) = super::header(req, TEAM_HEADER) {
+                if store::remember_team_key(&self.sql, &team).is_ok() {
+                    *self.team.borrow_mut() = Some(team);
+                }
+            }
+        }
+    }
+
     async fn arm(&self, at_ms: i64) -> Result<()> {
         let date = worker::js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(at_ms as f64));
         self.state.storage().set_alarm(ScheduledTime::new(date)).await?;

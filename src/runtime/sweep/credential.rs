@@ -13,8 +13,8 @@
 //! forgets the cached credential on an install or an uninstall. An instance that is evicted
 //! loses the cache, which only costs one read.
 
-use super::http;
-use super::store;
+use crate::runtime::http;
+use crate::runtime::store;
 use crate::config::Config;
 use crate::logs::{TokenRefreshFailedLine, TokenRefreshedLine};
 use crate::oauth::{parse_refresh, refresh_due, refresh_due_at, AccessError};

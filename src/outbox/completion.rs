@@ -1,0 +1,100 @@
+//! The one contract between a job and its completion, pure: every kind of job (a Slack call, a
+//! notify message, a status message, a `response_url` post, an LLM call, a List's sync or page)
+//! ends with a [`JobOutcome`] — the verdict, Slack's HTTP status, and the [`AfterWrite`]s to
+//! store with the fenced completion. The sweep decides the row's transition from the verdict;
+//! the store writes the completion and, **only if the claim still held**, every after-write, all
+//! in one unit.
+//!
+//! Adding a kind of effect adds one job file in `runtime/sweep/jobs/` and at most one
+//! [`AfterWrite`] variant (with the store function that applies it).
+
+use crate::effect::Effect;
+use crate::lists::end::ListsEnd;
+use crate::notify::PostWrite;
+use crate::slack::classify::Verdict;
+
+/// An effect ready to insert as an outbox row, with its absolute deadline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewRow {
+    /// The effect.
+    pub effect: Effect,
+    /// Absolute deadline (epoch ms), if any.
+    pub deadline_at: Option<i64>,
+}
+
+impl NewRow {
+    /// A row for `effect` queued at `now`.
+    pub fn queued_at(effect: Effect, now: i64) -> NewRow {
+        let deadline_at = effect.deadline_after_ms.map(|after| now + after);
+        NewRow { effect, deadline_at }
+    }
+}
+
+/// What a completion writes besides the row's own transition, only when the claim still holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AfterWrite {
+    /// Queue a follow-up row (an LLM answer's post), under the row's receipt.
+    Followup(NewRow),
+    /// Keep what Slack answered to a post (a notify message's `ts`, a status message's version).
+    SlackResult(PostWrite),
+    /// A List job's end (a record's new state, a reconciliation page), resolved with the
+    /// transition: a parked row keeps only what a failure keeps.
+    Lists(ListsEnd),
+    /// Hold a lane for the whole team until then: a 429's `Retry-After` (the refused call's
+    /// lane), or a List's pacing (its target). A hold that has passed is not written.
+    Hold {
+        /// A Slack method, `chat.postMessage:{channel}`, or a row target.
+        lane: String,
+        /// Until (epoch ms).
+        until: i64,
+    },
+}
+
+/// How one attempt of a job ended, and what its completion writes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobOutcome {
+    /// Success, transient, rate limited, paced or permanent.
+    pub verdict: Verdict,
+    /// The HTTP status of the answer, when there was one.
+    pub http_status: Option<i64>,
+    /// What to store with the completion.
+    pub writes: Vec<AfterWrite>,
+}
+
+impl JobOutcome {
+    /// An outcome with this verdict, no HTTP status and nothing else to write.
+    pub fn verdict(verdict: Verdict) -> JobOutcome {
+        JobOutcome { verdict, http_status: None, writes: Vec::new() }
+    }
+
+    /// The same outcome, also writing `write`.
+    pub fn with(mut self, write: AfterWrite) -> JobOutcome {
+        self.writes.push(write);
+        self
+    }
+
+    /// Whether storing it makes rows due at once (a follow-up).
+    pub fn queues_rows(&self) -> bool {
+        self.writes.iter().any(|w| matches!(w, AfterWrite::Followup(_)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::effect::Action;
+    use serde_json::json;
+
+    #[test]
+    fn an_outcome_collects_its_writes_and_says_when_it_queues_rows() {
+        let hold = AfterWrite::Hold { lane: "chat.update".into(), until: 5 };
+        let plain = JobOutcome::verdict(Verdict::Success).with(hold.clone());
+        assert_eq!(plain.writes, vec![hold]);
+        assert!(!plain.queues_rows());
+        let effect = Effect { key: "k:post".into(), action: Action::SlackApi { method: "chat.postMessage".into(), args: json!({}) }, deadline_after_ms: Some(10) };
+        let followed = plain.with(AfterWrite::Followup(NewRow::queued_at(effect, 100)));
+        assert!(followed.queues_rows());
+        let AfterWrite::Followup(row) = &followed.writes[1] else { panic!("a follow-up") };
+        assert_eq!(row.deadline_at, Some(110), "the deadline is absolute from the time it is queued");
+    }
+}

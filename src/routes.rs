@@ -1,0 +1,353 @@
+//! The admin API's and the service API's routes, parsed once, pure: the Worker turns a request's
+//! method and path into a [`Route`] (or a [`RouteError`]), checks every id it carries, and
+//! forwards the typed route to the team actor (JSON, in [`ROUTE_HEADER`]), which matches the enum.
+//! No path is string-matched twice, and an id the actor sees is always valid.
+//!
+//! | method and path (after `/admin/teams/{team}` or `/api/teams/{team}`) | route |
+//! | --- | --- |
+//! | `GET /stats`, `GET /audit`, `GET /outbox`, `GET /outbox/{id}` | [`AdminRoute::Stats`], `Audit`, `Outbox`, `Row` |
+//! | `POST /outbox/{id}/redrive`, `DELETE /outbox/{id}` | `Redrive`, `Discard` |
+//! | `POST /sweep`, `POST /redrive`, `POST /seed` | `Sweep`, `BulkRedrive`, `Seed` |
+//! | `PUT`, `GET /lists/{list_id}` | [`ApiRoute::PutColumnMap`], `GetColumnMap` |
+//! | `PUT`, `GET`, `DELETE /lists/{list_id}/records/{record_id}`, `GET /lists/{list_id}/records` | `PutRecord`, `GetRecord`, `DeleteRecord`, `Records` |
+//! | `POST`, `GET /lists/{list_id}/reconcile` | `Reconcile`, `Reconciles` |
+//! | `POST /messages`, `GET /messages/{id}` | `PostMessage`, `GetMessage` |
+//! | `PUT`, `GET /status/{name}` | `PutStatus`, `GetStatus` |
+
+use crate::lists::api::{valid_list_id, valid_record_id};
+use crate::notify::valid_status_name;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// The one JSON error body every route answers with (the front door's and the team actor's):
+/// `{"ok": false, "error": <a snake_case code>, "message": <a sentence>, "field"?: <the field>}`.
+pub fn error_body(code: &str, message: &str, field: Option<&str>) -> Value {
+    let mut body = json!({ "ok": false, "error": code, "message": message });
+    if let Some(field) = field {
+        body["field"] = json!(field);
+    }
+    body
+}
+
+/// The header that carries the typed route from the Worker to the team actor.
+pub const ROUTE_HEADER: &str = "x-slackline-route";
+
+/// The HTTP methods the routes take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verb {
+    /// GET (and HEAD).
+    Get,
+    /// POST.
+    Post,
+    /// PUT.
+    Put,
+    /// DELETE.
+    Delete,
+    /// Anything else: no route takes it.
+    Other,
+}
+
+impl Verb {
+    /// From the method's name.
+    pub fn parse(method: &str) -> Verb {
+        match method {
+            "GET" | "HEAD" => Verb::Get,
+            "POST" => Verb::Post,
+            "PUT" => Verb::Put,
+            "DELETE" => Verb::Delete,
+            _ => Verb::Other,
+        }
+    }
+}
+
+/// Why a path is not a route.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RouteError {
+    /// No such route (404).
+    NotFound,
+    /// The route exists but an id in it is not valid (400; says which).
+    BadId(&'static str),
+}
+
+/// A team key as a path carries it: a Slack team or enterprise id (1 to 64 letters, digits, `_`
+/// or `-`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TeamKey(String);
+
+impl TeamKey {
+    /// The key, if `raw` is one.
+    pub fn parse(raw: &str) -> Result<TeamKey, RouteError> {
+        let valid = (1..=64).contains(&raw.len()) && raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        valid.then(|| TeamKey(raw.to_string())).ok_or(RouteError::BadId("team must be a Slack team or enterprise id"))
+    }
+
+    /// The key.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A route of the admin API, for one team.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "admin", rename_all = "snake_case")]
+pub enum AdminRoute {
+    /// `GET …/stats`.
+    Stats,
+    /// `GET …/audit`.
+    Audit,
+    /// `GET …/outbox?status=&limit=&before=`.
+    Outbox,
+    /// `GET …/outbox/{id}`.
+    Row {
+        /// The row.
+        id: i64,
+    },
+    /// `POST …/outbox/{id}/redrive`.
+    Redrive {
+        /// The row.
+        id: i64,
+    },
+    /// `DELETE …/outbox/{id}`.
+    Discard {
+        /// The row.
+        id: i64,
+    },
+    /// `POST …/sweep`.
+    Sweep,
+    /// `POST …/redrive?reason=&since=&until=&dry_run=&expect=`.
+    BulkRedrive,
+    /// `POST …/seed` (benchmarks only: the actor refuses it unless `ALLOW_BENCH_SEED=1`).
+    Seed,
+}
+
+fn row_id(id: &str) -> Result<i64, RouteError> {
+    id.parse::<i64>().ok().filter(|n| *n > 0).ok_or(RouteError::BadId("row id must be a positive whole number"))
+}
+
+impl AdminRoute {
+    /// The route of `verb` and the path's segments after `/admin/teams/{team}`.
+    pub fn parse(verb: Verb, rest: &[&str]) -> Result<AdminRoute, RouteError> {
+        Ok(match (verb, rest) {
+            (Verb::Get, ["stats"]) => AdminRoute::Stats,
+            (Verb::Get, ["audit"]) => AdminRoute::Audit,
+            (Verb::Get, ["outbox"]) => AdminRoute::Outbox,
+            (Verb::Get, ["outbox", id]) => AdminRoute::Row { id: row_id(id)? },
+            (Verb::Delete, ["outbox", id]) => AdminRoute::Discard { id: row_id(id)? },
+            (Verb::Post, ["outbox", id, "redrive"]) => AdminRoute::Redrive { id: row_id(id)? },
+            (Verb::Post, ["sweep"]) => AdminRoute::Sweep,
+            (Verb::Post, ["redrive"]) => AdminRoute::BulkRedrive,
+            (Verb::Post, ["seed"]) => AdminRoute::Seed,
+            _ => return Err(RouteError::NotFound),
+        })
+    }
+}
+
+/// A route of the service API (`API_TOKEN`), for one team.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "api", rename_all = "snake_case")]
+pub enum ApiRoute {
+    /// `PUT …/lists/{list_id}`: the column map.
+    PutColumnMap {
+        /// The List.
+        list_id: String,
+    },
+    /// `GET …/lists/{list_id}`.
+    GetColumnMap {
+        /// The List.
+        list_id: String,
+    },
+    /// `PUT …/lists/{list_id}/records/{record_id}`.
+    PutRecord {
+        /// The List.
+        list_id: String,
+        /// Our record id.
+        record_id: String,
+    },
+    /// `GET …/lists/{list_id}/records/{record_id}`.
+    GetRecord {
+        /// The List.
+        list_id: String,
+        /// Our record id.
+        record_id: String,
+    },
+    /// `DELETE …/lists/{list_id}/records/{record_id}`.
+    DeleteRecord {
+        /// The List.
+        list_id: String,
+        /// Our record id.
+        record_id: String,
+    },
+    /// `GET …/lists/{list_id}/records?state=&after=&limit=`.
+    Records {
+        /// The List.
+        list_id: String,
+    },
+    /// `POST …/lists/{list_id}/reconcile`.
+    Reconcile {
+        /// The List.
+        list_id: String,
+    },
+    /// `GET …/lists/{list_id}/reconcile`.
+    Reconciles {
+        /// The List.
+        list_id: String,
+    },
+    /// `POST …/messages` (with an `Idempotency-Key`).
+    PostMessage,
+    /// `GET …/messages/{id}`.
+    GetMessage {
+        /// The message's id.
+        id: i64,
+    },
+    /// `PUT …/status/{name}`.
+    PutStatus {
+        /// The status message's name.
+        name: String,
+    },
+    /// `GET …/status/{name}`.
+    GetStatus {
+        /// The status message's name.
+        name: String,
+    },
+}
+
+impl ApiRoute {
+    /// The route of `verb` and the path's segments after `/api/teams/{team}`.
+    pub fn parse(verb: Verb, rest: &[&str]) -> Result<ApiRoute, RouteError> {
+        match rest {
+            ["lists", list_id, tail @ ..] => lists(verb, list_id, tail),
+            ["messages"] if verb == Verb::Post => Ok(ApiRoute::PostMessage),
+            ["messages", id] if verb == Verb::Get => Ok(ApiRoute::GetMessage { id: id.parse().map_err(|_| RouteError::NotFound)? }),
+            ["status", name] if matches!(verb, Verb::Put | Verb::Get) => {
+                if !valid_status_name(name) {
+                    return Err(RouteError::BadId("a status name is 1 to 64 letters, digits, _, - or ."));
+                }
+                let name = name.to_string();
+                Ok(if verb == Verb::Put { ApiRoute::PutStatus { name } } else { ApiRoute::GetStatus { name } })
+            }
+            _ => Err(RouteError::NotFound),
+        }
+    }
+
+    /// Whether the route takes a body (the Worker reads it, within its size limit).
+    pub fn has_body(&self) -> bool {
+        matches!(self, ApiRoute::PutColumnMap { .. } | ApiRoute::PutRecord { .. } | ApiRoute::PostMessage | ApiRoute::PutStatus { .. })
+    }
+}
+
+fn lists(verb: Verb, list_id: &str, tail: &[&str]) -> Result<ApiRoute, RouteError> {
+    let known = matches!(
+        (verb, tail),
+        (Verb::Put | Verb::Get, []) | (Verb::Put | Verb::Get | Verb::Delete, ["records", _]) | (Verb::Get, ["records"]) | (Verb::Post | Verb::Get, ["reconcile"])
+    );
+    if !known {
+        return Err(RouteError::NotFound);
+    }
+    if !valid_list_id(list_id) {
+        return Err(RouteError::BadId("list_id must be a List id (F…)"));
+    }
+    let list_id = list_id.to_string();
+    let record = |record_id: &str| {
+        valid_record_id(record_id).then(|| record_id.to_string()).ok_or(RouteError::BadId("record_id must be 1 to 128 letters, digits, _, -, . or :"))
+    };
+    Ok(match (verb, tail) {
+        (Verb::Put, []) => ApiRoute::PutColumnMap { list_id },
+        (Verb::Get, []) => ApiRoute::GetColumnMap { list_id },
+        (Verb::Put, ["records", id]) => ApiRoute::PutRecord { list_id, record_id: record(id)? },
+        (Verb::Get, ["records", id]) => ApiRoute::GetRecord { list_id, record_id: record(id)? },
+        (Verb::Delete, ["records", id]) => ApiRoute::DeleteRecord { list_id, record_id: record(id)? },
+        (Verb::Get, ["records"]) => ApiRoute::Records { list_id },
+        (Verb::Post, ["reconcile"]) => ApiRoute::Reconcile { list_id },
+        _ => ApiRoute::Reconciles { list_id },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn segments(path: &str) -> Vec<&str> {
+        path.split('/').filter(|s| !s.is_empty()).collect()
+    }
+
+    #[test]
+    fn every_admin_route_parses_with_its_method_only() {
+        let cases = [
+            (Verb::Get, "stats", AdminRoute::Stats),
+            (Verb::Get, "audit", AdminRoute::Audit),
+            (Verb::Get, "outbox", AdminRoute::Outbox),
+            (Verb::Get, "outbox/7", AdminRoute::Row { id: 7 }),
+            (Verb::Delete, "outbox/7", AdminRoute::Discard { id: 7 }),
+            (Verb::Post, "outbox/7/redrive", AdminRoute::Redrive { id: 7 }),
+            (Verb::Post, "sweep", AdminRoute::Sweep),
+            (Verb::Post, "redrive", AdminRoute::BulkRedrive),
+            (Verb::Post, "seed", AdminRoute::Seed),
+        ];
+        for (verb, path, route) in cases {
+            assert_eq!(AdminRoute::parse(verb, &segments(path)), Ok(route), "{path}");
+            assert_eq!(AdminRoute::parse(Verb::Put, &segments(path)), Err(RouteError::NotFound), "PUT {path}");
+        }
+        assert_eq!(AdminRoute::parse(Verb::Get, &segments("outbox/x")), Err(RouteError::BadId("row id must be a positive whole number")));
+        assert_eq!(AdminRoute::parse(Verb::Get, &segments("outbox/-1")).unwrap_err(), RouteError::BadId("row id must be a positive whole number"));
+        assert_eq!(AdminRoute::parse(Verb::Get, &segments("nothing")), Err(RouteError::NotFound));
+        assert_eq!(AdminRoute::parse(Verb::Get, &[]), Err(RouteError::NotFound));
+    }
+
+    #[test]
+    fn every_api_route_parses_and_checks_its_ids() {
+        let list = |id: &str| id.to_string();
+        let cases = [
+            (Verb::Put, "lists/F1", ApiRoute::PutColumnMap { list_id: list("F1") }),
+            (Verb::Get, "lists/F1", ApiRoute::GetColumnMap { list_id: list("F1") }),
+            (Verb::Put, "lists/F1/records/r:1", ApiRoute::PutRecord { list_id: list("F1"), record_id: "r:1".into() }),
+            (Verb::Get, "lists/F1/records/r:1", ApiRoute::GetRecord { list_id: list("F1"), record_id: "r:1".into() }),
+            (Verb::Delete, "lists/F1/records/r:1", ApiRoute::DeleteRecord { list_id: list("F1"), record_id: "r:1".into() }),
+            (Verb::Get, "lists/F1/records", ApiRoute::Records { list_id: list("F1") }),
+            (Verb::Post, "lists/F1/reconcile", ApiRoute::Reconcile { list_id: list("F1") }),
+            (Verb::Get, "lists/F1/reconcile", ApiRoute::Reconciles { list_id: list("F1") }),
+            (Verb::Post, "messages", ApiRoute::PostMessage),
+            (Verb::Get, "messages/12", ApiRoute::GetMessage { id: 12 }),
+            (Verb::Put, "status/deploy", ApiRoute::PutStatus { name: "deploy".into() }),
+            (Verb::Get, "status/deploy", ApiRoute::GetStatus { name: "deploy".into() }),
+        ];
+        for (verb, path, route) in cases {
+            assert_eq!(ApiRoute::parse(verb, &segments(path)), Ok(route), "{path}");
+        }
+        assert_eq!(ApiRoute::parse(Verb::Get, &segments("lists/X1")), Err(RouteError::BadId("list_id must be a List id (F…)")));
+        assert!(matches!(ApiRoute::parse(Verb::Put, &segments("lists/F1/records/a b")), Err(RouteError::BadId(_))));
+        assert!(matches!(ApiRoute::parse(Verb::Put, &segments("status/a*b")), Err(RouteError::BadId(_))));
+        assert_eq!(ApiRoute::parse(Verb::Post, &segments("lists/F1/records")), Err(RouteError::NotFound), "a route first, then its ids");
+        assert_eq!(ApiRoute::parse(Verb::Get, &segments("messages/abc")), Err(RouteError::NotFound));
+        assert_eq!(ApiRoute::parse(Verb::Delete, &segments("status/x")), Err(RouteError::NotFound));
+        assert_eq!(ApiRoute::parse(Verb::Get, &segments("messages")), Err(RouteError::NotFound));
+    }
+
+    #[test]
+    fn routes_travel_to_the_actor_as_json_unchanged() {
+        let routes = [serde_json::to_string(&AdminRoute::Redrive { id: 3 }).unwrap(), serde_json::to_string(&ApiRoute::PutRecord { list_id: "F1".into(), record_id: "r".into() }).unwrap()];
+        assert_eq!(serde_json::from_str::<AdminRoute>(&routes[0]).unwrap(), AdminRoute::Redrive { id: 3 });
+        assert_eq!(serde_json::from_str::<ApiRoute>(&routes[1]).unwrap(), ApiRoute::PutRecord { list_id: "F1".into(), record_id: "r".into() });
+    }
+
+    #[test]
+    fn a_team_key_is_a_slack_id() {
+        assert_eq!(TeamKey::parse("T123").unwrap().as_str(), "T123");
+        assert!(TeamKey::parse("E1_a-b").is_ok());
+        for bad in ["", "T 1", "T/1", &"T".repeat(65)] {
+            assert!(TeamKey::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn every_error_has_the_one_shape() {
+        assert_eq!(error_body("no_such_row", "no such row", None), json!({"ok": false, "error": "no_such_row", "message": "no such row"}));
+        assert_eq!(error_body("wrong_type", "points must be a number", Some("points"))["field"], "points");
+    }
+
+    #[test]
+    fn only_writes_carry_a_body() {
+        assert!(ApiRoute::PostMessage.has_body() && ApiRoute::PutStatus { name: "s".into() }.has_body());
+        assert!(!ApiRoute::GetMessage { id: 1 }.has_body() && !ApiRoute::Reconcile { list_id: "F1".into() }.has_body());
+    }
+}

@@ -1,0 +1,130 @@
+//! One claimed row's attempt: expire it if its deadline passed, else perform its job
+//! ([`super::jobs`]) behind the pacer, decide its transition (`outbox::after_attempt`), and add
+//! the hold a 429 calls for. Nothing is stored here: the loop stores what finished together in
+//! one unit ([`Finished::completing`]).
+
+use super::credential::Credential;
+use super::jobs::{self, Job};
+use super::Sweeper;
+use crate::config::Config;
+use crate::effect::{is_serial, Action};
+use crate::logs::{Alert, DeliveryLine};
+use crate::outbox::completion::{AfterWrite, JobOutcome};
+use crate::outbox::{after_attempt, before_attempt, reasons, Attempted, Outcome, Transition};
+use crate::runtime::clock;
+use crate::runtime::pacing::Gate;
+use crate::runtime::store::lists::Queueing;
+use crate::runtime::store::{AttemptLog, ClaimedRow, Completing};
+use crate::slack::classify::Verdict;
+use std::rc::Rc;
+
+/// A performed attempt waiting to be stored.
+pub(super) struct Finished {
+    pub(super) row: ClaimedRow,
+    attempted: Attempted,
+    outcome: JobOutcome,
+    pub(super) transition: Transition,
+    started: i64,
+}
+
+impl Finished {
+    /// Its `kind: delivery` log line, once stored with `outcome`.
+    pub(super) fn line(&self, team: Option<String>, outcome: Outcome, now: i64) -> DeliveryLine {
+        let row = &self.row;
+        let (next_attempt_at, reason) = match &self.transition {
+            Transition::Retry { at } | Transition::Wait { at, .. } => (Some(*at), None),
+            Transition::Park { reason } if outcome == Outcome::Parked => (None, Some(reason.clone())),
+            _ => (None, None),
+        };
+        DeliveryLine {
+            team,
+            row: row.id,
+            effect: row.effect.clone(),
+            target: row.target.clone(),
+            key: row.idem_key.clone(),
+            attempt: self.attempted.attempts,
+            outcome,
+            error: self.error(),
+            http_status: self.outcome.http_status,
+            latency_ms: now - self.started,
+            waited_ms: self.started - row.created_at,
+            next_attempt_at,
+            alert: reason.is_some().then_some(Alert::RowParked),
+            reason,
+        }
+    }
+
+    /// The attempt's error code, if it failed.
+    pub(super) fn error(&self) -> Option<String> {
+        self.outcome.verdict.code().map(str::to_string)
+    }
+
+    /// Whether storing this attempt makes rows due now: its follow-ups, or the next job of its
+    /// serial target (which the claim held back while this one was pending).
+    pub(super) fn makes_rows_due(&self) -> bool {
+        self.outcome.queues_rows() || is_serial(&self.row.effect)
+    }
+
+    /// What storing this attempt writes.
+    pub(super) fn completing(&self, token: &str, config: &Config, now: i64) -> Completing {
+        Completing {
+            row_id: self.row.id,
+            token: token.to_string(),
+            target: self.row.target.clone(),
+            op_key: self.row.op_key.clone(),
+            transition: self.transition.clone(),
+            verdict: self.outcome.verdict.clone(),
+            log: AttemptLog {
+                attempt: i64::from(self.attempted.attempts),
+                outcome: Outcome::of(&self.transition),
+                detail: self.error(),
+                http_status: self.outcome.http_status,
+                latency_ms: now - self.started,
+            },
+            writes: self.outcome.writes.clone(),
+            queueing: Queueing { max_attempts: config.retry.max_attempts, reconcile_ms: config.lists_reconcile_ms, now },
+        }
+    }
+}
+
+impl Sweeper<'_> {
+    /// Performs one claimed row (or expires it), started at `started`, and decides its
+    /// transition; stores nothing.
+    pub(super) async fn attempt(&self, row: ClaimedRow, credential: Rc<Credential>, claim_token: &str, started: i64) -> Finished {
+        let attempted = Attempted { attempts: row.attempts.max(0) as u32, max_attempts: row.max_attempts.max(1) as u32, deadline_at: row.deadline_at };
+        let gate = Gate::new(self.pacer, &self.config.rate_limits, row.id);
+        let (mut outcome, transition) = match before_attempt(&attempted, started) {
+            // Not performed: the previous attempt's error stays as `last_error`.
+            Some(expired) => (JobOutcome::verdict(Verdict::Success), expired),
+            None => {
+                let outcome = match serde_json::from_str::<Action>(&row.payload) {
+                    Ok(action) => {
+                        let job = Job { sql: self.sql, config: self.config, credential: &credential, gate: &gate, row: &row, claim_token, started };
+                        jobs::perform(&job, &action).await
+                    }
+                    Err(_) => JobOutcome::verdict(Verdict::Permanent { code: reasons::BAD_PAYLOAD.into() }),
+                };
+                let transition = after_attempt(&self.config.retry, &attempted, &outcome.verdict, clock::now_ms(), clock::jitter());
+                (outcome, transition)
+            }
+        };
+        if let Some(hold) = self.hold(&gate, &row, &outcome.verdict, &transition) {
+            outcome.writes.push(hold);
+        }
+        Finished { row, attempted, outcome, transition, started }
+    }
+
+    /// A 429 holds the refused call's lane (the row's target when no paced call was made: the
+    /// LLM, a `response_url`) until the row's next attempt: at once in the pacer, and in storage
+    /// with the completion.
+    fn hold(&self, gate: &Gate<'_>, row: &ClaimedRow, verdict: &Verdict, transition: &Transition) -> Option<AfterWrite> {
+        let Verdict::RateLimited { retry_after_ms } = verdict else { return None };
+        let until = match transition {
+            Transition::Wait { at, .. } => *at,
+            _ => clock::now_ms() + retry_after_ms.unwrap_or(self.config.retry.base_delay_ms(1)),
+        };
+        let lane = gate.lane().unwrap_or_else(|| row.target.clone());
+        self.pacer.borrow_mut().hold(&lane, until);
+        Some(AfterWrite::Hold { lane, until })
+    }
+}

@@ -1,0 +1,26 @@
+//! A message another service posted through the notify API (`Action::Notify`): one
+//! `chat.postMessage`, whose answer (`channel`, `ts`) the completion keeps for
+//! `GET /api/teams/{team}/messages/{id}`.
+
+use super::Job;
+use crate::notify::PostWrite;
+use crate::outbox::completion::{AfterWrite, JobOutcome};
+use crate::slack::classify::Verdict;
+use serde_json::Value;
+
+/// Posts the message.
+pub async fn post(job: &Job<'_>, args: &Value) -> JobOutcome {
+    let token = match job.bearer() {
+        Ok(token) => token,
+        Err(refused) => return refused,
+    };
+    let call = job.call_slack(token, "chat.postMessage", args).await;
+    let posted = (call.verdict == Verdict::Success)
+        .then(|| Some(PostWrite::Message { channel: call.json["channel"].as_str()?.into(), ts: call.json["ts"].as_str()?.into() }))
+        .flatten();
+    let outcome = JobOutcome::from(call);
+    match posted {
+        Some(post) => outcome.with(AfterWrite::SlackResult(post)),
+        None => outcome,
+    }
+}

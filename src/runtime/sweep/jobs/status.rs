@@ -1,0 +1,43 @@
+//! A status message's job (`Action::Status`, from `PUT /api/teams/{team}/status/{name}`): from
+//! what is stored, post it (`chat.postMessage`), update it to the newest version
+//! (`chat.update`), or do nothing when Slack already shows the newest. Jobs of one status message
+//! run one at a time (the claim's serial rule), and each sends the newest state, so an older
+//! state is never sent after a newer one.
+
+use super::Job;
+use crate::notify::{status_call, PostWrite, StatusCall};
+use crate::outbox::completion::{AfterWrite, JobOutcome};
+use crate::runtime::store::notify as store;
+use crate::slack::classify::Verdict;
+use serde_json::json;
+
+/// Brings status message `name` up to its newest version.
+pub async fn bring_up_to_date(job: &Job<'_>, name: &str) -> JobOutcome {
+    let token = match job.bearer() {
+        Ok(token) => token,
+        Err(refused) => return refused,
+    };
+    let row = match store::status_row(job.sql, name) {
+        Ok(Some(row)) => row,
+        Ok(None) => return JobOutcome::verdict(Verdict::Success),
+        Err(e) => return JobOutcome::verdict(Verdict::transient(format!("storage: {e}"))),
+    };
+    let blocks = store::blocks_of(&row).ok().flatten();
+    let posted = row.ts.clone().zip(row.post_channel.clone());
+    let (method, mut args) = match status_call(row.version, row.posted_version, posted) {
+        StatusCall::Nothing => return JobOutcome::verdict(Verdict::Success),
+        StatusCall::Post => ("chat.postMessage", json!({ "channel": row.channel, "text": row.text })),
+        StatusCall::Update { ts, channel } => ("chat.update", json!({ "channel": channel, "ts": ts, "text": row.text })),
+    };
+    if let Some(blocks) = blocks {
+        args["blocks"] = blocks;
+    }
+    let call = job.call_slack(token, method, &args).await;
+    let first = (method == "chat.postMessage").then(|| call.json["ts"].as_str().map(str::to_string).zip(call.json["channel"].as_str().map(str::to_string))).flatten();
+    let succeeded = call.verdict == Verdict::Success;
+    let outcome = JobOutcome::from(call);
+    if succeeded {
+        return outcome.with(AfterWrite::SlackResult(PostWrite::Status { name: name.to_string(), posted: first, version: row.version }));
+    }
+    outcome
+}

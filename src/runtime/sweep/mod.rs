@@ -1,0 +1,161 @@
+//! The alarm's delivery loop: claim a bounded batch, perform each effect (a few at a time, each
+//! with a timeout), complete each with a fenced write; claim again when the batch is done — or
+//! earlier, when rows are waiting (a full claim, or the actor's signal that an ingest queued some)
+//! behind an attempt that has run past [`HOLDBACK_MS`](crate::outbox::schedule::HOLDBACK_MS), so a slow call never holds back the team's
+//! other deliveries; stop when nothing is due or the time budget is spent. The caller re-arms the
+//! alarm from the returned report on every path. Those timing decisions are the pure
+//! [`crate::outbox::schedule`]'s; this loop only does what it says.
+//!
+//! The folder follows the path: [`attempt`] (one row: expire, perform, decide), [`jobs`] (one
+//! file per kind of effect, each ending with one `JobOutcome`), [`credential`] (the bot token at
+//! delivery time), [`nudge`] (an ingest waking a running sweep).
+//!
+//! Invariants: the claim is one UPDATE (no SELECT-then-UPDATE); a completion whose claim was taken
+//! over is counted as fenced and changes nothing; a row past its deadline is parked without being
+//! performed; a crash anywhere leaves claimed rows to be reclaimed when their lease expires.
+
+mod attempt;
+pub mod credential;
+mod jobs;
+mod nudge;
+
+pub use nudge::{nudges, Nudge, Nudges};
+
+use super::{clock, log, store};
+use attempt::Finished;
+use credential::Credential;
+use crate::config::{Config, PRUNE_BATCH};
+use crate::lists::api::RunView;
+use crate::logs::{Alert, AlertLine, ReconcileLine, SweepLine};
+use crate::outbox::pace::Pacer;
+use crate::outbox::schedule::{Drain, Step};
+use crate::outbox::{streak_alerts, Outcome, Transition, Trigger, WaitCause};
+use futures::stream::FuturesUnordered;
+use futures::{FutureExt, StreamExt};
+use nudge::{next_event, Event};
+use std::collections::VecDeque;
+use std::rc::Rc;
+use store::{ClaimedRow, Completed, Completion};
+use worker::{SqlStorage, Storage};
+
+/// The adapters a sweep works with.
+pub struct Sweeper<'a> {
+    /// The actor's storage (for transactionSync).
+    pub storage: &'a Storage,
+    /// The actor's SQL handle.
+    pub sql: &'a SqlStorage,
+    /// Settings.
+    pub config: &'a Config,
+    /// The team key, for log lines.
+    pub team: Option<String>,
+    /// Whether to prune old receipts and delivered rows in this sweep.
+    pub prune: bool,
+    /// The actor's cached credential.
+    pub credentials: &'a credential::Cache,
+    /// The actor's pacer: Slack calls wait for their method's (or channel's) rate budget.
+    pub pacer: &'a std::cell::RefCell<Pacer>,
+}
+
+impl Sweeper<'_> {
+    /// Runs one sweep. Storage errors end it early (recorded in the report); they never escape.
+    /// A signal on `nudges` says an ingest queued rows while the sweep runs: they are claimed in
+    /// this sweep (early if the attempts in flight are slow) instead of waiting for the next alarm.
+    pub async fn run(&self, trigger: Trigger, nudges: Nudges) -> SweepLine {
+        let started = clock::now_ms();
+        let mut report = SweepLine { trigger, team: self.team.clone(), ..SweepLine::default() };
+        if let Err(e) = self.drain(started, &mut report, nudges).await {
+            report.error = Some(e.to_string());
+        }
+        report.duration_ms = clock::now_ms() - started;
+        report
+    }
+
+    /// The delivery loop: I/O only. Every decision (claim, start, wait, stop) is
+    /// [`Drain::next_step`]'s.
+    async fn drain(&self, started: i64, report: &mut SweepLine, nudges: Nudges) -> worker::Result<()> {
+        let c = self.config;
+        if self.prune {
+            store::prune(self.sql, started, c.receipt_retention_ms, c.done_retention_ms, PRUNE_BATCH)?;
+        }
+        self.pacer.borrow_mut().forget_idle(started);
+        let token = clock::claim_token();
+        let mut drain = Drain::new(started, c.sweep_budget_ms, c.delivery_concurrency, c.batch_size as usize);
+        let mut queued: VecDeque<(ClaimedRow, Rc<Credential>)> = VecDeque::new();
+        let mut in_flight = FuturesUnordered::new();
+        let Nudges { signals: mut woken, outstanding } = nudges;
+        loop {
+            let now = clock::now_ms();
+            match drain.next_step(now, outstanding.get()) {
+                Step::Stop => break,
+                Step::Claim => {
+                    outstanding.set(false); // this claim takes what was queued until now
+                    let batch = store::claim(self.sql, &token, now + c.lease_ms, now, c.batch_size)?;
+                    drain.claimed(batch.len());
+                    if !batch.is_empty() {
+                        report.claimed += batch.len() as u32;
+                        let credential = credential::resolve_cached(self.credentials, self.sql, c, now).await?;
+                        queued.extend(batch.into_iter().map(|row| (row, credential.clone())));
+                    }
+                }
+                Step::Start => {
+                    let (row, credential) = queued.pop_front().expect("the schedule starts only claimed rows");
+                    drain.started(row.id, now);
+                    in_flight.push(self.attempt(row, credential, &token, now));
+                }
+                Step::Wait { until } => match next_event(&mut in_flight, &mut woken, until.map(|at| at - now)).await {
+                    // `outstanding` already says rows are waiting; the signal only woke the loop.
+                    Event::Signal(Some(())) | Event::Stalled => {}
+                    Event::Signal(None) => woken = None, // the actor let go of the sender
+                    Event::Finished(None) => break,
+                    Event::Finished(Some(first)) => {
+                        // Attempts that finished together are stored together: one unit, one commit.
+                        let mut chunk = vec![first];
+                        while let Some(Some(finished)) = in_flight.next().now_or_never() {
+                            chunk.push(finished);
+                        }
+                        for finished in &chunk {
+                            drain.finished(finished.row.id, finished.makes_rows_due());
+                            if let Transition::Wait { at, cause: WaitCause::Paced } = finished.transition {
+                                report.paced_until = report.paced_until.max(Some(at));
+                            }
+                        }
+                        for outcome in self.store(chunk, &token)? {
+                            report.count(outcome);
+                        }
+                    }
+                },
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores finished attempts in one fenced unit, then logs each; returns their outcomes.
+    fn store(&self, finished: Vec<Finished>, token: &str) -> worker::Result<Vec<Outcome>> {
+        let now = clock::now_ms();
+        let completing = finished.iter().map(|f| f.completing(token, self.config, now)).collect();
+        let completed = store::complete(self.storage, self.sql, completing)?;
+        Ok(finished.iter().zip(completed).map(|(f, done)| self.log_attempt(f, done, now)).collect())
+    }
+
+    /// The `reconcile` line of a pass that a completion finished.
+    fn log_reconcile(&self, run: RunView, now: i64) {
+        log::emit(ReconcileLine::of(self.team.clone(), run, now));
+    }
+
+    /// The `delivery` line of one stored attempt, and a `target_failing` alert on a long streak.
+    fn log_attempt(&self, f: &Finished, done: Completed, now: i64) -> Outcome {
+        if let Some(run) = done.reconciled {
+            self.log_reconcile(run, now);
+        }
+        let outcome = if done.completion == Completion::Fenced { Outcome::Fenced } else { Outcome::of(&f.transition) };
+        let error = f.error();
+        if self.config.log_deliveries.prints(outcome) {
+            log::emit(f.line(self.team.clone(), outcome, now));
+        }
+        let failures = done.target_failures;
+        if streak_alerts(failures, self.config.alert_failure_streak) {
+            log::emit(AlertLine { alert: Alert::TargetFailing, team: self.team.clone(), target: f.row.target.clone(), target_failures: failures, error });
+        }
+        outcome
+    }
+}

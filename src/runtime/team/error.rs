@@ -1,0 +1,101 @@
+//! Everything a request to the team actor can fail with — its admin routes, the records and
+//! notify APIs, the ingest unit, an install — as one [`ActorError`], mapped to HTTP in one place
+//! ([`ActorError::into_response`]) with the one error body of `crate::routes::error_body`.
+
+use crate::lists::FieldError;
+use crate::logs::{ErrorLine, LogLine};
+use crate::notify::Invalid;
+use crate::routes::error_body;
+use crate::runtime::{json_response, log};
+use serde_json::json;
+use worker::Response;
+
+/// Why the team actor refused or failed a request.
+#[derive(Debug)]
+pub enum ActorError {
+    /// No such route.
+    NotFound,
+    /// A parameter that is not what the route takes (the message names it).
+    BadRequest(String),
+    /// No outbox row with that id.
+    NoSuchRow,
+    /// The row exists but is not parked (only parked rows are redriven or discarded).
+    NotParked,
+    /// A bulk redrive's `expect` is not the number of rows matching now.
+    CountChanged {
+        /// How many match now.
+        matching: i64,
+    },
+    /// The list has no column map yet.
+    UnknownList,
+    /// No record with that id.
+    NoSuchRecord,
+    /// No notify message with that id.
+    NoSuchMessage,
+    /// No status message with that name.
+    NoSuchStatus,
+    /// The body is not JSON (the parser's message).
+    BadJson(String),
+    /// A List's field or column map is not acceptable.
+    Invalid(FieldError),
+    /// A notify body is not acceptable (names its field).
+    InvalidBody(Invalid),
+    /// `POST /messages` without an `Idempotency-Key`.
+    MissingIdempotencyKey,
+    /// The `Idempotency-Key` was used with another body.
+    IdempotencyMismatch,
+    /// The deployment's configuration could not be read (logged).
+    Config(String),
+    /// Storage or the runtime failed (logged; a retry is safe).
+    Storage(worker::Error),
+}
+
+impl From<worker::Error> for ActorError {
+    fn from(e: worker::Error) -> Self {
+        ActorError::Storage(e)
+    }
+}
+
+fn invalid_code(e: &FieldError) -> &'static str {
+    match e {
+        FieldError::BadMap(_) => "bad_column_map",
+        FieldError::UnknownField(_) => "unknown_field",
+        FieldError::WrongType { .. } => "wrong_type",
+        FieldError::NotAnObject => "not_an_object",
+    }
+}
+
+impl ActorError {
+    /// The one place that maps the actor's errors to HTTP.
+    pub fn into_response(self) -> Response {
+        let (status, code, message, field): (u16, &str, String, Option<String>) = match &self {
+            ActorError::NotFound => (404, "not_found", "not found".into(), None),
+            ActorError::BadRequest(why) => (400, "bad_request", why.clone(), None),
+            ActorError::NoSuchRow => (404, "no_such_row", "no outbox row with that id".into(), None),
+            ActorError::NotParked => (409, "not_parked", "no parked row with that id".into(), None),
+            ActorError::CountChanged { .. } => (409, "count_changed", "expect must equal the dry run's count".into(), None),
+            ActorError::UnknownList => (404, "unknown_list", "this list has no column map: PUT /api/teams/{team}/lists/{list_id} first".into(), None),
+            ActorError::NoSuchRecord => (404, "no_such_record", "no record with that id".into(), None),
+            ActorError::NoSuchMessage => (404, "no_such_message", "no message with that id".into(), None),
+            ActorError::NoSuchStatus => (404, "no_such_status", "no status message with that name".into(), None),
+            ActorError::BadJson(why) => (400, "bad_json", format!("the body is not JSON: {why}"), None),
+            ActorError::Invalid(e) => (422, invalid_code(e), e.message(), e.field().map(str::to_string)),
+            ActorError::InvalidBody(e) => (422, "invalid_body", e.message.clone(), Some(e.field.clone())),
+            ActorError::MissingIdempotencyKey => (400, "missing_idempotency_key", "an Idempotency-Key header is required".into(), None),
+            ActorError::IdempotencyMismatch => (422, "idempotency_key_mismatch", "this Idempotency-Key was used with a different body".into(), None),
+            ActorError::Config(e) => {
+                log::error(LogLine::ConfigError(ErrorLine::new(e)));
+                (500, "not_configured", format!("configuration error: {e}"), None)
+            }
+            ActorError::Storage(e) => {
+                log::error(LogLine::AdminError(ErrorLine::new(e)));
+                (500, "storage_error", "storage error; retry".into(), None)
+            }
+        };
+        let mut body = error_body(code, &message, field.as_deref());
+        if let ActorError::CountChanged { matching } = self {
+            body["matching"] = json!(matching);
+        }
+        json_response(status, &body)
+    }
+}

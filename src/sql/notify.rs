@@ -1,0 +1,42 @@
+//! The notify API: idempotency keys, Slack's answers to posts, status messages.
+
+// ---- The notify API (`crate::notify`, `runtime::store::notify`) ----
+
+/// Forgets an expired idempotency key: ?1 key, ?2 now.
+pub const EXPIRE_KEY: &str = "DELETE FROM idempotency_keys WHERE key = ?1 AND expires_at <= ?2";
+
+/// A stored key: ?1 key.
+pub const IDEMPOTENCY_KEY: &str = "SELECT body_hash, status, response FROM idempotency_keys WHERE key = ?1";
+
+/// Claims a key with its answer (the UNIQUE key is the atomic claim): ?1 key, ?2 body hash,
+/// ?3 status, ?4 answer, ?5 message row or NULL, ?6 now, ?7 expires at. One returned row = ours.
+pub const CLAIM_KEY: &str = "INSERT INTO idempotency_keys(key, body_hash, status, response, message_id, created_at, expires_at)
+ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(key) DO NOTHING RETURNING key";
+
+/// Keeps what Slack answered a post: ?1 row id, ?2 channel, ?3 ts.
+pub const SAVE_RESULT: &str = "INSERT INTO slack_results(row_id, channel, ts) VALUES (?1, ?2, ?3)
+ ON CONFLICT(row_id) DO UPDATE SET channel = excluded.channel, ts = excluded.ts";
+
+/// A notify message: ?1 row id.
+pub const MESSAGE: &str = "SELECT o.id, o.idem_key, o.status, o.attempts, o.reason, o.last_error, o.last_status, o.created_at,
+   o.finished_at, r.channel, r.ts FROM outbox o LEFT JOIN slack_results r ON r.row_id = o.id
+ WHERE o.id = ?1 AND o.effect = 'notify'";
+
+/// A status message: ?1 name.
+pub const STATUS: &str = "SELECT name, channel, text, blocks, version, posted_version, ts, post_channel, syncs, created_at, updated_at
+ FROM status_messages WHERE name = ?1";
+
+/// Sets a status message's newest state: ?1 name, ?2 channel, ?3 text, ?4 blocks JSON or NULL,
+/// ?5 version, ?6 now. Only a higher version changes it; one returned row = changed.
+pub const PUT_STATUS: &str = "INSERT INTO status_messages(name, channel, text, blocks, version, created_at, updated_at)
+ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
+ ON CONFLICT(name) DO UPDATE SET channel = excluded.channel, text = excluded.text, blocks = excluded.blocks,
+   version = excluded.version, updated_at = excluded.updated_at
+ WHERE excluded.version > status_messages.version RETURNING syncs";
+
+/// Counts one more queued sync of a status message: ?1 name. Returns the new count.
+pub const BUMP_STATUS_SYNCS: &str = "UPDATE status_messages SET syncs = syncs + 1 WHERE name = ?1 RETURNING syncs";
+
+/// Slack shows a status message at `version`: ?1 name, ?2 ts, ?3 channel, ?4 version.
+pub const STATUS_POSTED: &str = "UPDATE status_messages SET ts = COALESCE(ts, ?2), post_channel = COALESCE(post_channel, ?3),
+   posted_version = MAX(posted_version, ?4) WHERE name = ?1";
