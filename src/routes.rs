@@ -16,6 +16,7 @@
 
 use crate::lists::api::{valid_list_id, valid_record_id};
 use crate::notify::valid_status_name;
+use crate::outbox::RowId;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -100,17 +101,17 @@ pub enum AdminRoute {
     /// `GET …/outbox/{id}`.
     Row {
         /// The row.
-        id: i64,
+        id: RowId,
     },
     /// `POST …/outbox/{id}/redrive`.
     Redrive {
         /// The row.
-        id: i64,
+        id: RowId,
     },
     /// `DELETE …/outbox/{id}`.
     Discard {
         /// The row.
-        id: i64,
+        id: RowId,
     },
     /// `POST …/sweep`.
     Sweep,
@@ -120,8 +121,8 @@ pub enum AdminRoute {
     Seed,
 }
 
-fn row_id(id: &str) -> Result<i64, RouteError> {
-    id.parse::<i64>().ok().filter(|n| *n > 0).ok_or(RouteError::BadId("row id must be a positive whole number"))
+fn row_id(id: &str) -> Result<RowId, RouteError> {
+    id.parse::<i64>().ok().filter(|n| *n > 0).map(RowId).ok_or(RouteError::BadId("row id must be a positive whole number"))
 }
 
 impl AdminRoute {
@@ -277,9 +278,9 @@ mod tests {
             (Verb::Get, "stats", AdminRoute::Stats),
             (Verb::Get, "audit", AdminRoute::Audit),
             (Verb::Get, "outbox", AdminRoute::Outbox),
-            (Verb::Get, "outbox/7", AdminRoute::Row { id: 7 }),
-            (Verb::Delete, "outbox/7", AdminRoute::Discard { id: 7 }),
-            (Verb::Post, "outbox/7/redrive", AdminRoute::Redrive { id: 7 }),
+            (Verb::Get, "outbox/7", AdminRoute::Row { id: RowId(7) }),
+            (Verb::Delete, "outbox/7", AdminRoute::Discard { id: RowId(7) }),
+            (Verb::Post, "outbox/7/redrive", AdminRoute::Redrive { id: RowId(7) }),
             (Verb::Post, "sweep", AdminRoute::Sweep),
             (Verb::Post, "redrive", AdminRoute::BulkRedrive),
             (Verb::Post, "seed", AdminRoute::Seed),
@@ -325,8 +326,8 @@ mod tests {
 
     #[test]
     fn routes_travel_to_the_actor_as_json_unchanged() {
-        let routes = [serde_json::to_string(&AdminRoute::Redrive { id: 3 }).unwrap(), serde_json::to_string(&ApiRoute::PutRecord { list_id: "F1".into(), record_id: "r".into() }).unwrap()];
-        assert_eq!(serde_json::from_str::<AdminRoute>(&routes[0]).unwrap(), AdminRoute::Redrive { id: 3 });
+        let routes = [serde_json::to_string(&AdminRoute::Redrive { id: RowId(3) }).unwrap(), serde_json::to_string(&ApiRoute::PutRecord { list_id: "F1".into(), record_id: "r".into() }).unwrap()];
+        assert_eq!(serde_json::from_str::<AdminRoute>(&routes[0]).unwrap(), AdminRoute::Redrive { id: RowId(3) });
         assert_eq!(serde_json::from_str::<ApiRoute>(&routes[1]).unwrap(), ApiRoute::PutRecord { list_id: "F1".into(), record_id: "r".into() });
     }
 

@@ -40,6 +40,34 @@ use crate::slack::classify::Verdict;
 use retry::RetryPolicy;
 use serde::{Deserialize, Serialize};
 
+/// An outbox row's id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RowId(pub i64);
+
+impl std::fmt::Display for RowId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// One sweep's claim token: the fence of every completion (`… WHERE claim_token = ?`). Fresh and
+/// random per sweep, so no two sweeps share one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimToken(String);
+
+impl ClaimToken {
+    /// A token from its random text.
+    pub fn new(text: String) -> ClaimToken {
+        ClaimToken(text)
+    }
+
+    /// The stored text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
 /// A row's state, as stored in `outbox.status`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {

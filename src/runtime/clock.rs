@@ -24,6 +24,6 @@ pub fn random_hex() -> String {
 }
 
 /// A fresh claim token: unique per sweep run, so a completion can be fenced by it.
-pub fn claim_token() -> String {
-    random_hex()
+pub fn claim_token() -> crate::outbox::ClaimToken {
+    crate::outbox::ClaimToken::new(random_hex())
 }

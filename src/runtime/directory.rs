@@ -40,7 +40,7 @@ struct StateNote {
 impl DurableObject for Directory {
     fn new(state: State, _env: Env) -> Self {
         let sql = state.storage().sql();
-        if let Err(e) = store::directory_migrate(&sql) {
+        if let Err(e) = store::directory::directory_migrate(&sql) {
             log::error(LogLine::SchemaError(ErrorLine { actor: Some("directory".into()), ..ErrorLine::new(e) }));
         }
         Directory { sql }
@@ -52,23 +52,23 @@ impl DurableObject for Directory {
             (Method::Get, "/teams") => teams_page(&req, &self.sql),
             (Method::Post, "/seen") => {
                 let note: TeamNote = super::request_json(&mut req).await?;
-                store::directory_seen(&self.sql, &note.team_key, now)?;
+                store::directory::directory_seen(&self.sql, &note.team_key, now)?;
                 Response::ok("")
             }
             (Method::Post, "/installed") => {
                 let n: TeamNote = super::request_json(&mut req).await?;
                 let org_wide = n.is_enterprise_install.unwrap_or(false);
-                store::directory_installed(&self.sql, &n.team_key, n.team_name.as_deref(), n.enterprise_name.as_deref(), org_wide, now)?;
+                store::directory::directory_installed(&self.sql, &n.team_key, n.team_name.as_deref(), n.enterprise_name.as_deref(), org_wide, now)?;
                 Response::ok("")
             }
             (Method::Post, "/uninstalled") => {
                 let note: TeamNote = super::request_json(&mut req).await?;
-                store::directory_uninstalled(&self.sql, &note.team_key, now)?;
+                store::directory::directory_uninstalled(&self.sql, &note.team_key, now)?;
                 Response::ok("")
             }
             (Method::Post, "/states/consume") => {
                 let note: StateNote = super::request_json(&mut req).await?;
-                let fresh = store::consume_state(&self.sql, &note.nonce, note.expires_at, now)?;
+                let fresh = store::directory::consume_state(&self.sql, &note.nonce, note.expires_at, now)?;
                 Response::from_json(&json!({ "fresh": fresh }))
             }
             _ => Ok(super::json_response(404, &crate::routes::error_body("not_found", "not found", None))),
@@ -86,7 +86,7 @@ fn teams_page(req: &Request, sql: &SqlStorage) -> Result<Response> {
         },
     };
     let after = super::query_param(req, "after").unwrap_or_default();
-    let teams = store::directory_teams(sql, &after, limit)?;
+    let teams = store::directory::directory_teams(sql, &after, limit)?;
     let next_after = (teams.len() as i64 == limit).then(|| teams.last().and_then(|t| t["team_key"].as_str()).map(str::to_string)).flatten();
     Response::from_json(&json!({ "teams": teams, "next_after": next_after }))
 }

@@ -9,6 +9,7 @@
 use super::clock;
 use super::store;
 use crate::outbox::pace::{Pace, Pacer};
+use crate::outbox::RowId;
 use crate::slack::classify::Verdict;
 use crate::slack::tiers::RateLimits;
 use serde_json::Value;
@@ -18,7 +19,7 @@ use worker::SqlStorage;
 /// A pacer with the holds stored by earlier instances of the actor.
 pub fn load(sql: &SqlStorage, now: i64) -> Pacer {
     let mut pacer = Pacer::default();
-    for (lane, until) in store::active_holds(sql, now).unwrap_or_default() {
+    for (lane, until) in store::outbox::active_holds(sql, now).unwrap_or_default() {
         pacer.hold(&lane, until);
     }
     pacer
@@ -34,8 +35,8 @@ pub struct Gate<'a> {
 
 impl<'a> Gate<'a> {
     /// The gate of outbox row `row`'s attempt.
-    pub fn new(pacer: &'a RefCell<Pacer>, limits: &'a RateLimits, row: i64) -> Gate<'a> {
-        Gate { pacer, limits, row, lane: RefCell::new(None) }
+    pub fn new(pacer: &'a RefCell<Pacer>, limits: &'a RateLimits, row: RowId) -> Gate<'a> {
+        Gate { pacer, limits, row: row.0, lane: RefCell::new(None) }
     }
 
     /// Whether the call of `method` with `args` may leave now; `Err` is the paced verdict (the

@@ -1,13 +1,15 @@
 //! What the admin API reads and does: stats, listings, redrive, discard, audit, seeding.
 
-use super::{int, rows, run, text, tx_sync};
+use super::exec::{int, rows, run, text, tx_sync};
 use crate::sql;
 use serde::Deserialize;
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
-use super::{installation, team_key, uninstalled};
+use super::installation::{installation, uninstalled};
+use super::outbox::team_key;
 use crate::admin::{AuditEntry, OutboxPage, OutboxRow, RowDetail, Stats};
 use crate::logs::SweepLine;
+use crate::outbox::{RowId, Status};
 
 /// Keeps the last sweep's report for the stats.
 pub fn save_last_sweep(sql: &SqlStorage, report: &SweepLine) -> worker::Result<()> {
@@ -102,12 +104,12 @@ pub fn bulk_redrive(storage: &Storage, sql: &SqlStorage, filter: ParkedFilter, c
 }
 
 /// A page of rows in one status, newest first.
-pub fn list_rows(sql: &SqlStorage, status: &str, before_id: i64, limit: i64) -> worker::Result<OutboxPage> {
-    Ok(OutboxPage::of(rows(sql, sql::admin::LIST_ROWS, vec![text(status), int(before_id), int(limit)])?, limit))
+pub fn list_rows(sql: &SqlStorage, status: Status, before_id: i64, limit: i64) -> worker::Result<OutboxPage> {
+    Ok(OutboxPage::of(rows(sql, sql::admin::LIST_ROWS, vec![text(status.as_str()), int(before_id), int(limit)])?, limit))
 }
 
 /// One row with its attempt history, if it exists.
-pub fn row_with_attempts(sql: &SqlStorage, id: i64) -> worker::Result<Option<RowDetail>> {
+pub fn row_with_attempts(sql: &SqlStorage, RowId(id): RowId) -> worker::Result<Option<RowDetail>> {
     let found: Vec<OutboxRow> = rows(sql, sql::admin::ONE_ROW, vec![int(id)])?;
     let Some(row) = found.into_iter().next() else { return Ok(None) };
     Ok(Some(RowDetail { row, attempts_log: rows(sql, sql::admin::ROW_ATTEMPTS, vec![int(id)])? }))
@@ -128,7 +130,7 @@ pub fn audit(sql: &SqlStorage, limit: i64) -> worker::Result<Vec<AuditEntry>> {
 }
 
 /// Sends a parked row back to pending (audited), due now.
-pub fn redrive(storage: &Storage, sql: &SqlStorage, id: i64, max_attempts: u32, now: i64) -> worker::Result<Operated> {
+pub fn redrive(storage: &Storage, sql: &SqlStorage, RowId(id): RowId, max_attempts: u32, now: i64) -> worker::Result<Operated> {
     let sql = sql.clone();
     tx_sync(storage, move || {
         let done: Vec<Value> = rows(&sql, sql::admin::REDRIVE, vec![int(id), int(now), int(max_attempts as i64)])?;
@@ -141,7 +143,7 @@ pub fn redrive(storage: &Storage, sql: &SqlStorage, id: i64, max_attempts: u32, 
 }
 
 /// Deletes a parked row, keeping an audit record of what it was.
-pub fn discard(storage: &Storage, sql: &SqlStorage, id: i64, now: i64) -> worker::Result<Operated> {
+pub fn discard(storage: &Storage, sql: &SqlStorage, RowId(id): RowId, now: i64) -> worker::Result<Operated> {
     let sql = sql.clone();
     tx_sync(storage, move || {
         let gone: Vec<Value> = rows(&sql, sql::admin::DISCARD, vec![int(id)])?;

@@ -1,6 +1,6 @@
 //! The ingest unit: a receipt and the outbox rows its effects call for, all or nothing.
 
-use super::{int, opt_int, rows, run, text, tx_sync};
+use super::exec::{int, opt_int, rows, run, text, tx_sync};
 use crate::sql;
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};

@@ -1,6 +1,6 @@
 //! The team's installation (tokens sealed) and the single-flight refresh slot.
 
-use super::{int, opt_int, rows, run, text, tx_sync};
+use super::exec::{int, opt_int, rows, run, text, tx_sync};
 use crate::oauth::StoredInstallation;
 use crate::sql;
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! and status messages. A key, its answer and its outbox row are one unit.
 
 use super::ingest::{insert_action, queue_serial, Queue};
-use super::{int, rows, run, text, tx_sync};
+use super::exec::{int, rows, run, text, tx_sync};
 use crate::effect::Action;
 use crate::notify::{key_of_row, row_key, Invalid, MessageView, PostWrite, StatusUpdate, StatusView};
 use crate::sql;

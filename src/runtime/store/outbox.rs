@@ -1,6 +1,6 @@
 //! Claims, fenced completions, the next alarm time and housekeeping.
 
-use super::{int, opt_int, rows, run, text, tx_sync};
+use super::exec::{int, opt_int, rows, run, text, tx_sync};
 use crate::sql;
 use serde::Deserialize;
 use serde_json::Value;
@@ -10,14 +10,14 @@ use super::lists::{self, Queueing};
 use super::notify;
 use crate::lists::api::RunView;
 use crate::outbox::completion::AfterWrite;
-use crate::outbox::{Outcome, StreakChange, Transition};
+use crate::outbox::{ClaimToken, Outcome, RowId, StreakChange, Transition};
 use crate::slack::classify::Verdict;
 
 /// A row as claimed by a sweep.
 #[derive(Debug, Clone, Deserialize)]
 pub struct ClaimedRow {
     /// Row id.
-    pub id: i64,
+    pub id: RowId,
     /// Idempotency key.
     pub idem_key: String,
     /// The receipt that produced it.
@@ -39,8 +39,8 @@ pub struct ClaimedRow {
 }
 
 /// Claims up to `limit` due rows for `token` until `lease_until`.
-pub fn claim(sql: &SqlStorage, token: &str, lease_until: i64, now: i64, limit: i64) -> worker::Result<Vec<ClaimedRow>> {
-    let mut claimed: Vec<ClaimedRow> = rows(sql, sql::outbox::CLAIM, vec![text(token), int(lease_until), int(now), int(limit)])?;
+pub fn claim(sql: &SqlStorage, token: &ClaimToken, lease_until: i64, now: i64, limit: i64) -> worker::Result<Vec<ClaimedRow>> {
+    let mut claimed: Vec<ClaimedRow> = rows(sql, sql::outbox::CLAIM, vec![text(token.as_str()), int(lease_until), int(now), int(limit)])?;
     claimed.sort_by_key(|r| r.id);
     Ok(claimed)
 }
@@ -72,9 +72,9 @@ pub struct AttemptLog {
 /// Everything a completion writes, in one unit.
 pub struct Completing {
     /// The row.
-    pub row_id: i64,
+    pub row_id: RowId,
     /// Our claim token (the fence).
-    pub token: String,
+    pub token: ClaimToken,
     /// The row's rate-limit target (for its failure streak).
     pub target: String,
     /// The row's receipt key, given to follow-ups.
@@ -130,7 +130,7 @@ pub fn complete(storage: &Storage, sql: &SqlStorage, completions: Vec<Completing
 }
 
 fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
-    let (id, token, now) = (int(c.row_id), text(&c.token), c.queueing.now);
+    let (id, token, now) = (int(c.row_id.0), text(c.token.as_str()), c.queueing.now);
     let detail = || c.log.detail.as_deref().map(text).unwrap_or(V::Null);
     let stored: Vec<Value> = match &c.transition {
         Transition::Done => rows(sql, sql::outbox::COMPLETE_DONE, vec![id, token, int(now), opt_int(c.log.http_status)])?,
@@ -146,7 +146,7 @@ fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
     // A call the pacer kept back was never sent: it has no place in the attempt history.
     if c.log.outcome.was_sent() {
         run(sql, sql::outbox::LOG_ATTEMPT, vec![
-            int(c.row_id), int(c.log.attempt), int(now), text(outcome.as_str()), detail(), opt_int(c.log.http_status), int(c.log.latency_ms),
+            int(c.row_id.0), int(c.log.attempt), int(now), text(outcome.as_str()), detail(), opt_int(c.log.http_status), int(c.log.latency_ms),
         ])?;
     }
     let target_failures = streak(sql, &c.target, outcome.streak_change(c.log.detail.as_deref()))?;
@@ -168,7 +168,7 @@ fn apply_after(sql: &SqlStorage, c: &Completing) -> worker::Result<Option<RunVie
             AfterWrite::Followup(row) => {
                 insert_rows(sql, &c.op_key, std::slice::from_ref(row), q.max_attempts, q.now)?;
             }
-            AfterWrite::SlackResult(post) => notify::apply(sql, c.row_id, post)?,
+            AfterWrite::SlackResult(post) => notify::apply(sql, c.row_id.0, post)?,
             AfterWrite::Lists(end) => {
                 if let Some(write) = end.clone().write(&c.verdict, parked) {
                     reconciled = reconciled.or(lists::apply(sql, &write, q)?);

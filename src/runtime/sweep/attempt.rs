@@ -10,11 +10,11 @@ use crate::config::Config;
 use crate::effect::{is_serial, Action};
 use crate::logs::{Alert, DeliveryLine};
 use crate::outbox::completion::{AfterWrite, JobOutcome};
-use crate::outbox::{after_attempt, before_attempt, reasons, Attempted, Outcome, Transition};
+use crate::outbox::{after_attempt, before_attempt, reasons, Attempted, ClaimToken, Outcome, Transition};
 use crate::runtime::clock;
 use crate::runtime::pacing::Gate;
 use crate::runtime::store::lists::Queueing;
-use crate::runtime::store::{AttemptLog, ClaimedRow, Completing};
+use crate::runtime::store::{outbox::AttemptLog, outbox::ClaimedRow, outbox::Completing};
 use crate::slack::classify::Verdict;
 use std::rc::Rc;
 
@@ -38,7 +38,7 @@ impl Finished {
         };
         DeliveryLine {
             team,
-            row: row.id,
+            row: row.id.0,
             effect: row.effect.clone(),
             target: row.target.clone(),
             key: row.idem_key.clone(),
@@ -66,10 +66,10 @@ impl Finished {
     }
 
     /// What storing this attempt writes.
-    pub(super) fn completing(&self, token: &str, config: &Config, now: i64) -> Completing {
+    pub(super) fn completing(&self, token: &ClaimToken, config: &Config, now: i64) -> Completing {
         Completing {
             row_id: self.row.id,
-            token: token.to_string(),
+            token: token.clone(),
             target: self.row.target.clone(),
             op_key: self.row.op_key.clone(),
             transition: self.transition.clone(),
@@ -90,7 +90,7 @@ impl Finished {
 impl Sweeper<'_> {
     /// Performs one claimed row (or expires it), started at `started`, and decides its
     /// transition; stores nothing.
-    pub(super) async fn attempt(&self, row: ClaimedRow, credential: Rc<Credential>, claim_token: &str, started: i64) -> Finished {
+    pub(super) async fn attempt(&self, row: ClaimedRow, credential: Rc<Credential>, claim_token: &ClaimToken, started: i64) -> Finished {
         let attempted = Attempted { attempts: row.attempts.max(0) as u32, max_attempts: row.max_attempts.max(1) as u32, deadline_at: row.deadline_at };
         let gate = Gate::new(self.pacer, &self.config.rate_limits, row.id);
         let (mut outcome, transition) = match before_attempt(&attempted, started) {

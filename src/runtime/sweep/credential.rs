@@ -70,10 +70,10 @@ pub enum Credential {
 /// (`None`: not at all, e.g. a fallback while a refresh failed).
 async fn resolve(sql: &SqlStorage, config: &Config, now: i64) -> worker::Result<(Credential, Option<i64>)> {
     let settled = Some(now + CACHE_MS);
-    if store::uninstalled(sql)? {
+    if store::installation::uninstalled(sql)? {
         return Ok((Credential::Unusable(Verdict::Permanent { code: reasons::UNINSTALLED.into() }), settled));
     }
-    let Some(stored) = store::installation(sql)? else {
+    let Some(stored) = store::installation::installation(sql)? else {
         let credential = match &config.bot_token {
             Some(token) => Credential::Token(token.expose().to_string()),
             None => Credential::Unusable(Verdict::Permanent { code: reasons::NOT_INSTALLED.into() }),
@@ -110,7 +110,7 @@ async fn refresh(sql: &SqlStorage, config: &Config, current: &Current, now: i64)
     let (Some(client_id), Some(client_secret), Some(refresh_token)) = (&config.client_id, &config.client_secret, &current.refresh_token) else {
         return Ok((fallback(Verdict::Permanent { code: reasons::NOT_CONFIGURED.into() }), None));
     };
-    if !store::begin_refresh(sql, now, now + REFRESH_SLOT_MS)? {
+    if !store::installation::begin_refresh(sql, now, now + REFRESH_SLOT_MS)? {
         return Ok((fallback(Verdict::Transient { code: "token_refreshing".into(), retry_after_ms: Some(1_000) }), None));
     }
     let fields = [
@@ -131,12 +131,12 @@ async fn refresh(sql: &SqlStorage, config: &Config, current: &Current, now: i64)
     match parsed {
         Ok((bot, refresh, expires_at)) => {
             let (bot_sealed, refresh_sealed) = (config.cipher.seal(&bot, super::clock::random_bytes()), config.cipher.seal(&refresh, super::clock::random_bytes()));
-            store::store_refresh(sql, bot_sealed, refresh_sealed, expires_at, now)?;
+            store::installation::store_refresh(sql, bot_sealed, refresh_sealed, expires_at, now)?;
             super::log::emit(TokenRefreshedLine { expires_at });
             Ok((Credential::Token(bot), refresh_due_at(Some(expires_at))))
         }
         Err(verdict) => {
-            store::end_refresh(sql)?;
+            store::installation::end_refresh(sql)?;
             super::log::error(TokenRefreshFailedLine { verdict: format!("{verdict:?}") });
             Ok((fallback(verdict), None))
         }

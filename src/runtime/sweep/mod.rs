@@ -29,13 +29,13 @@ use crate::lists::api::RunView;
 use crate::logs::{Alert, AlertLine, ReconcileLine, SweepLine};
 use crate::outbox::pace::Pacer;
 use crate::outbox::schedule::{Drain, Step};
-use crate::outbox::{streak_alerts, Outcome, Transition, Trigger, WaitCause};
+use crate::outbox::{streak_alerts, ClaimToken, Outcome, Transition, Trigger, WaitCause};
 use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
 use nudge::{next_event, Event};
 use std::collections::VecDeque;
 use std::rc::Rc;
-use store::{ClaimedRow, Completed, Completion};
+use store::{outbox::ClaimedRow, outbox::Completed, outbox::Completion};
 use worker::{SqlStorage, Storage};
 
 /// The adapters a sweep works with.
@@ -75,7 +75,7 @@ impl Sweeper<'_> {
     async fn drain(&self, started: i64, report: &mut SweepLine, nudges: Nudges) -> worker::Result<()> {
         let c = self.config;
         if self.prune {
-            store::prune(self.sql, started, c.receipt_retention_ms, c.done_retention_ms, PRUNE_BATCH)?;
+            store::outbox::prune(self.sql, started, c.receipt_retention_ms, c.done_retention_ms, PRUNE_BATCH)?;
         }
         self.pacer.borrow_mut().forget_idle(started);
         let token = clock::claim_token();
@@ -89,7 +89,7 @@ impl Sweeper<'_> {
                 Step::Stop => break,
                 Step::Claim => {
                     outstanding.set(false); // this claim takes what was queued until now
-                    let batch = store::claim(self.sql, &token, now + c.lease_ms, now, c.batch_size)?;
+                    let batch = store::outbox::claim(self.sql, &token, now + c.lease_ms, now, c.batch_size)?;
                     drain.claimed(batch.len());
                     if !batch.is_empty() {
                         report.claimed += batch.len() as u32;
@@ -99,7 +99,7 @@ impl Sweeper<'_> {
                 }
                 Step::Start => {
                     let (row, credential) = queued.pop_front().expect("the schedule starts only claimed rows");
-                    drain.started(row.id, now);
+                    drain.started(row.id.0, now);
                     in_flight.push(self.attempt(row, credential, &token, now));
                 }
                 Step::Wait { until } => match next_event(&mut in_flight, &mut woken, until.map(|at| at - now)).await {
@@ -114,7 +114,7 @@ impl Sweeper<'_> {
                             chunk.push(finished);
                         }
                         for finished in &chunk {
-                            drain.finished(finished.row.id, finished.makes_rows_due());
+                            drain.finished(finished.row.id.0, finished.makes_rows_due());
                             if let Transition::Wait { at, cause: WaitCause::Paced } = finished.transition {
                                 report.paced_until = report.paced_until.max(Some(at));
                             }
@@ -130,10 +130,10 @@ impl Sweeper<'_> {
     }
 
     /// Stores finished attempts in one fenced unit, then logs each; returns their outcomes.
-    fn store(&self, finished: Vec<Finished>, token: &str) -> worker::Result<Vec<Outcome>> {
+    fn store(&self, finished: Vec<Finished>, token: &ClaimToken) -> worker::Result<Vec<Outcome>> {
         let now = clock::now_ms();
         let completing = finished.iter().map(|f| f.completing(token, self.config, now)).collect();
-        let completed = store::complete(self.storage, self.sql, completing)?;
+        let completed = store::outbox::complete(self.storage, self.sql, completing)?;
         Ok(finished.iter().zip(completed).map(|(f, done)| self.log_attempt(f, done, now)).collect())
     }
 

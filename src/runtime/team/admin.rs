@@ -6,9 +6,9 @@ use super::error::ActorError;
 use super::{TeamActor, MAX_PAGE};
 use crate::config::{Config, BULK_REDRIVE_CAP};
 use crate::logs::AdminLine;
-use crate::outbox::{Status, Trigger};
+use crate::outbox::{RowId, Status, Trigger};
 use crate::routes::AdminRoute;
-use crate::runtime::store::{self, Operated};
+use crate::runtime::store::{self, admin::Operated};
 use crate::runtime::{clock, log, query_param};
 use serde::Serialize;
 use serde_json::json;
@@ -34,13 +34,13 @@ impl TeamActor {
         match route {
             AdminRoute::Stats => {
                 let now = clock::now_ms();
-                let mut stats = store::stats(&self.sql, now)?;
+                let mut stats = store::admin::stats(&self.sql, now)?;
                 stats.pacing = self.pacer.borrow().busy(now).into_iter().map(Into::into).collect();
                 json_answer(&stats)
             }
             AdminRoute::Outbox => self.list(req),
-            AdminRoute::Audit => json_answer(&json!({ "audit": store::audit(&self.sql, MAX_PAGE)? })),
-            AdminRoute::Row { id } => json_answer(&store::row_with_attempts(&self.sql, id)?.ok_or(ActorError::NoSuchRow)?),
+            AdminRoute::Audit => json_answer(&json!({ "audit": store::admin::audit(&self.sql, MAX_PAGE)? })),
+            AdminRoute::Row { id } => json_answer(&store::admin::row_with_attempts(&self.sql, id)?.ok_or(ActorError::NoSuchRow)?),
             AdminRoute::Redrive { id } => self.redrive(id, config).await,
             AdminRoute::Discard { id } => self.discard(id),
             AdminRoute::Sweep => json_answer(&self.sweep(config, Trigger::Admin).await?),
@@ -56,15 +56,15 @@ impl TeamActor {
         let status = Status::parse(&status).ok_or_else(|| ActorError::BadRequest("status must be pending, parked or done".into()))?;
         let limit = number(req, "limit", 50)?.clamp(1, MAX_PAGE);
         let before = number(req, "before", i64::from(i32::MAX) * 1024)?;
-        json_answer(&store::list_rows(&self.sql, status.as_str(), before, limit)?)
+        json_answer(&store::admin::list_rows(&self.sql, status, before, limit)?)
     }
 
     /// Bulk redrive by reason and time window. A dry run (the default) only counts; to act, pass
     /// `dry_run=false` and `expect=<the dry run's count>` (409 if the count changed since).
     async fn bulk_redrive(&self, req: &Request, config: &Config) -> Answer {
         let (since, until) = (number(req, "since", 0)?, number(req, "until", i64::from(i32::MAX) * 1_000_000)?);
-        let filter = store::ParkedFilter { reason: query_param(req, "reason").filter(|r| !r.is_empty()), since, until };
-        let matching = store::count_parked(&self.sql, &filter)?;
+        let filter = store::admin::ParkedFilter { reason: query_param(req, "reason").filter(|r| !r.is_empty()), since, until };
+        let matching = store::admin::count_parked(&self.sql, &filter)?;
         if query_param(req, "dry_run").as_deref() != Some("false") {
             return json_answer(&json!({ "dry_run": true, "matching": matching, "cap": BULK_REDRIVE_CAP }));
         }
@@ -73,7 +73,7 @@ impl TeamActor {
         }
         let now = clock::now_ms();
         let spacing = config.redrive_spacing_ms;
-        let redriven = store::bulk_redrive(&self.state.storage(), &self.sql, filter, BULK_REDRIVE_CAP, spacing, config.retry.max_attempts, now)?;
+        let redriven = store::admin::bulk_redrive(&self.state.storage(), &self.sql, filter, BULK_REDRIVE_CAP, spacing, config.retry.max_attempts, now)?;
         if redriven > 0 {
             self.arm_by(now).await?;
         }
@@ -84,14 +84,14 @@ impl TeamActor {
     /// Benchmarks only (`ALLOW_BENCH_SEED=1`): `?receipts=N&done=M&from=K`.
     fn seed(&self, req: &Request) -> Answer {
         let (receipts, done) = (number(req, "receipts", 0)?.clamp(0, 200_000), number(req, "done", 0)?.clamp(0, 200_000));
-        store::seed(&self.sql, receipts, done, number(req, "from", 0)?, clock::now_ms())?;
+        store::admin::seed(&self.sql, receipts, done, number(req, "from", 0)?, clock::now_ms())?;
         json_answer(&json!({ "seeded_receipts": receipts, "seeded_done": done }))
     }
 
     /// Sends a parked row back to pending, due now.
-    async fn redrive(&self, id: i64, config: &Config) -> Answer {
+    async fn redrive(&self, id: RowId, config: &Config) -> Answer {
         let now = clock::now_ms();
-        match store::redrive(&self.state.storage(), &self.sql, id, config.retry.max_attempts, now)? {
+        match store::admin::redrive(&self.state.storage(), &self.sql, id, config.retry.max_attempts, now)? {
             Operated::Applied => {
                 self.arm_by(now).await?;
                 json_answer(&json!({ "redriven": id }))
@@ -101,8 +101,8 @@ impl TeamActor {
     }
 
     /// Deletes a parked row (an audit record keeps it).
-    fn discard(&self, id: i64) -> Answer {
-        match store::discard(&self.state.storage(), &self.sql, id, clock::now_ms())? {
+    fn discard(&self, id: RowId) -> Answer {
+        match store::admin::discard(&self.state.storage(), &self.sql, id, clock::now_ms())? {
             Operated::Applied => json_answer(&json!({ "discarded": id })),
             Operated::NotParked => Err(ActorError::NotParked),
         }

@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::ingest::{IngestOutcome, Receipt};
 use crate::logs::{Alert, UninstallLine};
 use crate::oauth::Installation;
-use crate::runtime::store::{self, Ingest, NewRow};
+use crate::runtime::store::{self, ingest::Ingest, ingest::NewRow};
 use super::error::ActorError;
 use crate::runtime::test_hooks::TestHooks;
 use crate::runtime::{clock, directory, log, request_json};
@@ -41,7 +41,7 @@ impl TeamActor {
             max_attempts: config.retry.max_attempts,
             team_key_stored: self.team.borrow().is_some(),
         };
-        let recorded = store::record(&self.state.storage(), &self.sql, ingest, now)?;
+        let recorded = store::ingest::record(&self.state.storage(), &self.sql, ingest, now)?;
         if uninstall {
             self.credentials.forget();
         }
@@ -73,7 +73,7 @@ impl TeamActor {
         let installation: Installation = request_json(&mut req).await?;
         let bot = config.cipher.seal(&installation.bot_token, clock::random_bytes());
         let refresh = installation.refresh_token.as_deref().map(|r| config.cipher.seal(r, clock::random_bytes()));
-        store::save_installation(&self.state.storage(), &self.sql, installation, bot, refresh, clock::now_ms())?;
+        store::installation::save_installation(&self.state.storage(), &self.sql, installation, bot, refresh, clock::now_ms())?;
         self.credentials.forget();
         Ok(Response::from_json(&json!({ "stored": true, "encrypted": config.cipher.encrypts() }))?)
     }

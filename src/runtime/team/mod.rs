@@ -172,7 +172,7 @@ impl TeamActor {
     fn remember_team(&self, req: &Request) {
         if self.team_key().is_none() {
             if let Some(team) = super::header(req, TEAM_HEADER) {
-                if store::remember_team_key(&self.sql, &team).is_ok() {
+                if store::outbox::remember_team_key(&self.sql, &team).is_ok() {
                     *self.team.borrow_mut() = Some(team);
                 }
             }
@@ -214,7 +214,7 @@ impl TeamActor {
     /// The team key: remembered from the first ingest, else read once from storage.
     fn team_key(&self) -> Option<String> {
         if self.team.borrow().is_none() {
-            *self.team.borrow_mut() = store::team_key(&self.sql).ok().flatten();
+            *self.team.borrow_mut() = store::outbox::team_key(&self.sql).ok().flatten();
         }
         self.team.borrow().clone()
     }
@@ -236,7 +236,7 @@ impl TeamActor {
         let now = clock::now_ms();
         // Every read and write of the sweep's end happens before the await of `setAlarm`: after
         // an await, the first statement would open another implicit transaction.
-        let end = store::sweep_end(&self.sql, now, config.receipt_retention_ms, config.done_retention_ms, self.next_prune_at.get());
+        let end = store::outbox::sweep_end(&self.sql, now, config.receipt_retention_ms, config.done_retention_ms, self.next_prune_at.get());
         let next = match (&report.error, &end) {
             (None, Ok(end)) => end.next_alarm_at,
             (_, Err(e)) => {
@@ -268,7 +268,7 @@ impl TeamActor {
     /// idle sweep's (housekeeping only).
     fn log_sweep(&self, report: &SweepLine) {
         let mut line = report.clone();
-        if let Err(e) = store::save_last_sweep(&self.sql, &SweepLine { at: Some(clock::now_ms()), ..report.clone() }) {
+        if let Err(e) = store::admin::save_last_sweep(&self.sql, &SweepLine { at: Some(clock::now_ms()), ..report.clone() }) {
             line.error.get_or_insert(e.to_string());
         }
         if line.error.is_some() {

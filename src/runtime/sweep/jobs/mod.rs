@@ -18,9 +18,10 @@ use super::credential::Credential;
 use crate::config::Config;
 use crate::effect::Action;
 use crate::outbox::completion::JobOutcome;
+use crate::outbox::ClaimToken;
 use crate::runtime::http::{self, Answer, Failure, SlackCall};
 use crate::runtime::pacing::Gate;
-use crate::runtime::store::ClaimedRow;
+use crate::runtime::store::outbox::ClaimedRow;
 use crate::slack::classify::{self, Verdict};
 use serde_json::Value;
 use worker::SqlStorage;
@@ -38,7 +39,7 @@ pub struct Job<'a> {
     /// The row.
     pub row: &'a ClaimedRow,
     /// The sweep's claim token (the fence of writes made before a call).
-    pub claim_token: &'a str,
+    pub claim_token: &'a ClaimToken,
     /// When the attempt started.
     pub started: i64,
 }
