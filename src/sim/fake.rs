@@ -192,11 +192,6 @@ impl FakeSlack {
         self.state.lock().unwrap().rules.push(rule);
     }
 
-    /// Every call so far, of any method.
-    pub fn all_calls(&self) -> Vec<Call> {
-        self.state.lock().unwrap().calls.clone()
-    }
-
     /// The calls after the first `after` ones (in arrival order): a reader that keeps its place
     /// copies each call once, however many it has seen.
     pub fn calls_after(&self, after: usize) -> Vec<Call> {
@@ -331,7 +326,7 @@ fn respond(request: tiny_http::Request, call: &Call, reply: Reply, state: &Mutex
             let applied = applied.or_else(|| lists::handles(&call.method).then(|| apply_lists(state, call)));
             return respond(request, call, *then, state, port, applied);
         }
-        Reply::Reset => return reset(request, port),
+        Reply::Reset => return super::reset::reset(request, port),
         Reply::Ok if lists::handles(&call.method) => (200, applied.unwrap_or_else(|| apply_lists(state, call)), None),
         Reply::Ok if call.method == "llm" => (200, completion(&format!("LLM answer to: {}", prompt_of(call))), None),
         Reply::Completion(text) => (200, completion(&text), None),
@@ -371,40 +366,6 @@ fn apply_lists(state: &Mutex<State>, call: &Call) -> Value {
         return json!({"ok": false, "error": "not_authed"});
     }
     state.lock().unwrap().lists.apply(&call.method, call.json.as_ref())
-}
-
-/// Drops the connection without an HTTP answer. tiny_http cannot do this by itself: a `Request`
-/// dropped unanswered sends a 500, and dropping its writer (`into_writer`) leaves the keep-alive
-/// socket open while the connection thread waits for the next request. So the writer is dropped
-/// unwritten, and the server's socket of this connection (found among the process's descriptors by
-/// its two addresses) gets `SO_LINGER` 0 and is shut down both ways: the client sees the connection
-/// closed or reset; tiny_http's reader sees EOF and closes the socket. Where the socket cannot be
-/// found, the client is left waiting far longer than any client timeout instead.
-fn reset(request: tiny_http::Request, port: u16) {
-    let peer = request.remote_addr().copied();
-    drop(request.into_writer());
-    let local = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-    if !peer.is_some_and(|peer| shut_down_socket(local, peer)) {
-        std::thread::sleep(Duration::from_secs(600));
-    }
-}
-
-fn shut_down_socket(local: std::net::SocketAddr, peer: std::net::SocketAddr) -> bool {
-    use std::os::fd::{AsRawFd, FromRawFd};
-    let Ok(dir) = std::fs::read_dir("/proc/self/fd").or_else(|_| std::fs::read_dir("/dev/fd")) else { return false };
-    let fds: Vec<i32> = dir.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect();
-    for fd in fds {
-        // Borrowed, never closed here: the socket stays tiny_http's. A descriptor closed meanwhile
-        // (or not a socket) fails these lookups; only this connection has both addresses.
-        let stream = std::mem::ManuallyDrop::new(unsafe { std::net::TcpStream::from_raw_fd(fd) });
-        if stream.local_addr().ok() == Some(local) && stream.peer_addr().ok() == Some(peer) {
-            let linger = libc::linger { l_onoff: 1, l_linger: 0 };
-            let size = std::mem::size_of::<libc::linger>() as libc::socklen_t;
-            unsafe { libc::setsockopt(stream.as_raw_fd(), libc::SOL_SOCKET, libc::SO_LINGER, &linger as *const _ as *const libc::c_void, size) };
-            return stream.shutdown(std::net::Shutdown::Both).is_ok();
-        }
-    }
-    false
 }
 
 /// `GET /_sim/calls?after=N`: the recorded calls from position N on, as JSON (not recorded).

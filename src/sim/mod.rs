@@ -16,6 +16,7 @@ pub mod client;
 pub mod fake;
 pub mod faults;
 pub mod lists;
+mod reset;
 pub mod tiers;
 
 use std::time::{Duration, Instant};
