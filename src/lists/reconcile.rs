@@ -265,7 +265,9 @@ mod tests {
     fn each_row_is_classified_by_the_table() {
         let linked = record("r1", Some("Rec1"));
         let unlinked = record("r2", None);
-        let cases: Vec<(&str, ListedRow, Pass, Option<&RecordRef>, Option<&RecordRef>, Vec<Finding>)> = vec![
+        // (what, the row, the pass, the record its id names, the record its key names, findings)
+        type Case<'a> = (&'a str, ListedRow, Pass, Option<&'a RecordRef>, Option<&'a RecordRef>, Vec<Finding>);
+        let cases: Vec<Case> = vec![
             ("linked, by our bot", row("Rec1", Some("r1"), "UBOT"), Pass::Active, Some(&linked), Some(&linked), vec![Finding::Seen { record_id: "r1".into() }]),
             ("linked, edited by a person", row("Rec1", Some("r1"), "U9"), Pass::Active, Some(&linked), Some(&linked),
                 vec![Finding::Seen { record_id: "r1".into() }, Finding::HumanEdited { record_id: "r1".into(), by: "U9".into() }]),

@@ -77,7 +77,7 @@ pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Respo
         _ => return Err(FrontDoorError::NotFound),
     };
     let team = TeamKey::parse(team)?;
-    let route = AdminRoute::parse(Verb::parse(&req.method().to_string()), rest)?;
+    let route = AdminRoute::parse(Verb::parse(req.method().as_ref()), rest)?;
     let query = super::query_suffix(&req);
     Ok(call(env, &team, &route, &query).await?)
 }

@@ -41,7 +41,7 @@ pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Respo
         return Err(FrontDoorError::NotFound);
     };
     let team = TeamKey::parse(team)?;
-    let route = ApiRoute::parse(Verb::parse(&req.method().to_string()), rest)?;
+    let route = ApiRoute::parse(Verb::parse(req.method().as_ref()), rest)?;
     let headers = worker::Headers::new();
     headers.set(team::TEAM_HEADER, team.as_str())?;
     headers.set(ROUTE_HEADER, &serde_json::to_string(&route).map_err(|e| FrontDoorError::Internal(e.to_string()))?)?;

@@ -93,7 +93,7 @@ fn teams_page(req: &Request, sql: &SqlStorage) -> Result<Response> {
 
 /// Sends one request to the directory and returns its answer.
 pub async fn call(env: &Env, method: Method, path: &str, body: Option<Value>) -> Result<Response> {
-    super::call_actor(env, BINDING, NAME, method, path, body.map(|b| b.to_string()), None, None).await
+    super::call_actor(env, BINDING, NAME, super::ActorCall { method, path, body: body.map(|b| b.to_string()), headers: None, signal: None }).await
 }
 
 /// Notes something about a team, logging (not failing) when the directory cannot be reached.

@@ -74,24 +74,29 @@ pub fn json_response(status: u16, body: &serde_json::Value) -> worker::Response 
 /// The request is handed to the stub as a URL and a `RequestInit` ([`js::request_init`]), not
 /// built as a `worker::Request` first: that one is constructed in JavaScript and then read back
 /// into Wasm (method, URL, headers), work this call never needs.
-pub async fn call_actor(
-    env: &worker::Env,
-    binding: &str,
-    name: &str,
-    method: worker::Method,
-    path: &str,
-    body: Option<String>,
-    headers: Option<worker::Headers>,
-    signal: Option<&worker::web_sys::AbortSignal>,
-) -> worker::Result<worker::Response> {
+pub async fn call_actor(env: &worker::Env, binding: &str, name: &str, call: ActorCall<'_>) -> worker::Result<worker::Response> {
     use worker::wasm_bindgen::JsCast;
     let namespace = env.durable_object(binding)?;
     let namespace: &js::Namespace = namespace.as_ref().unchecked_ref();
     let stub = namespace.get_by_name(name)?;
-    let headers = headers.map(|h| h.0);
-    let init = js::request_init(method.as_ref(), headers.as_ref(), body.as_deref(), signal);
-    let response = worker::wasm_bindgen_futures::JsFuture::from(stub.fetch(&format!("https://actor{path}"), &init)?).await?;
+    let headers = call.headers.map(|h| h.0);
+    let init = js::request_init(call.method.as_ref(), headers.as_ref(), call.body.as_deref(), call.signal);
+    let response = worker::wasm_bindgen_futures::JsFuture::from(stub.fetch(&format!("https://actor{}", call.path), &init)?).await?;
     Ok(response.dyn_into::<worker::web_sys::Response>()?.into())
+}
+
+/// One request to an actor.
+pub struct ActorCall<'a> {
+    /// The method.
+    pub method: worker::Method,
+    /// The actor's path (with its query string).
+    pub path: &'a str,
+    /// The body, if any.
+    pub body: Option<String>,
+    /// Extra headers (a typed route, test hooks, the team key).
+    pub headers: Option<worker::Headers>,
+    /// Aborts the call and the reading of its answer when it fires.
+    pub signal: Option<&'a worker::web_sys::AbortSignal>,
 }
 
 /// The runtime's own fetch objects, reached without the `worker` crate's wrappers (see

@@ -273,7 +273,7 @@ fn encode_cursor(seq: u64) -> String {
 }
 
 fn decode_cursor(cursor: &str) -> Option<u64> {
-    if cursor.len() % 2 != 0 || !cursor.is_ascii() {
+    if !cursor.len().is_multiple_of(2) || !cursor.is_ascii() {
         return None;
     }
     let bytes: Option<Vec<u8>> = (0..cursor.len()).step_by(2).map(|i| u8::from_str_radix(&cursor[i..i + 2], 16).ok()).collect();

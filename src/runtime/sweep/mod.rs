@@ -109,7 +109,7 @@ impl Sweeper<'_> {
                     Event::Finished(None) => break,
                     Event::Finished(Some(first)) => {
                         // Attempts that finished together are stored together: one unit, one commit.
-                        let mut chunk = vec![first];
+                        let mut chunk = vec![*first];
                         while let Some(Some(finished)) = in_flight.next().now_or_never() {
                             chunk.push(finished);
                         }

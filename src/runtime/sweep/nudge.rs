@@ -48,7 +48,7 @@ pub fn nudges() -> (Nudge, Nudges) {
 /// What the delivery loop waits for.
 pub(super) enum Event {
     /// An attempt finished (`None`: none in flight).
-    Finished(Option<Finished>),
+    Finished(Option<Box<Finished>>),
     /// An ingest queued rows (`None`: the actor dropped the sender; no more signals).
     Signal(Option<()>),
     /// The oldest attempt in flight ran past [`HOLDBACK_MS`](crate::outbox::schedule::HOLDBACK_MS).
@@ -61,7 +61,7 @@ pub(super) async fn next_event<F: std::future::Future<Output = Finished>>(
     woken: &mut Option<UnboundedReceiver<()>>,
     holdback_ms: Option<i64>,
 ) -> Event {
-    let finished = in_flight.next().map(Event::Finished);
+    let finished = in_flight.next().map(|done| Event::Finished(done.map(Box::new)));
     let signal = async {
         match woken {
             Some(signals) => Event::Signal(signals.next().await),

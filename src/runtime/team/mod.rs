@@ -1,16 +1,18 @@
 //! `TeamActor`: one Durable Object per Slack installation, named by its team key. It is the single
-//! writer of that team's receipts and outbox. Its three audiences each have a file:
+//! writer of that team's receipts and outbox. Each of its audiences has a file:
 //!
-//! - [`ingest`]: the request path. `POST /ingest` runs the atomic unit (receipt + the app's effects
-//!   + outbox rows) and arms the alarm to now when it queued anything; it answers only after the
-//!   writes are durable (the output gate), so the front door's 200 never precedes the record;
+//! - [`ingest`]: the request path. `POST /ingest` runs the atomic unit (the receipt, the app's
+//!   effects as outbox rows) and arms the alarm to now when it queued anything; it answers only
+//!   after the writes are durable (the output gate), so the front door's 200 never precedes the
+//!   record;
 //! - this file: the alarm path. `alarm()` is the sweep (`runtime::sweep`): it delivers due rows,
 //!   then re-arms itself to the next due time on every path (a failed sweep re-arms after
 //!   [`REARM_AFTER_ERROR_MS`]), never relying on the platform's six alarm retries;
-//! - [`admin`]: `/admin/...`, the admin API's reads and operator actions (forwarded by
-//!   `runtime::admin`), with one error enum mapped to HTTP once;
-//! - [`lists`]: `/lists/...`, the records API of Slack Lists (forwarded by `runtime::api`);
-//! - [`notify`]: `/messages…` and `/status/…`, the notify API (forwarded by `runtime::api`).
+//! - [`admin`]: the admin API's reads and operator actions (an `AdminRoute` forwarded by
+//!   `runtime::admin`);
+//! - [`lists`]: the records API of Slack Lists, and [`notify`]: messages and status messages
+//!   (an `ApiRoute` forwarded by `runtime::api`);
+//! - [`error`]: every failure of the above as one `ActorError`, mapped to HTTP once.
 
 mod admin;
 mod error;
@@ -37,7 +39,7 @@ pub const BINDING: &str = "TEAM";
 
 /// Sends one request to the team actor named `team_key`.
 pub async fn call(env: &Env, team_key: &str, method: Method, path: &str, body: Option<String>, headers: Option<worker::Headers>) -> Result<Response> {
-    super::call_actor(env, BINDING, team_key, method, path, body, headers, None).await
+    super::call_actor(env, BINDING, team_key, super::ActorCall { method, path, body, headers, signal: None }).await
 }
 
 /// Sends one request to the team actor named `team_key` and reads its answer (status, headers
@@ -46,7 +48,7 @@ pub async fn call(env: &Env, team_key: &str, method: Method, path: &str, body: O
 pub async fn call_within(env: &Env, team_key: &str, method: Method, path: &str, body: Option<String>, headers: Option<worker::Headers>, budget_ms: i64) -> std::result::Result<(u16, worker::Headers, String), Late> {
     let signal = super::js::timeout_signal(budget_ms);
     let answer = async {
-        let response = super::call_actor(env, BINDING, team_key, method, path, body, headers, Some(&signal)).await?;
+        let response = super::call_actor(env, BINDING, team_key, super::ActorCall { method, path, body, headers, signal: Some(&signal) }).await?;
         let (status, headers) = (response.status_code(), response.headers().clone());
         Ok::<_, worker::Error>((status, headers, super::body_text(response).await?))
     };
