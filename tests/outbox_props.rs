@@ -231,6 +231,36 @@ fn a_held_target_is_not_claimed_until_the_hold_passes() {
 }
 
 #[test]
+fn a_wait_gives_back_the_attempt_the_claim_counted_and_is_fenced_like_any_completion() {
+    let mut world = World::new(2);
+    let attempts = |w: &World, id: i64| -> (i64, Option<i64>, i64) {
+        w.db.query_row("SELECT attempts, first_attempt_at, next_attempt_at FROM outbox WHERE id = ?1", [id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap()
+    };
+    world.claim(2);
+    let (paced, limited) = (world.in_flight[0].clone(), world.in_flight[1].clone());
+    assert_eq!(attempts(&world, paced.row).0, 1, "the claim counts the attempt");
+    // Kept back by the pacer (never sent): the attempt is given back and no first attempt recorded.
+    let slot = world.now + 3_000;
+    assert_eq!(query_ids(&world.db, sql::outbox::COMPLETE_WAIT, params![paced.row, paced.token, slot, Option::<String>::None, Option::<i64>::None, 0]).len(), 1);
+    assert_eq!(attempts(&world, paced.row), (0, None, slot));
+    // Refused with a 429 (sent): the attempt is given back, the first attempt's time kept.
+    assert_eq!(query_ids(&world.db, sql::outbox::COMPLETE_WAIT, params![limited.row, limited.token, slot, "ratelimited", 429, 1]).len(), 1);
+    assert_eq!(attempts(&world, limited.row), (0, Some(world.now), slot));
+    // A stale claimer's wait is fenced: it changes nothing.
+    assert!(query_ids(&world.db, sql::outbox::COMPLETE_WAIT, params![limited.row, limited.token, slot + 1, "ratelimited", 429, 1]).is_empty());
+    assert_eq!(attempts(&world, limited.row).2, slot);
+    // However many waits, the attempts never go below zero nor run out.
+    for _ in 0..10 {
+        world.now = slot.max(world.now) + 1;
+        world.in_flight.clear();
+        world.claim(1);
+        let flight = world.in_flight[0].clone();
+        query_ids(&world.db, sql::outbox::COMPLETE_WAIT, params![flight.row, flight.token, world.now, "ratelimited", 429, 1]);
+        assert_eq!(attempts(&world, flight.row).0, 0);
+    }
+}
+
+#[test]
 fn next_due_is_the_lease_expiry_while_a_claim_is_live() {
     let mut world = World::new(1);
     world.claim(1);
