@@ -191,7 +191,6 @@ impl Client {
 
 /// The simulator's Slack shapes: an `event_callback` envelope (our bot is `UBOT`) and an
 /// `app_mention` by `U1`.
-#[allow(unused_imports)]
 pub use slackline::sim::client::{envelope, mention};
 
 /// The `message` copy of the same post.
