@@ -70,7 +70,7 @@ bench: build
 
 # The reliability suite at ten times the load (make test runs it at smoke scale).
 soak: build
-	SLACKLINE_SOAK=1 cargo test --locked --test reliability -- --nocapture
+	SLACKLINE_SOAK=1 cargo test --locked --test e2e reliability:: -- --nocapture
 
 # cargo fuzz needs nightly-only flags; RUSTC_BOOTSTRAP lets the stable toolchain take them.
 # `make fuzz` runs each target for FUZZ_SECONDS (default 10 in the smoke, e.g. 300 by hand).

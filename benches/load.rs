@@ -8,11 +8,16 @@
 //! event ids, bounded in count and time, and prints the figures as a Markdown table (copied into
 //! docs/benchmarks.md). These are figures, not pass/fail tests.
 
-#[path = "../tests/support/mod.rs"]
+// The bench uses only part of the test harness.
+#[path = "../tests/e2e/support/mod.rs"]
+#[allow(dead_code, unused_imports)]
 mod support;
+#[path = "load/harness.rs"]
+mod harness;
 #[path = "load/pacing.rs"]
 mod pacing;
 
+use harness::{BenchSettings, Readings};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -417,7 +422,7 @@ fn latency_row(label: &str, run: &Run) -> String {
     format!("| 1 | {label} | {} / {} / {} ms, {:.0} req/s, {} non-2xx |", ms(pct(&l, 0.5)), ms(pct(&l, 0.9)), ms(pct(&l, 0.99)), run.rps(), run.non_2xx())
 }
 
-/// CPU seconds per process kind used between two readings of [`Runtime::cpu_by_process`].
+/// CPU seconds per process kind used between two readings of [`Readings::cpu_by_process`].
 fn cpu_split(before: &[(&'static str, f64)], after: &[(&'static str, f64)], events: usize) -> String {
     after
         .iter()

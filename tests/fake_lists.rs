@@ -2,15 +2,12 @@
 //! fallback, paging, archived rows) and its faults (refusals write nothing, `Applied` writes and
 //! loses the answer, `Reset` closes the connection without an HTTP answer).
 #![cfg(not(target_arch = "wasm32"))]
-#![allow(dead_code)]
-
-mod support;
 
 use serde_json::{json, Value};
+use slackline::sim::client::fresh_id;
+use slackline::sim::fake::{text_cell, FakeSlack, Reply, FAKE_BOT_USER};
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
-use support::fake_slack::{text_cell, FAKE_BOT_USER};
-use support::{unique, FakeSlack, Reply};
 
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -18,7 +15,8 @@ const CLIENT_TIMEOUT: Duration = Duration::from_secs(5);
 #[derive(Debug)]
 enum Outcome {
     Http { status: u16, retry_after: Option<String>, body: Value },
-    Transport(String),
+    /// The error, read only through `Debug` (in the failure messages).
+    Transport(#[allow(dead_code)] String),
 }
 
 impl Outcome {
@@ -80,7 +78,7 @@ fn all_pages(fake: &FakeSlack, list: &str, archived: bool, limit: u64, page: usi
 #[test]
 fn create_then_list_shows_the_row_with_its_text_fallback() {
     let fake = FakeSlack::start();
-    let list = unique("F");
+    let list = fresh_id("F");
     let select = json!({"column_id": "ColSTATE", "select": ["OptOPEN"]});
     let body = create(&fake, &list, json!([text_cell("ColTITLE", "DB down"), select]));
     assert_eq!(body["ok"], true, "{body}");
@@ -105,7 +103,7 @@ fn create_then_list_shows_the_row_with_its_text_fallback() {
     assert_eq!(rows[0].text("ColTITLE").as_deref(), Some("DB down"));
     assert_eq!(rows[0].text("ColSTATE"), None);
     assert!(rows[0].fields[0].get("text").is_none(), "the fallback is not stored");
-    assert!(fake.list_rows(&unique("F")).is_empty(), "lists do not share rows");
+    assert!(fake.list_rows(&fresh_id("F")).is_empty(), "lists do not share rows");
 
     // Row ids are unique across the fake.
     let second = create(&fake, &list, json!([text_cell("ColTITLE", "again")]));
@@ -115,7 +113,7 @@ fn create_then_list_shows_the_row_with_its_text_fallback() {
 #[test]
 fn malformed_cells_and_unknown_lists_are_refused_and_create_nothing() {
     let fake = FakeSlack::start();
-    let list = unique("F");
+    let list = fresh_id("F");
     let bad = [
         json!({"column_id": "ColTITLE", "key": "title", "value": "DB down"}),
         json!({"key": "ColTITLE", "rich_text": text_cell("ColTITLE", "x")["rich_text"]}),
@@ -145,7 +143,7 @@ fn malformed_cells_and_unknown_lists_are_refused_and_create_nothing() {
 #[test]
 fn update_replaces_cells_and_refuses_unknown_rows() {
     let fake = FakeSlack::start();
-    let list = unique("F");
+    let list = fresh_id("F");
     let id = create(&fake, &list, json!([text_cell("ColTITLE", "old"), {"column_id": "ColN", "number": [1]}]))["item"]["id"]
         .as_str()
         .unwrap()
@@ -188,7 +186,7 @@ fn update_replaces_cells_and_refuses_unknown_rows() {
 #[test]
 fn delete_removes_the_row_once() {
     let fake = FakeSlack::start();
-    let list = unique("F");
+    let list = fresh_id("F");
     let keep = fake.add_row(&list, vec![text_cell("ColTITLE", "keep")], "UHUMAN");
     let id = create(&fake, &list, json!([text_cell("ColTITLE", "gone")]))["item"]["id"].as_str().unwrap().to_string();
     let body = call(&fake, "slackLists.items.delete", json!({"list_id": list, "id": id})).ok_body();
@@ -206,7 +204,7 @@ fn delete_removes_the_row_once() {
 #[test]
 fn items_list_pages_through_every_row_once() {
     let fake = FakeSlack::start();
-    let list = unique("F");
+    let list = fresh_id("F");
     let ids = fake.seed_rows(&list, 250, |i| vec![text_cell("ColTITLE", &format!("row {i}"))]);
     assert_eq!(ids.len(), 250);
 
@@ -238,7 +236,7 @@ fn items_list_pages_through_every_row_once() {
 #[test]
 fn archived_rows_are_listed_only_with_archived_true() {
     let fake = FakeSlack::start();
-    let list = unique("F");
+    let list = fresh_id("F");
     let ids = fake.seed_rows(&list, 5, |i| vec![text_cell("ColTITLE", &format!("row {i}"))]);
     fake.archive_row(&list, &ids[1]);
     fake.archive_row(&list, &ids[3]);
@@ -258,7 +256,7 @@ fn scripted_faults_write_or_not_as_slack_would() {
     let agent = agent();
 
     // Slack acted, the answer was a 503.
-    let list = unique("F");
+    let list = fresh_id("F");
     fake.script("slackLists.items.create", &list, vec![Reply::Applied(Box::new(Reply::Status(503)))]);
     match call_with(&agent, &fake, "slackLists.items.create", json!({"list_id": list, "initial_fields": [text_cell("ColT", "a")]})) {
         Outcome::Http { status: 503, .. } => {}
@@ -267,7 +265,7 @@ fn scripted_faults_write_or_not_as_slack_would() {
     assert_eq!(fake.list_rows(&list).len(), 1, "Applied writes");
 
     // Refusals write nothing.
-    let list = unique("F");
+    let list = fresh_id("F");
     fake.script("slackLists.items.create", &list, vec![Reply::RateLimited(2), Reply::Status(503), Reply::Error("over_row_maximum")]);
     let body = json!({"list_id": list, "initial_fields": [text_cell("ColT", "a")]});
     match call_with(&agent, &fake, "slackLists.items.create", body.clone()) {
@@ -285,7 +283,7 @@ fn scripted_faults_write_or_not_as_slack_would() {
     assert_eq!(fake.list_rows(&list).len(), 1);
 
     // A reset: no HTTP answer at all, at once (not the client's timeout), and nothing written.
-    let list = unique("F");
+    let list = fresh_id("F");
     fake.script("slackLists.items.create", &list, vec![Reply::Reset, Reply::Applied(Box::new(Reply::Reset))]);
     let body = json!({"list_id": list, "initial_fields": [text_cell("ColT", "a")]});
     let started = Instant::now();
@@ -301,7 +299,7 @@ fn scripted_faults_write_or_not_as_slack_would() {
     assert_eq!(call_with(&agent, &fake, "slackLists.items.list", json!({"list_id": list})).ok_body()["items"].as_array().unwrap().len(), 1);
 
     // A delayed success is applied after the delay; a delayed refusal is not.
-    let list = unique("F");
+    let list = fresh_id("F");
     let wait = Duration::from_millis(200);
     fake.script("slackLists.items.create", &list, vec![Reply::Delay(wait, Box::new(Reply::Ok)), Reply::Delay(wait, Box::new(Reply::Status(500)))]);
     let body = json!({"list_id": list, "initial_fields": [text_cell("ColT", "a")]});
@@ -312,7 +310,7 @@ fn scripted_faults_write_or_not_as_slack_would() {
     assert_eq!(fake.list_rows(&list).len(), 1);
 
     // Update and delete obey the same script mechanism.
-    let list = unique("F");
+    let list = fresh_id("F");
     let id = fake.add_row(&list, vec![text_cell("ColT", "a")], "UHUMAN");
     fake.script("slackLists.items.update", &list, vec![Reply::Status(503), Reply::Applied(Box::new(Reply::Status(502)))]);
     let mut cell = text_cell("ColT", "b");

@@ -6,6 +6,7 @@
 //! For each: the calls made, how many Slack refused (429), the time to deliver everything, and
 //! how many rows were parked. Figures, not pass/fail.
 
+use super::harness::BenchSettings;
 use super::support::slack::{envelope, mention};
 use super::support::{eventually, fake_slack::text_cell, unique, Client, FakeSlack, Runtime, Settings};
 use std::time::{Duration, Instant};

@@ -21,9 +21,11 @@ use std::time::Duration;
 pub struct Settings {
     pub name: String,
     pub vars: Vec<(String, String)>,
-    /// Another wrangler config than the project's (the benchmarks' floor Worker).
+    /// Another wrangler config than the project's (the benchmarks' floor Worker; set by
+    /// `benches/load/harness.rs`).
     pub config: Option<PathBuf>,
-    /// Serve through `scripts/serve.mjs` (dev tooling off) instead of `wrangler dev`.
+    /// Serve through `scripts/serve.mjs` (dev tooling off) instead of `wrangler dev` (the
+    /// benchmarks).
     pub bare: bool,
 }
 
@@ -38,7 +40,7 @@ impl Settings {
             ("API_TOKEN", super::API_TOKEN.to_string()),
             ("LISTS_PACE_MS", "20".to_string()),
             // The shared runtimes measure the engine, not Slack's rates: nothing is paced (429s
-            // still hold). tests/e2e_pacing.rs runs Slack's tiers against a fake that enforces them.
+            // still hold). tests/e2e/pacing.rs runs Slack's tiers against a fake that enforces them.
             ("SLACK_RATE_LIMITS", "off".to_string()),
             // The log tests read success lines too (the default prints failures only).
             ("LOG_DELIVERIES", "all".to_string()),
@@ -49,19 +51,6 @@ impl Settings {
             ("ALERT_PENDING_AGE_MS", "1000".to_string()),
         ];
         Settings { name: name.into(), vars: vars.into_iter().map(|(k, v)| (k.to_string(), v)).collect(), config: None, bare: false }
-    }
-
-    /// Serves through `scripts/serve.mjs`: the same wrangler and workerd with the dev-only tooling
-    /// (inspector, local explorer, local observability) off. For the benchmarks.
-    pub fn bare(mut self) -> Settings {
-        self.bare = true;
-        self
-    }
-
-    /// Serves another wrangler config (relative to the project root).
-    pub fn config(mut self, path: &str) -> Settings {
-        self.config = Some(project_root().join(path));
-        self
     }
 
     /// Sets (or replaces) one var.
@@ -291,12 +280,6 @@ impl Runtime {
         (1..=self.starts).filter_map(|n| fs::read_to_string(self.log_path_of(n)).ok()).collect::<Vec<_>>().join("\n")
     }
 
-    /// How many structured (JSON) lines the Worker has printed so far, and their bytes (with the
-    /// newline): what a log service would ingest and bill.
-    pub fn json_log_totals(&self) -> (usize, usize) {
-        self.log_text().lines().filter(|l| l.contains("{\"kind\":")).fold((0, 0), |(n, bytes), l| (n + 1, bytes + l.len() + 1))
-    }
-
     /// The structured (JSON) log lines the Worker printed (wrangler prefixes error-level lines
     /// with a marker, so the JSON object is taken from the first `{` to the last `}`).
     pub fn log_lines(&self) -> Vec<serde_json::Value> {
@@ -338,39 +321,6 @@ impl Runtime {
             .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
             .filter(|pid| unsafe { libc::getpgid(*pid) } == group)
             .collect()
-    }
-
-    /// Resident memory of the runtime's processes, in bytes.
-    pub fn rss_bytes(&self) -> u64 {
-        self.pids()
-            .iter()
-            .filter_map(|pid| fs::read_to_string(format!("/proc/{pid}/status")).ok())
-            .filter_map(|s| s.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse::<u64>().ok())
-            .sum::<u64>()
-            * 1024
-    }
-
-    /// CPU seconds (user + system) used so far, per kind of process: `worker` (the workerd that runs the Worker and its
-    /// Durable Objects), `proxy` (wrangler's own workerd in front of it, which owns our port),
-    /// `node` (wrangler) and `other`.
-    pub fn cpu_by_process(&self) -> Vec<(&'static str, f64)> {
-        let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
-        let ours = format!("entry=127.0.0.1:{}", self.port);
-        let mut totals: Vec<(&'static str, f64)> = vec![("worker", 0.0), ("proxy", 0.0), ("node", 0.0), ("other", 0.0)];
-        for pid in self.pids() {
-            let (Ok(stat), Ok(cmdline)) = (fs::read_to_string(format!("/proc/{pid}/stat")), fs::read(format!("/proc/{pid}/cmdline"))) else { continue };
-            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            let Some(fields) = stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect::<Vec<_>>()) else { continue };
-            let secs = (fields.get(11).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0) + fields.get(12).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0)) / ticks;
-            let kind = match stat.split_once('(').and_then(|(_, rest)| rest.split_once(')')).map(|(name, _)| name) {
-                Some("workerd") if cmdline.contains(&ours) => 1,
-                Some("workerd") => 0,
-                Some("node") => 2,
-                _ => 3,
-            };
-            totals[kind].1 += secs;
-        }
-        totals
     }
 }
 

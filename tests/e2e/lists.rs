@@ -4,9 +4,8 @@
 //! relinked by reconciliation; reconciliation's findings (orphans, duplicates, archived, human
 //! edits, missing) over thousands of rows and both passes; a 200-record burst with pacing and a 429
 //! storm; and every bad input refused with nothing stored.
-#![cfg(not(target_arch = "wasm32"))]
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};

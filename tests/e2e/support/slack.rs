@@ -171,9 +171,15 @@ impl Client {
         a.json()["rows"].as_array().cloned().unwrap_or_default()
     }
 
-    /// Every row of the team, whatever its status.
+    /// Every row of the team, whatever its status, each once: the statuses are read one after
+    /// another, so a row delivered (or parked) meanwhile is seen twice, and kept with its later one.
     pub fn all_rows(&self, team: &str) -> Vec<Value> {
-        ["pending", "done", "parked"].iter().flat_map(|s| self.rows(team, s)).collect()
+        let mut rows: Vec<Value> = Vec::new();
+        for row in ["pending", "done", "parked"].iter().flat_map(|s| self.rows(team, s)) {
+            rows.retain(|r| r["id"] != row["id"]);
+            rows.push(row);
+        }
+        rows
     }
 
     /// How many receipts the team has.
@@ -191,7 +197,6 @@ impl Client {
 
 /// The simulator's Slack shapes: an `event_callback` envelope (our bot is `UBOT`) and an
 /// `app_mention` by `U1`.
-#[allow(unused_imports)]
 pub use slackline::sim::client::{envelope, mention};
 
 /// The `message` copy of the same post.

@@ -2,9 +2,8 @@
 //! healthy, retries with backoff, `Retry-After` and the team-wide hold, parking, leases taken over
 //! and late completions fenced, the LLM chain, the alarm re-arming itself through failures, and
 //! the admin API's redrive and discard.
-#![cfg(not(target_arch = "wasm32"))]
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use std::sync::OnceLock;

@@ -3,9 +3,8 @@
 //! stored and replayed, a transient failure not stored, keys expiring), a message posted after a
 //! SIGKILL, versioned status messages that end on the newest state, the failed-token lockout, and
 //! `GET /admin/teams` paged.
-#![cfg(not(target_arch = "wasm32"))]
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use std::collections::BTreeSet;

@@ -1,9 +1,8 @@
 //! Operations, end to end in workerd: every admin route (and its auth failures), bulk redrive with
 //! its dry run, the alert signals in the logs, the log recipes of docs/operations.md, and the
 //! dead-letter page driven in a real headless Chromium.
-#![cfg(not(target_arch = "wasm32"))]
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use std::io::Write;

@@ -2,10 +2,9 @@
 //! Slack Web API (and LLM endpoint, and `response_url` target) on 127.0.0.1, signed Slack requests,
 //! and waiting by polling with a deadline.
 //!
-//! Each test binary shares one runtime ([`shared`]) and isolates its tests with unique team ids,
-//! channels and event ids ([`unique`]). A test that must kill, restart or reconfigure the runtime
-//! starts its own with [`Runtime::start`].
-#![allow(dead_code)]
+//! All the end-to-end tests share one runtime ([`shared`]) and isolate themselves with unique team
+//! ids, channels and event ids ([`unique`]). A test that must kill, restart or reconfigure the
+//! runtime starts its own with [`Runtime::start`].
 
 /// The fake Slack is the simulator's (`slackline-sim serve` runs the very same server).
 pub mod fake_slack {
@@ -14,7 +13,6 @@ pub mod fake_slack {
 pub mod runtime;
 pub mod slack;
 
-#[allow(unused_imports)]
 pub use fake_slack::{Call, FakeSlack, Reply};
 pub use runtime::{Runtime, Settings};
 pub use slack::Client;
@@ -38,7 +36,7 @@ pub const CLIENT_SECRET: &str = "e2e-client-secret";
 /// The token encryption key every test runtime uses.
 pub const ENCRYPTION_KEY: &str = "e2e1:000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 
-/// The runtime and fake Slack shared by all tests of one test binary. Never dropped: the runtime's
+/// The runtime and fake Slack shared by all the end-to-end tests. Never dropped: the runtime's
 /// watchdog kills it when the test process exits, however it exits.
 pub struct Shared {
     pub fake: FakeSlack,
@@ -51,7 +49,7 @@ impl Shared {
     }
 }
 
-/// The binary's shared runtime, started on first use with default settings.
+/// The shared runtime, started on first use with default settings.
 pub fn shared() -> &'static Shared {
     static SHARED: OnceLock<Shared> = OnceLock::new();
     SHARED.get_or_init(|| {
@@ -70,5 +68,4 @@ pub fn unique(prefix: &str) -> String {
     format!("{prefix}{:X}{:X}{n}", std::process::id(), nanos & 0xFF_FFFF_FFFF)
 }
 
-#[allow(unused_imports)]
 pub use slackline::sim::eventually;

@@ -1,8 +1,7 @@
 //! Verified ingress, end to end in workerd: every bad input gets its status and stores nothing;
 //! every good one is recorded once, whatever the duplicates; the ack never waits on Slack.
-#![cfg(not(target_arch = "wasm32"))]
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};

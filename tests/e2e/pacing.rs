@@ -4,9 +4,8 @@
 //! are delivered at Slack's rate with next to no 429s and nothing parked, channels are paced apart,
 //! a Tier 2 List reconciliation meets no 429, a Tier 3 method is paced for the whole team, and a
 //! 429 storm longer than six attempts parks nothing.
-#![cfg(not(target_arch = "wasm32"))]
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use slackline::sim::client::resolve_click;

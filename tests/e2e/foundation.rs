@@ -1,9 +1,8 @@
 //! The foundation, end to end in workerd: the health check, the whole path from a request to the
 //! team actor's SQLite to its alarm to a call on the fake Slack, and the harness's promises (a
 //! second runtime beside the first, kill and restart on the same state, no process left behind).
-#![cfg(not(target_arch = "wasm32"))]
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use std::time::Duration;
@@ -89,7 +88,7 @@ fn child_starts_a_runtime_and_panics() {
 fn a_test_that_panics_leaves_no_runtime_behind() {
     let pgid_file = std::env::temp_dir().join(format!("{}.pgid", unique("slackline")));
     let status = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--ignored", "--exact", "child_starts_a_runtime_and_panics", "--nocapture"])
+        .args(["--ignored", "--exact", "foundation::child_starts_a_runtime_and_panics", "--nocapture"])
         .env("SLACKLINE_PGID_FILE", &pgid_file)
         .output()
         .unwrap();

@@ -1,9 +1,8 @@
 //! Multi-workspace installs, end to end in workerd with the fake Slack: the OAuth v2 flow, tokens
 //! per installation (workspaces and an org-wide install), refused states, single-flight token
 //! rotation, uninstall and reinstall, and tokens encrypted at rest.
-#![cfg(not(target_arch = "wasm32"))]
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use std::time::Duration;

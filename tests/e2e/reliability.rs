@@ -4,9 +4,8 @@
 //! nothing the system can recognise as a duplicate is delivered twice; every row ends `done` or
 //! `parked` with the right reason within the attempt policy; bad input stores nothing and the
 //! runtime keeps serving.
-#![cfg(not(target_arch = "wasm32"))]
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use std::collections::HashSet;

@@ -2,9 +2,8 @@
 //! Slack, the very server `slackline-sim serve` runs: each one's request is acknowledged and the
 //! reply Slack would see arrives; `storm` (Slack's retries, duplicates and fresh-id copies of one
 //! message) results in exactly one reply; a wrong secret is a clear error.
-#![cfg(not(target_arch = "wasm32"))]
 
-mod support;
+use crate::support;
 
 use slackline::sim::cli::{parse, run_client, Failure};
 use slackline::sim::client::SendError;

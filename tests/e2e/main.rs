@@ -1,0 +1,22 @@
+//! The end-to-end tests: the compiled Worker in workerd (through `wrangler dev`) against the fake
+//! Slack, one module per area, in one test binary so that they all share one runtime and fake
+//! ([`support::shared`]) and isolate themselves by unique team, channel and event ids. A test that
+//! needs other settings, or kills and restarts its runtime, starts its own (`delivery::fast`,
+//! `pacing::paced`, the crash tests).
+//!
+//! `cargo test --test e2e` runs them all; `cargo test --test e2e reliability::` one area (`make
+//! soak` runs the reliability suite that way at ten times the load).
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+mod admin;
+mod delivery;
+mod foundation;
+mod ingress;
+mod install;
+mod lists;
+mod notify;
+mod pacing;
+mod reliability;
+mod sim;
