@@ -28,7 +28,7 @@ WORKER_SOURCES := $(shell find src -name '*.rs') Cargo.toml Cargo.lock
 FUZZ_TARGETS := signature events command interaction
 FUZZ_SECONDS ?= 10
 
-.PHONY: setup build worker dev try test test-wasm fuzz fuzz-smoke bench soak clean
+.PHONY: setup build worker dev try test lint test-wasm fuzz fuzz-smoke bench soak clean
 
 setup:
 	@scripts/setup.sh
@@ -56,10 +56,19 @@ try: build
 	scripts/try.sh
 
 test: build
+	$(MAKE) --no-print-directory lint
 	cargo test --locked --lib --bins --tests --quiet -- --test-threads=4
 	$(MAKE) --no-print-directory try
 	$(MAKE) --no-print-directory test-wasm
 	$(MAKE) --no-print-directory fuzz-smoke
+
+# rustfmt (rustfmt.toml) and clippy with every warning an error, native and wasm32 (the adapters
+# exist only there); the fuzz crate is its own workspace.
+lint: setup
+	cargo fmt --check
+	cargo fmt --check --manifest-path fuzz/Cargo.toml
+	cargo clippy --locked --all-targets --quiet -- -D warnings
+	cargo clippy --locked --lib --tests --target wasm32-unknown-unknown --quiet -- -D warnings
 
 test-wasm:
 	cargo test --locked --target wasm32-unknown-unknown --test wasm_core

@@ -9,13 +9,13 @@
 //! docs/benchmarks.md). These are figures, not pass/fail tests.
 
 // The bench uses only part of the test harness.
-#[path = "../tests/e2e/support/mod.rs"]
-#[allow(dead_code, unused_imports)]
-mod support;
 #[path = "load/harness.rs"]
 mod harness;
 #[path = "load/pacing.rs"]
 mod pacing;
+#[path = "../tests/e2e/support/mod.rs"]
+#[allow(dead_code, unused_imports)]
+mod support;
 
 use harness::{BenchSettings, Readings};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -470,7 +470,13 @@ fn reconcile_figures(app: &Runtime, fake: &FakeSlack, rows: usize) -> String {
     let inside = pass["finished_at"].as_i64().unwrap_or(0) - pass["started_at"].as_i64().unwrap_or(0);
     format!(
         "| 7 | reconciliation: {} rows ({} linked), {} pages, both passes | {:.1} s wall ({:.0} rows/s); {} ms first page to last ({:.0} rows/s) |",
-        report["rows"], report["seen"], report["pages"], wall.as_secs_f64(), rows as f64 / wall.as_secs_f64(), inside, rows as f64 * 1000.0 / inside.max(1) as f64
+        report["rows"],
+        report["seen"],
+        report["pages"],
+        wall.as_secs_f64(),
+        rows as f64 / wall.as_secs_f64(),
+        inside,
+        rows as f64 * 1000.0 / inside.max(1) as f64
     )
 }
 
@@ -575,36 +581,89 @@ fn main() {
     drop(app_all);
     let p50 = |c: &Contender| pct(&c.latencies(), 0.5).as_secs_f64();
     let ratio = |a: &Contender, b: &Contender| p50(a) / p50(b);
-    println!("{}", latency_row(&format!("floor (hello world) ack p50 / p90 / p99, {n} requests, {CLIENTS} clients, in {ROUNDS} rounds interleaved with the rows below"), &floor_c.run()));
+    println!(
+        "{}",
+        latency_row(
+            &format!("floor (hello world) ack p50 / p90 / p99, {n} requests, {CLIENTS} clients, in {ROUNDS} rounds interleaved with the rows below"),
+            &floor_c.run()
+        )
+    );
     println!("{}", latency_row("floor + slackline's JSON log lines (3 per request), p50 / p90 / p99", &logs_run));
     println!("{}", latency_row(&format!("slackline ack p50 / p90 / p99, {n} signed events, {CLIENTS} clients ({CLIENTS} teams)"), &app_c.run()));
-    println!("| 1 | ratio slackline / floor, p50 and p99 | {:.2}x / {:.2}x |", ratio(app_c, floor_c), pct(&app_c.latencies(), 0.99).as_secs_f64() / pct(&floor_c.latencies(), 0.99).as_secs_f64());
+    println!(
+        "| 1 | ratio slackline / floor, p50 and p99 | {:.2}x / {:.2}x |",
+        ratio(app_c, floor_c),
+        pct(&app_c.latencies(), 0.99).as_secs_f64() / pct(&floor_c.latencies(), 0.99).as_secs_f64()
+    );
     if let Some(peer_c) = peer_c {
-        println!("{}", latency_row(&format!("peer: slack-cloudflare-workers app (acks, posts from waitUntil, nothing durable), {n} signed events, {CLIENTS} clients"), &peer_c.run()));
-        println!("| 1 | ratio slackline / peer, p50 and p99; peer / floor p50 | {:.2}x / {:.2}x; {:.2}x |", ratio(app_c, peer_c), pct(&app_c.latencies(), 0.99).as_secs_f64() / pct(&peer_c.latencies(), 0.99).as_secs_f64(), ratio(peer_c, floor_c));
+        println!(
+            "{}",
+            latency_row(
+                &format!("peer: slack-cloudflare-workers app (acks, posts from waitUntil, nothing durable), {n} signed events, {CLIENTS} clients"),
+                &peer_c.run()
+            )
+        );
+        println!(
+            "| 1 | ratio slackline / peer, p50 and p99; peer / floor p50 | {:.2}x / {:.2}x; {:.2}x |",
+            ratio(app_c, peer_c),
+            pct(&app_c.latencies(), 0.99).as_secs_f64() / pct(&peer_c.latencies(), 0.99).as_secs_f64(),
+            ratio(peer_c, floor_c)
+        );
     }
     println!("{}", latency_row(&format!("slackline, receipt only (an event the app ignores: no outbox row, no delivery), {n} events"), &receipt_c.run()));
     println!("| 1 | ratio receipt only / floor, p50 | {:.2}x |", ratio(receipt_c, floor_c));
     println!("{}", latency_row(&format!("design floor: the design's fixed shape (docs/architecture.md) in plain JavaScript, nothing else (benches/apps/design-floor), {n} signed events, {CLIENTS} clients ({CLIENTS} teams)"), &design_c.run()));
-    println!("| 1 | ratio slackline / design floor, p50; design floor / peer, p50; design floor / floor, p50 | {:.2}x; {}; {:.2}x |", ratio(app_c, design_c),
-        peer_c.map(|p| format!("{:.2}x", ratio(design_c, p))).unwrap_or_else(|| "no peer".into()), ratio(design_c, floor_c));
-    println!("| 1 | receipt only / floor, p50, from the stage loads: slackline; design floor | {:.2}x; {:.2}x |", pct(&app_stages.receipt_only, 0.5).as_secs_f64() / p50(floor_c), pct(&design_stages.receipt_only, 0.5).as_secs_f64() / p50(floor_c));
-    println!("| 2 | ack-to-delivery p50 / p99: slackline ({} of {}); design floor ({} of {}) | {} / {} ms; {} / {} ms |", app_c.deliveries.len(), app_c.acked(), design_c.deliveries.len(), design_c.acked(),
-        ms(pct(&app_c.sorted_deliveries(), 0.5)), ms(pct(&app_c.sorted_deliveries(), 0.99)), ms(pct(&design_c.sorted_deliveries(), 0.5)), ms(pct(&design_c.sorted_deliveries(), 0.99)));
+    println!(
+        "| 1 | ratio slackline / design floor, p50; design floor / peer, p50; design floor / floor, p50 | {:.2}x; {}; {:.2}x |",
+        ratio(app_c, design_c),
+        peer_c.map(|p| format!("{:.2}x", ratio(design_c, p))).unwrap_or_else(|| "no peer".into()),
+        ratio(design_c, floor_c)
+    );
+    println!(
+        "| 1 | receipt only / floor, p50, from the stage loads: slackline; design floor | {:.2}x; {:.2}x |",
+        pct(&app_stages.receipt_only, 0.5).as_secs_f64() / p50(floor_c),
+        pct(&design_stages.receipt_only, 0.5).as_secs_f64() / p50(floor_c)
+    );
+    println!(
+        "| 2 | ack-to-delivery p50 / p99: slackline ({} of {}); design floor ({} of {}) | {} / {} ms; {} / {} ms |",
+        app_c.deliveries.len(),
+        app_c.acked(),
+        design_c.deliveries.len(),
+        design_c.acked(),
+        ms(pct(&app_c.sorted_deliveries(), 0.5)),
+        ms(pct(&app_c.sorted_deliveries(), 0.99)),
+        ms(pct(&design_c.sorted_deliveries(), 0.5)),
+        ms(pct(&design_c.sorted_deliveries(), 0.99))
+    );
     println!("| 6 | worker ms per event by stage: front door (verify, parse, answer); + actor hop and receipt unit; + outbox row, sweep, Slack call, completion: slackline / design floor | {} / {} |", app_stages.cells(), design_stages.cells());
-    println!("| 6 | ms per acked (and delivered) event by process: {} | {} |", contenders.iter().map(|c| c.name).collect::<Vec<_>>().join(" / "), contenders.iter().map(|c| c.cpu_split()).collect::<Vec<_>>().join(" / "));
+    println!(
+        "| 6 | ms per acked (and delivered) event by process: {} | {} |",
+        contenders.iter().map(|c| c.name).collect::<Vec<_>>().join(" / "),
+        contenders.iter().map(|c| c.cpu_split()).collect::<Vec<_>>().join(" / ")
+    );
     println!("| 6 | structured log output per delivered event, and worker CPU: LOG_DELIVERIES=failures (the default) / all ({} events each) | {logs_default} / {logs_all} |", n / 2);
     let cpu = app_c.cpu.iter().sum::<f64>();
     // The notify API beside the event ack: same runtime, same clients, the 202 after the commit.
     let notify_teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
     let notify_run = load_kind(&app.base_url(), n, CLIENTS, &|i| notify_teams[i % CLIENTS].clone(), "", Kind::Notify);
-    println!("{}", latency_row(&format!("notify API: POST /messages (fresh Idempotency-Key) p50 / p90 / p99, {n} posts, {CLIENTS} clients ({CLIENTS} teams)"), &notify_run));
+    println!(
+        "{}",
+        latency_row(
+            &format!("notify API: POST /messages (fresh Idempotency-Key) p50 / p90 / p99, {n} posts, {CLIENTS} clients ({CLIENTS} teams)"),
+            &notify_run
+        )
+    );
     let paced_teams: Vec<String> = (0..CLIENTS).map(|_| unique("T")).collect();
     let paced = load_paced(&app.base_url(), scale(1000), 25.0, &paced_teams);
     let (paced_deliveries, paced_wanted) = delivery_latencies(&fake, &paced, Duration::from_secs(60));
     let pl = paced.latencies();
     println!("| 2 | paced: 25 events/s in total over {CLIENTS} teams, one at a time: ack p50 / p99; ack-to-delivery p50 / p99 ({} of {} delivered) | {} / {} ms; {} / {} ms |", paced_deliveries.len(), paced_wanted, ms(pct(&pl, 0.5)), ms(pct(&pl, 0.99)), ms(pct(&paced_deliveries, 0.5)), ms(pct(&paced_deliveries, 0.99)));
-    println!("| 6 | runtime CPU per acked-and-delivered event, slackline (all processes) | {:.2} ms ({:.1} CPU s for {} events) |", cpu * 1000.0 / app_c.events as f64, cpu, app_c.events);
+    println!(
+        "| 6 | runtime CPU per acked-and-delivered event, slackline (all processes) | {:.2} ms ({:.1} CPU s for {} events) |",
+        cpu * 1000.0 / app_c.events as f64,
+        cpu,
+        app_c.events
+    );
     // 3: one team, sustained: acked and delivered per second.
     let one = unique("T");
     let m = scale(3000);
@@ -612,8 +671,20 @@ fn main() {
     let team_run = load(&app.base_url(), m, CLIENTS, &|_| one.clone(), "/slack/events");
     let (team_deliveries, _) = delivery_latencies(&fake, &team_run, Duration::from_secs(180));
     let drained = t0.elapsed();
-    println!("| 3 | one team: {} events at {CLIENTS} clients, acked | {:.0} events/s, p50 {} ms, p99 {} ms, {} non-2xx |", m, team_run.rps(), ms(pct(&team_run.latencies(), 0.5)), ms(pct(&team_run.latencies(), 0.99)), team_run.non_2xx());
-    println!("| 3 | one team: all {} delivered after | {:.1} s ({:.0} deliveries/s end to end; Slack's cap is 8.3 events/s per workspace) |", team_deliveries.len(), drained.as_secs_f64(), team_deliveries.len() as f64 / drained.as_secs_f64());
+    println!(
+        "| 3 | one team: {} events at {CLIENTS} clients, acked | {:.0} events/s, p50 {} ms, p99 {} ms, {} non-2xx |",
+        m,
+        team_run.rps(),
+        ms(pct(&team_run.latencies(), 0.5)),
+        ms(pct(&team_run.latencies(), 0.99)),
+        team_run.non_2xx()
+    );
+    println!(
+        "| 3 | one team: all {} delivered after | {:.1} s ({:.0} deliveries/s end to end; Slack's cap is 8.3 events/s per workspace) |",
+        team_deliveries.len(),
+        drained.as_secs_f64(),
+        team_deliveries.len() as f64 / drained.as_secs_f64()
+    );
     // Delivery keeps up: a steady 200 events/s into one team for 30 s.
     let (rate, seconds) = (200.0, scale(30).max(3));
     let (steady_run, max_backlog, steady_drain) = steady(&app, rate, seconds);
@@ -629,7 +700,14 @@ fn main() {
     let many: Vec<String> = (0..k).map(|_| unique("T")).collect();
     let many_run = load(&app.base_url(), k, CLIENTS, &|i| many[i].clone(), "/slack/events");
     let _ = delivery_latencies(&fake, &many_run, Duration::from_secs(120));
-    println!("| 4 | {} teams, one event each, {CLIENTS} clients | p50 {} ms, p99 {} ms, {} non-2xx; runtime RSS {:.0} MiB |", k, ms(pct(&many_run.latencies(), 0.5)), ms(pct(&many_run.latencies(), 0.99)), many_run.non_2xx(), app.rss_bytes() as f64 / 1048576.0);
+    println!(
+        "| 4 | {} teams, one event each, {CLIENTS} clients | p50 {} ms, p99 {} ms, {} non-2xx; runtime RSS {:.0} MiB |",
+        k,
+        ms(pct(&many_run.latencies(), 0.5)),
+        ms(pct(&many_run.latencies(), 0.99)),
+        many_run.non_2xx(),
+        app.rss_bytes() as f64 / 1048576.0
+    );
 
     // 5: growth: an actor with 1,000,000 receipts and 100,000 delivered rows vs an empty one.
     let (big, empty) = (unique("T"), unique("T"));
@@ -649,13 +727,25 @@ fn main() {
     for round in 0..rounds {
         for actor in if round % 2 == 0 { [&empty, &big] } else { [&big, &empty] } {
             let run = load(&app.base_url(), g, CLIENTS, &|_| actor.clone(), "/slack/events");
-            if actor == &empty { empty_l.extend(run.latencies()) } else { big_l.extend(run.latencies()) }
+            if actor == &empty {
+                empty_l.extend(run.latencies())
+            } else {
+                big_l.extend(run.latencies())
+            }
         }
     }
     empty_l.sort();
     big_l.sort();
     let (e50, b50) = (pct(&empty_l, 0.5), pct(&big_l, 0.5));
-    println!("| 5 | growth: ack p50, empty actor vs {} receipts + {} done rows (seeded in {:.0} s) | {} ms vs {} ms: ratio {:.2} |", seeded["receipts"], done, seed_started.elapsed().as_secs_f64(), ms(e50), ms(b50), b50.as_secs_f64() / e50.as_secs_f64());
+    println!(
+        "| 5 | growth: ack p50, empty actor vs {} receipts + {} done rows (seeded in {:.0} s) | {} ms vs {} ms: ratio {:.2} |",
+        seeded["receipts"],
+        done,
+        seed_started.elapsed().as_secs_f64(),
+        ms(e50),
+        ms(b50),
+        b50.as_secs_f64() / e50.as_secs_f64()
+    );
 
     // 7: a Slack List's reconciliation pass against the fake's Lists.
     println!("{}", reconcile_figures(&app, &fake, scale(10_000)));
@@ -679,5 +769,9 @@ fn main() {
     let wasm = format!("{root}/build/index_bg.wasm");
     let js = format!("{root}/build/index.js");
     let raw = std::fs::metadata(&wasm).map(|m| m.len()).unwrap_or(0) + std::fs::metadata(&js).map(|m| m.len()).unwrap_or(0);
-    println!("| 6 | bundle (index_bg.wasm + index.js) raw / gzip -9 | {:.0} KiB / {:.0} KiB |", raw as f64 / 1024.0, (gzip_size(&wasm) + gzip_size(&js)) as f64 / 1024.0);
+    println!(
+        "| 6 | bundle (index_bg.wasm + index.js) raw / gzip -9 | {:.0} KiB / {:.0} KiB |",
+        raw as f64 / 1024.0,
+        (gzip_size(&wasm) + gzip_size(&js)) as f64 / 1024.0
+    );
 }

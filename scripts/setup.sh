@@ -3,6 +3,7 @@
 # Idempotent and quiet when everything is already there (about a second), so `make dev` and
 # `make test` call it every time. On a fresh machine it takes about 6 minutes (two `cargo install`s).
 #
+#   - the rustfmt and clippy components                 (rustup; make test lints)
 #   - the wasm32-unknown-unknown Rust target            (rustup)
 #   - worker-build, pinned                              (cargo install, into ~/.cargo/bin)
 #   - wasm-bindgen CLI at exactly Cargo.lock's version  (cargo install; worker-build would otherwise
@@ -21,6 +22,14 @@ CARGO_BIN="${CARGO_HOME:-$HOME/.cargo}/bin"
 export PATH="$CARGO_BIN:$PATH"
 
 say() { printf 'setup: %s\n' "$*" >&2; }
+
+# make test runs rustfmt and clippy.
+for component in rustfmt clippy; do
+  if ! rustup component list --installed | grep -q "^$component"; then
+    say "adding the $component component"
+    rustup component add "$component"
+  fi
+done
 
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   say "adding the wasm32-unknown-unknown target"

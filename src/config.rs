@@ -267,18 +267,16 @@ impl Config {
             bot_scopes: v.text("SLACK_BOT_SCOPES").unwrap_or_else(|| DEFAULT_BOT_SCOPES.into()),
             redirect_uri: v.url("SLACK_REDIRECT_URI")?,
             authorize_url: v.url("SLACK_AUTHORIZE_URL")?.unwrap_or_else(|| DEFAULT_AUTHORIZE_URL.into()),
-            cipher: TokenCipher::from_settings(v.text("TOKEN_ENCRYPTION_KEY").as_deref(), v.text("TOKEN_ENCRYPTION_OLD_KEYS").as_deref())
-                .map_err(|_| ConfigError { var: "TOKEN_ENCRYPTION_KEY", problem: "must be <key id>:<64 hex digits> (old keys: a comma-separated list of the same)".into() })?,
+            cipher: TokenCipher::from_settings(v.text("TOKEN_ENCRYPTION_KEY").as_deref(), v.text("TOKEN_ENCRYPTION_OLD_KEYS").as_deref()).map_err(|_| {
+                ConfigError { var: "TOKEN_ENCRYPTION_KEY", problem: "must be <key id>:<64 hex digits> (old keys: a comma-separated list of the same)".into() }
+            })?,
             ack_budget_ms: v.int("ACK_BUDGET_MS", DEFAULT_ACK_BUDGET_MS, 100, 10_000)?,
             lease_ms: v.int("LEASE_MS", DEFAULT_LEASE_MS, 100, 3_600_000)?,
             attempt_timeout_ms: v.int("ATTEMPT_TIMEOUT_MS", DEFAULT_ATTEMPT_TIMEOUT_MS, 100, 600_000)?,
             batch_size: v.int("BATCH_SIZE", DEFAULT_BATCH_SIZE, 1, 90)?,
             delivery_concurrency: v.int("DELIVERY_CONCURRENCY", DEFAULT_DELIVERY_CONCURRENCY, 1, 6)? as usize,
             sweep_budget_ms: v.int("SWEEP_BUDGET_MS", DEFAULT_SWEEP_BUDGET_MS, 100, 600_000)?,
-            retry: RetryPolicy {
-                schedule_ms: v.schedule()?,
-                max_attempts: v.int("MAX_ATTEMPTS", DEFAULT_MAX_ATTEMPTS as i64, 1, 100)? as u32,
-            },
+            retry: RetryPolicy { schedule_ms: v.schedule()?, max_attempts: v.int("MAX_ATTEMPTS", DEFAULT_MAX_ATTEMPTS as i64, 1, 100)? as u32 },
             receipt_retention_ms: v.int("RECEIPT_RETENTION_HOURS", DEFAULT_RECEIPT_RETENTION_HOURS, 1, 24 * 90)? * hour_ms,
             done_retention_ms: v.int("DONE_RETENTION_HOURS", DEFAULT_DONE_RETENTION_HOURS, 1, 24 * 90)? * hour_ms,
             llm: v.url("LLM_API_URL")?.map(|url| LlmConfig {

@@ -60,10 +60,8 @@ impl TokenCipher {
     /// Builds the cipher from the two settings (either may be absent).
     pub fn from_settings(current: Option<&str>, old: Option<&str>) -> Result<TokenCipher, CipherError> {
         let current = current.map(parse_key).transpose()?;
-        let old = old
-            .map(|list| list.split(',').filter(|s| !s.trim().is_empty()).map(parse_key).collect::<Result<Vec<_>, _>>())
-            .transpose()?
-            .unwrap_or_default();
+        let old =
+            old.map(|list| list.split(',').filter(|s| !s.trim().is_empty()).map(parse_key).collect::<Result<Vec<_>, _>>()).transpose()?.unwrap_or_default();
         Ok(TokenCipher { current, old })
     }
 

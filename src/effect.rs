@@ -136,14 +136,10 @@ impl Followup {
     pub fn effect(&self, parent_key: &str, answer: &str, deadline_after_ms: Option<i64>) -> Effect {
         let text = truncate_chars(answer, MAX_REPLY_CHARS);
         let action = match self {
-            Followup::Thread { channel, thread_ts } => Action::SlackApi {
-                method: "chat.postMessage".into(),
-                args: json!({ "channel": channel, "thread_ts": thread_ts, "text": text }),
-            },
-            Followup::ResponseUrl { url } => Action::RespondUrl {
-                url: url.clone(),
-                body: json!({ "response_type": "ephemeral", "text": text }),
-            },
+            Followup::Thread { channel, thread_ts } => {
+                Action::SlackApi { method: "chat.postMessage".into(), args: json!({ "channel": channel, "thread_ts": thread_ts, "text": text }) }
+            }
+            Followup::ResponseUrl { url } => Action::RespondUrl { url: url.clone(), body: json!({ "response_type": "ephemeral", "text": text }) },
         };
         Effect { key: format!("{parent_key}:post"), action, deadline_after_ms }
     }
@@ -159,13 +155,7 @@ mod tests {
         let e = f.effect("msg:C1:1.2:reply", "hello", Some(5));
         assert_eq!(e.key, "msg:C1:1.2:reply:post");
         assert_eq!(e.deadline_after_ms, Some(5));
-        assert_eq!(
-            e.action,
-            Action::SlackApi {
-                method: "chat.postMessage".into(),
-                args: json!({"channel": "C1", "thread_ts": "1.2", "text": "hello"})
-            }
-        );
+        assert_eq!(e.action, Action::SlackApi { method: "chat.postMessage".into(), args: json!({"channel": "C1", "thread_ts": "1.2", "text": "hello"}) });
     }
 
     #[test]

@@ -77,7 +77,8 @@ fn only(fields: &Map<String, Value>, allowed: &[&str]) -> Result<(), Invalid> {
 }
 
 fn channel(fields: &Map<String, Value>) -> Result<String, Invalid> {
-    let id = fields.get("channel").and_then(Value::as_str).ok_or_else(|| Invalid::new("channel", "required: a channel id (C…, G…, D…) or a user id (U…, W…)"))?;
+    let id =
+        fields.get("channel").and_then(Value::as_str).ok_or_else(|| Invalid::new("channel", "required: a channel id (C…, G…, D…) or a user id (U…, W…)"))?;
     let ok = (2..=64).contains(&id.len()) && id.starts_with(['C', 'G', 'D', 'U', 'W']) && id.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit());
     ok.then(|| id.to_string()).ok_or_else(|| Invalid::new("channel", "must be a channel id (C…, G…, D…) or a user id (U…, W…)"))
 }
@@ -281,7 +282,8 @@ mod tests {
 
     #[test]
     fn a_message_becomes_post_message_arguments() {
-        let m = parse_message(r#"{"channel":"C123","text":"deployed","thread_ts":"1700000000.000100","unfurl_links":false,"blocks":[{"type":"section"}]}"#).unwrap();
+        let m = parse_message(r#"{"channel":"C123","text":"deployed","thread_ts":"1700000000.000100","unfurl_links":false,"blocks":[{"type":"section"}]}"#)
+            .unwrap();
         assert_eq!(m.args["channel"], "C123");
         assert_eq!(m.args["thread_ts"], "1700000000.000100");
         assert_eq!(m.args["unfurl_links"], false);

@@ -41,7 +41,9 @@ impl StateError {
         match self {
             StateError::Malformed | StateError::Tampered => "The install link was not valid. Start again from the install page.",
             StateError::Expired => "The install link expired (links last 10 minutes). Start again from the install page.",
-            StateError::NotThisBrowser => "This install was started in another browser (or cookies are blocked). Start again from the install page in this browser.",
+            StateError::NotThisBrowser => {
+                "This install was started in another browser (or cookies are blocked). Start again from the install page in this browser."
+            }
         }
     }
 }
@@ -165,7 +167,11 @@ pub struct StoredInstallation {
 impl Installation {
     /// The actor name for this installation: the enterprise id for an org-wide install.
     pub fn team_key(&self) -> Option<&str> {
-        if self.is_enterprise_install { self.enterprise_id.as_deref() } else { self.team_id.as_deref() }
+        if self.is_enterprise_install {
+            self.enterprise_id.as_deref()
+        } else {
+            self.team_id.as_deref()
+        }
     }
 }
 

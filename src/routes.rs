@@ -239,7 +239,10 @@ impl ApiRoute {
 fn lists(verb: Verb, list_id: &str, tail: &[&str]) -> Result<ApiRoute, RouteError> {
     let known = matches!(
         (verb, tail),
-        (Verb::Put | Verb::Get, []) | (Verb::Put | Verb::Get | Verb::Delete, ["records", _]) | (Verb::Get, ["records"]) | (Verb::Post | Verb::Get, ["reconcile"])
+        (Verb::Put | Verb::Get, [])
+            | (Verb::Put | Verb::Get | Verb::Delete, ["records", _])
+            | (Verb::Get, ["records"])
+            | (Verb::Post | Verb::Get, ["reconcile"])
     );
     if !known {
         return Err(RouteError::NotFound);
@@ -326,7 +329,10 @@ mod tests {
 
     #[test]
     fn routes_travel_to_the_actor_as_json_unchanged() {
-        let routes = [serde_json::to_string(&AdminRoute::Redrive { id: RowId(3) }).unwrap(), serde_json::to_string(&ApiRoute::PutRecord { list_id: "F1".into(), record_id: "r".into() }).unwrap()];
+        let routes = [
+            serde_json::to_string(&AdminRoute::Redrive { id: RowId(3) }).unwrap(),
+            serde_json::to_string(&ApiRoute::PutRecord { list_id: "F1".into(), record_id: "r".into() }).unwrap(),
+        ];
         assert_eq!(serde_json::from_str::<AdminRoute>(&routes[0]).unwrap(), AdminRoute::Redrive { id: RowId(3) });
         assert_eq!(serde_json::from_str::<ApiRoute>(&routes[1]).unwrap(), ApiRoute::PutRecord { list_id: "F1".into(), record_id: "r".into() });
     }

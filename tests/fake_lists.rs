@@ -14,7 +14,11 @@ const CLIENT_TIMEOUT: Duration = Duration::from_secs(5);
 /// What the client saw.
 #[derive(Debug)]
 enum Outcome {
-    Http { status: u16, retry_after: Option<String>, body: Value },
+    Http {
+        status: u16,
+        retry_after: Option<String>,
+        body: Value,
+    },
     /// The error, read only through `Debug` (in the failure messages).
     Transport(#[allow(dead_code)] String),
 }
@@ -144,10 +148,7 @@ fn malformed_cells_and_unknown_lists_are_refused_and_create_nothing() {
 fn update_replaces_cells_and_refuses_unknown_rows() {
     let fake = FakeSlack::start();
     let list = fresh_id("F");
-    let id = create(&fake, &list, json!([text_cell("ColTITLE", "old"), {"column_id": "ColN", "number": [1]}]))["item"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = create(&fake, &list, json!([text_cell("ColTITLE", "old"), {"column_id": "ColN", "number": [1]}]))["item"]["id"].as_str().unwrap().to_string();
     fake.edit_row(&list, &id, json!({"column_id": "ColN", "number": [2]}), "UHUMAN");
     assert_eq!(fake.list_rows(&list)[0].updated_by, "UHUMAN");
 

@@ -35,7 +35,11 @@ fn owner(file: &Path) -> Option<String> {
 fn depth(file: &Path) -> usize {
     let rel = file.strip_prefix(RUNTIME).unwrap();
     let parts = rel.components().count();
-    if file.file_name().is_some_and(|n| n == "mod.rs") { parts - 1 } else { parts }
+    if file.file_name().is_some_and(|n| n == "mod.rs") {
+        parts - 1
+    } else {
+        parts
+    }
 }
 
 /// The first path segment of each item of a `{a, b::c, d::{e, f}}` group.

@@ -39,11 +39,7 @@ enum Outcome {
 }
 
 fn op() -> impl Strategy<Value = Op> {
-    let outcome = prop_oneof![
-        Just(Outcome::Done),
-        (0i64..2_000).prop_map(|after_ms| Outcome::Retry { after_ms }),
-        Just(Outcome::Park),
-    ];
+    let outcome = prop_oneof![Just(Outcome::Done), (0i64..2_000).prop_map(|after_ms| Outcome::Retry { after_ms }), Just(Outcome::Park),];
     prop_oneof![
         (1i64..4).prop_map(|limit| Op::Claim { limit }),
         (any::<usize>(), outcome).prop_map(|(pick, outcome)| Op::Complete { pick, outcome }),
@@ -79,9 +75,11 @@ impl World {
         db.execute_batch(sql::schema::SCHEMA).unwrap();
         let now = 1_000_000;
         for i in 0..rows {
-            let inserted: Vec<i64> = query_ids(&db, sql::ingest::INSERT_OUTBOX, params![
-                format!("key:{i}"), format!("op:{i}"), "slack_api", "chat.postMessage", "{}", 100, now, Option::<i64>::None, now
-            ]);
+            let inserted: Vec<i64> = query_ids(
+                &db,
+                sql::ingest::INSERT_OUTBOX,
+                params![format!("key:{i}"), format!("op:{i}"), "slack_api", "chat.postMessage", "{}", 100, now, Option::<i64>::None, now],
+            );
             assert_eq!(inserted.len(), 1);
         }
         World { db, now, tokens: 0, in_flight: Vec::new(), rows }
@@ -125,8 +123,12 @@ impl World {
         let owns = before.status == "pending" && before.token.as_deref() == Some(flight.token.as_str());
         let stored = match outcome {
             Outcome::Done => query_ids(&self.db, sql::outbox::COMPLETE_DONE, params![flight.row, flight.token, self.now, 200]),
-            Outcome::Retry { after_ms } => query_ids(&self.db, sql::outbox::COMPLETE_RETRY, params![flight.row, flight.token, self.now + after_ms, "http_500", 500]),
-            Outcome::Park => query_ids(&self.db, sql::outbox::COMPLETE_PARK, params![flight.row, flight.token, "channel_not_found", "channel_not_found", 200, self.now]),
+            Outcome::Retry { after_ms } => {
+                query_ids(&self.db, sql::outbox::COMPLETE_RETRY, params![flight.row, flight.token, self.now + after_ms, "http_500", 500])
+            }
+            Outcome::Park => {
+                query_ids(&self.db, sql::outbox::COMPLETE_PARK, params![flight.row, flight.token, "channel_not_found", "channel_not_found", 200, self.now])
+            }
         };
         assert_eq!(!stored.is_empty(), owns, "completion stored iff the token still owns the row: {flight:?} {before:?}");
         if !owns {
@@ -241,7 +243,10 @@ fn a_wait_gives_back_the_attempt_the_claim_counted_and_is_fenced_like_any_comple
     assert_eq!(attempts(&world, paced.row).0, 1, "the claim counts the attempt");
     // Kept back by the pacer (never sent): the attempt is given back and no first attempt recorded.
     let slot = world.now + 3_000;
-    assert_eq!(query_ids(&world.db, sql::outbox::COMPLETE_WAIT, params![paced.row, paced.token, slot, Option::<String>::None, Option::<i64>::None, 0]).len(), 1);
+    assert_eq!(
+        query_ids(&world.db, sql::outbox::COMPLETE_WAIT, params![paced.row, paced.token, slot, Option::<String>::None, Option::<i64>::None, 0]).len(),
+        1
+    );
     assert_eq!(attempts(&world, paced.row), (0, None, slot));
     // Refused with a 429 (sent): the attempt is given back, the first attempt's time kept.
     assert_eq!(query_ids(&world.db, sql::outbox::COMPLETE_WAIT, params![limited.row, limited.token, slot, "ratelimited", 429, 1]).len(), 1);
@@ -271,7 +276,8 @@ fn next_due_is_the_lease_expiry_while_a_claim_is_live() {
 #[test]
 fn a_duplicate_idempotency_key_inserts_nothing() {
     let world = World::new(1);
-    let again: Vec<i64> = query_ids(&world.db, sql::ingest::INSERT_OUTBOX, params!["key:0", "op:x", "slack_api", "chat.postMessage", "{}", 6, 0, Option::<i64>::None, 0]);
+    let again: Vec<i64> =
+        query_ids(&world.db, sql::ingest::INSERT_OUTBOX, params!["key:0", "op:x", "slack_api", "chat.postMessage", "{}", 6, 0, Option::<i64>::None, 0]);
     assert!(again.is_empty());
 }
 
@@ -296,7 +302,8 @@ fn pruning_removes_old_receipts_and_done_rows_but_never_parked_ones() {
     world.db.execute(sql::outbox::PRUNE_RECEIPTS, params![cutoff, 100]).unwrap();
     world.db.execute(sql::outbox::PRUNE_DONE_ATTEMPTS, params![cutoff, 100]).unwrap();
     world.db.execute(sql::outbox::PRUNE_DONE, params![cutoff, 100]).unwrap();
-    let statuses: Vec<String> = world.db.prepare("SELECT status FROM outbox ORDER BY id").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    let statuses: Vec<String> =
+        world.db.prepare("SELECT status FROM outbox ORDER BY id").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
     assert_eq!(statuses, vec!["parked", "pending"], "row 1 (done) pruned; row 2 parked and row 3 pending kept");
     let receipts: i64 = world.db.query_row("SELECT COUNT(*) FROM receipts", [], |r| r.get(0)).unwrap();
     assert_eq!(receipts, 0);
@@ -329,5 +336,9 @@ fn a_sweep_never_takes_back_its_own_rows_even_after_their_lease_expired() {
     assert_eq!(query_ids(&world.db, sql::outbox::CLAIM, params![token, world.now + LEASE_MS, world.now, 10]).len(), 1);
     world.now += LEASE_MS; // its own attempt outlived the lease
     assert!(query_ids(&world.db, sql::outbox::CLAIM, params![token, world.now + LEASE_MS, world.now, 10]).is_empty(), "in flight in this sweep");
-    assert_eq!(query_ids(&world.db, sql::outbox::CLAIM, params!["another-sweep", world.now + LEASE_MS, world.now, 10]).len(), 1, "another sweep takes the expired lease over");
+    assert_eq!(
+        query_ids(&world.db, sql::outbox::CLAIM, params!["another-sweep", world.now + LEASE_MS, world.now, 10]).len(),
+        1,
+        "another sweep takes the expired lease over"
+    );
 }

@@ -61,7 +61,8 @@ impl Readings for Runtime {
             let (Ok(stat), Ok(cmdline)) = (fs::read_to_string(format!("/proc/{pid}/stat")), fs::read(format!("/proc/{pid}/cmdline"))) else { continue };
             let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
             let Some(fields) = stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect::<Vec<_>>()) else { continue };
-            let secs = (fields.get(11).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0) + fields.get(12).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0)) / ticks;
+            let secs =
+                (fields.get(11).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0) + fields.get(12).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0)) / ticks;
             let kind = match stat.split_once('(').and_then(|(_, rest)| rest.split_once(')')).map(|(name, _)| name) {
                 Some("workerd") if cmdline.contains(&ours) => 1,
                 Some("workerd") => 0,

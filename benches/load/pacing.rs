@@ -51,9 +51,7 @@ fn mentions(c: &Client, fake: &FakeSlack, team: &str, channels: &[String], n: us
             });
         }
     });
-    eventually("every row delivered or parked", Duration::from_secs(1_800), || {
-        (count(c, team, "done") + count(c, team, "parked") >= n as i64).then_some(())
-    });
+    eventually("every row delivered or parked", Duration::from_secs(1_800), || (count(c, team, "done") + count(c, team, "parked") >= n as i64).then_some(()));
     let wall = started.elapsed();
     let calls: Vec<_> = channels.iter().flat_map(|ch| fake.calls("chat.postMessage", ch)).collect();
     Figures { calls: calls.len(), refused: calls.iter().filter(|c| c.rate_limited).count(), wall, parked: count(c, team, "parked") }

@@ -30,8 +30,7 @@ impl App for DefaultApp {
         match &envelope.event {
             Event::AppMention(m) => reply_unless_ignored(m, bot, ctx, true),
             Event::Message(m) => {
-                let addressed = m.channel_type.as_deref() == Some("im")
-                    || bot.is_some_and(|b| m.text.contains(&format!("<@{b}>")));
+                let addressed = m.channel_type.as_deref() == Some("im") || bot.is_some_and(|b| m.text.contains(&format!("<@{b}>")));
                 reply_unless_ignored(m, bot, ctx, addressed)
             }
             Event::AppUninstalled | Event::TokensRevoked { .. } => Decision::Ignore("handled_by_slackline"),
@@ -43,19 +42,12 @@ impl App for DefaultApp {
         let key = format!("cmd:{}:answer", command.trigger_id);
         let then = Followup::ResponseUrl { url: command.response_url.clone() };
         let effect = if ctx.llm_enabled {
-            Effect {
-                key,
-                action: Action::LlmReply { prompt: command.text.clone(), then },
-                deadline_after_ms: Some(RESPONSE_URL_DEADLINE_MS),
-            }
+            Effect { key, action: Action::LlmReply { prompt: command.text.clone(), then }, deadline_after_ms: Some(RESPONSE_URL_DEADLINE_MS) }
         } else {
             let answer = format!("You ran `{} {}`.", command.command, command.text);
             Effect { deadline_after_ms: Some(RESPONSE_URL_DEADLINE_MS), ..then.effect(&key, answer.trim_end(), None) }
         };
-        CommandReply {
-            ack: json!({ "response_type": "ephemeral", "text": "Working on it…" }),
-            decision: Decision::Enqueue(vec![effect]),
-        }
+        CommandReply { ack: json!({ "response_type": "ephemeral", "text": "Working on it…" }), decision: Decision::Enqueue(vec![effect]) }
     }
 
     fn on_interaction(&self, interaction: &Interaction, _ctx: &Context) -> Decision {
@@ -72,10 +64,7 @@ impl App for DefaultApp {
         let text = format!(":white_check_mark: Resolved by {who}.");
         Decision::Enqueue(vec![Effect {
             key: format!("ix:{}:resolve", interaction.op_key),
-            action: Action::SlackApi {
-                method: "chat.update".into(),
-                args: json!({ "channel": channel, "ts": ts, "text": text, "blocks": [] }),
-            },
+            action: Action::SlackApi { method: "chat.update".into(), args: json!({ "channel": channel, "ts": ts, "text": text, "blocks": [] }) },
             deadline_after_ms: Some(UPDATE_DEADLINE_MS),
         }])
     }
@@ -114,11 +103,7 @@ fn reply(m: &Message, ctx: &Context) -> Effect {
     let thread_ts = m.thread_ts.clone().unwrap_or_else(|| m.ts.clone());
     let then = Followup::Thread { channel: m.channel.clone(), thread_ts: thread_ts.clone() };
     if ctx.llm_enabled {
-        return Effect {
-            key,
-            action: Action::LlmReply { prompt: strip_mentions(&m.text), then },
-            deadline_after_ms: Some(REPLY_DEADLINE_MS),
-        };
+        return Effect { key, action: Action::LlmReply { prompt: strip_mentions(&m.text), then }, deadline_after_ms: Some(REPLY_DEADLINE_MS) };
     }
     let quoted = truncate_chars(&strip_mentions(&m.text), QUOTE_CHARS);
     let who = m.user.as_deref().unwrap_or("there");

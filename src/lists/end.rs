@@ -116,8 +116,9 @@ impl ListsEnd {
                 _ => None,
             },
             ListsEnd::Page(write) => Some(write),
-            ListsEnd::PageFailed { list_id, run } => parked.then(|| ListsWrite::RunFailed { list_id, run, error: verdict.code().unwrap_or("failed").to_string() }),
+            ListsEnd::PageFailed { list_id, run } => {
+                parked.then(|| ListsWrite::RunFailed { list_id, run, error: verdict.code().unwrap_or("failed").to_string() })
+            }
         }
     }
 }
-

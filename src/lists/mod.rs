@@ -15,8 +15,8 @@
 pub mod api;
 pub mod create;
 pub mod end;
-pub mod sync;
 pub mod reconcile;
+pub mod sync;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -209,7 +209,9 @@ fn cell(column_id: &str, kind: ColumnType, field: &str, value: &Value) -> Result
             .filter(|s| s.starts_with("https://") || s.starts_with("http://"))
             .map(|s| ("link", json!([{ "original_url": s }])))
             .ok_or_else(|| wrong("an http(s) URL"))?,
-        ColumnType::Rating => value.as_u64().filter(|n| (1..=5).contains(n)).map(|n| ("rating", json!([n]))).ok_or_else(|| wrong("a whole number from 1 to 5"))?,
+        ColumnType::Rating => {
+            value.as_u64().filter(|n| (1..=5).contains(n)).map(|n| ("rating", json!([n]))).ok_or_else(|| wrong("a whole number from 1 to 5"))?
+        }
         ColumnType::Timestamp => value.as_i64().filter(|n| *n >= 0).map(|n| ("timestamp", json!([n]))).ok_or_else(|| wrong("epoch seconds"))?,
     };
     Ok(typed(column_id, written.0, written.1))

@@ -269,22 +269,56 @@ mod tests {
         type Case<'a> = (&'a str, ListedRow, Pass, Option<&'a RecordRef>, Option<&'a RecordRef>, Vec<Finding>);
         let cases: Vec<Case> = vec![
             ("linked, by our bot", row("Rec1", Some("r1"), "UBOT"), Pass::Active, Some(&linked), Some(&linked), vec![Finding::Seen { record_id: "r1".into() }]),
-            ("linked, edited by a person", row("Rec1", Some("r1"), "U9"), Pass::Active, Some(&linked), Some(&linked),
-                vec![Finding::Seen { record_id: "r1".into() }, Finding::HumanEdited { record_id: "r1".into(), by: "U9".into() }]),
-            ("linked, archived", row("Rec1", Some("r1"), "UBOT"), Pass::Archived, Some(&linked), Some(&linked),
-                vec![Finding::Archived { record_id: "r1".into(), row_id: "Rec1".into() }]),
-            ("a lost create's row", row("Rec2", Some("r2"), "UBOT"), Pass::Active, None, Some(&unlinked),
-                vec![Finding::Relinked { record_id: "r2".into(), row_id: "Rec2".into() }]),
-            ("a second row with a linked key", row("Rec9", Some("r1"), "UBOT"), Pass::Active, None, Some(&linked),
-                vec![Finding::Duplicate { row_id: "Rec9".into(), record_id: "r1".into() }]),
-            ("a row with an unknown key", row("Rec7", Some("zzz"), "U9"), Pass::Active, None, None,
-                vec![Finding::Orphan { row_id: "Rec7".into(), key: Some("zzz".into()) }]),
+            (
+                "linked, edited by a person",
+                row("Rec1", Some("r1"), "U9"),
+                Pass::Active,
+                Some(&linked),
+                Some(&linked),
+                vec![Finding::Seen { record_id: "r1".into() }, Finding::HumanEdited { record_id: "r1".into(), by: "U9".into() }],
+            ),
+            (
+                "linked, archived",
+                row("Rec1", Some("r1"), "UBOT"),
+                Pass::Archived,
+                Some(&linked),
+                Some(&linked),
+                vec![Finding::Archived { record_id: "r1".into(), row_id: "Rec1".into() }],
+            ),
+            (
+                "a lost create's row",
+                row("Rec2", Some("r2"), "UBOT"),
+                Pass::Active,
+                None,
+                Some(&unlinked),
+                vec![Finding::Relinked { record_id: "r2".into(), row_id: "Rec2".into() }],
+            ),
+            (
+                "a second row with a linked key",
+                row("Rec9", Some("r1"), "UBOT"),
+                Pass::Active,
+                None,
+                Some(&linked),
+                vec![Finding::Duplicate { row_id: "Rec9".into(), record_id: "r1".into() }],
+            ),
+            (
+                "a row with an unknown key",
+                row("Rec7", Some("zzz"), "U9"),
+                Pass::Active,
+                None,
+                None,
+                vec![Finding::Orphan { row_id: "Rec7".into(), key: Some("zzz".into()) }],
+            ),
             ("a row without a key", row("Rec8", None, "U9"), Pass::Archived, None, None, vec![Finding::Orphan { row_id: "Rec8".into(), key: None }]),
         ];
         for (name, listed, pass, by_row, by_key, want) in cases {
             assert_eq!(classify(&listed, pass, by_row, by_key, Some("UBOT")), want, "{name}");
         }
-        assert_eq!(classify(&row("Rec1", None, "U9"), Pass::Active, Some(&linked), None, None), vec![Finding::Seen { record_id: "r1".into() }], "bot unknown: no edit check");
+        assert_eq!(
+            classify(&row("Rec1", None, "U9"), Pass::Active, Some(&linked), None, None),
+            vec![Finding::Seen { record_id: "r1".into() }],
+            "bot unknown: no edit check"
+        );
     }
 
     #[test]

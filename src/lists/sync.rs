@@ -226,7 +226,10 @@ mod tests {
         assert_eq!(after_create(&CreateVerdict::Uncertain { reason: "timeout".into() }, 4, true), RecordWrite::Uncertain);
         assert_eq!(after_create(&CreateVerdict::RetryCreate { retry_after_ms: None }, 4, false), RecordWrite::NotActed);
         assert_eq!(after_create(&CreateVerdict::RetryCreate { retry_after_ms: None }, 4, true), RecordWrite::Failed { error: "attempts_exhausted".into() });
-        assert_eq!(after_create(&CreateVerdict::Rejected { code: "invalid_arguments".into() }, 4, true), RecordWrite::Failed { error: "invalid_arguments".into() });
+        assert_eq!(
+            after_create(&CreateVerdict::Rejected { code: "invalid_arguments".into() }, 4, true),
+            RecordWrite::Failed { error: "invalid_arguments".into() }
+        );
         let update = Plan::Update { row_id: "Rec1".into() };
         assert_eq!(after_call(&update, 5, None, false), RecordWrite::Synced { version: 5 });
         assert_eq!(after_call(&update, 5, Some("timeout"), false), RecordWrite::Unchanged);

@@ -37,8 +37,16 @@ fn a_record_becomes_column_id_cells_with_typed_keys_and_the_mirrored_key_last() 
 fn an_unknown_field_or_a_wrong_type_is_refused_naming_the_field() {
     let m = map();
     assert_eq!(m.cells("r", &json!({"titel": "x"})), Err(FieldError::UnknownField("titel".into())));
-    for (field, value) in [("points", json!("3")), ("due", json!("24/12/2026")), ("due", json!("2026-13-01")), ("owner", json!("bob")),
-        ("done", json!("yes")), ("status", json!("in_progress")), ("url", json!("ftp://x")), ("title", json!(5))] {
+    for (field, value) in [
+        ("points", json!("3")),
+        ("due", json!("24/12/2026")),
+        ("due", json!("2026-13-01")),
+        ("owner", json!("bob")),
+        ("done", json!("yes")),
+        ("status", json!("in_progress")),
+        ("url", json!("ftp://x")),
+        ("title", json!(5)),
+    ] {
         let err = m.cells("r", &json!({ field: value })).unwrap_err();
         assert_eq!(err.field(), Some(field), "{field} = {value}: {err:?}");
         assert!(err.message().contains(field));

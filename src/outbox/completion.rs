@@ -91,7 +91,8 @@ mod tests {
         let plain = JobOutcome::verdict(Verdict::Success).with(hold.clone());
         assert_eq!(plain.writes, vec![hold]);
         assert!(!plain.queues_rows());
-        let effect = Effect { key: "k:post".into(), action: Action::SlackApi { method: "chat.postMessage".into(), args: json!({}) }, deadline_after_ms: Some(10) };
+        let effect =
+            Effect { key: "k:post".into(), action: Action::SlackApi { method: "chat.postMessage".into(), args: json!({}) }, deadline_after_ms: Some(10) };
         let followed = plain.with(AfterWrite::Followup(NewRow::queued_at(effect, 100)));
         assert!(followed.queues_rows());
         let AfterWrite::Followup(row) = &followed.writes[1] else { panic!("a follow-up") };

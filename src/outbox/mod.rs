@@ -251,9 +251,7 @@ pub enum Trigger {
 
 /// Before performing a claimed row: park it if its deadline has passed.
 pub fn before_attempt(row: &Attempted, now_ms: i64) -> Option<Transition> {
-    row.deadline_at
-        .filter(|deadline| now_ms > *deadline)
-        .map(|_| Transition::Park { reason: reasons::EXPIRED.into() })
+    row.deadline_at.filter(|deadline| now_ms > *deadline).map(|_| Transition::Park { reason: reasons::EXPIRED.into() })
 }
 
 /// After performing a claimed row: the transition its verdict calls for. A rate limit or a

@@ -66,16 +66,7 @@ pub struct Drain {
 impl Drain {
     /// A sweep starting at `started_at`.
     pub fn new(started_at: i64, budget_ms: i64, concurrency: usize, batch_size: usize) -> Drain {
-        Drain {
-            started_at,
-            budget_ms,
-            concurrency: concurrency.max(1),
-            batch_size,
-            queued: 0,
-            in_flight: Vec::new(),
-            claimed_once: false,
-            more_due: false,
-        }
+        Drain { started_at, budget_ms, concurrency: concurrency.max(1), batch_size, queued: 0, in_flight: Vec::new(), claimed_once: false, more_due: false }
     }
 
     /// A claim returned `rows` rows.

@@ -16,10 +16,7 @@ fn success_is_done() {
 #[test]
 fn a_permanent_error_parks_at_once_with_that_reason() {
     let v = Verdict::Permanent { code: "channel_not_found".into() };
-    assert_eq!(
-        after_attempt(&RetryPolicy::default(), &row(1), &v, 0, 0.5),
-        Transition::Park { reason: "channel_not_found".into() }
-    );
+    assert_eq!(after_attempt(&RetryPolicy::default(), &row(1), &v, 0, 0.5), Transition::Park { reason: "channel_not_found".into() });
 }
 
 #[test]

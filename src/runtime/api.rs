@@ -54,7 +54,8 @@ pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Respo
     let query = super::query_suffix(&req);
     // At most ACK_BUDGET_MS, like an event's ack: a write not confirmed by then answers 500 and
     // may or may not have been committed (a retry is safe: PUTs are sets, POSTs carry a key).
-    let (status, answered, text) = team::call_within(env, team.as_str(), req.method(), &format!("/api{query}"), body, Some(headers), config.ack_budget_ms).await?;
+    let (status, answered, text) =
+        team::call_within(env, team.as_str(), req.method(), &format!("/api{query}"), body, Some(headers), config.ack_budget_ms).await?;
     let response = Response::ok(text)?.with_status(status);
     let out = worker::Headers::new();
     for name in ["content-type", "idempotent-replayed"] {

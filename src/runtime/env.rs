@@ -16,10 +16,7 @@ pub fn config(env: &Env) -> Result<Rc<Config>, ConfigError> {
     CACHED.with(|cell| {
         cell.borrow_mut()
             .get_or_insert_with(|| {
-                Config::from_lookup(|name| {
-                    env.var(name).map(|v| v.to_string()).or_else(|_| env.secret(name).map(|s| s.to_string())).ok()
-                })
-                .map(Rc::new)
+                Config::from_lookup(|name| env.var(name).map(|v| v.to_string()).or_else(|_| env.secret(name).map(|s| s.to_string())).ok()).map(Rc::new)
             })
             .clone()
     })

@@ -3,9 +3,9 @@
 //! modules it routes to (admin, install) share it while every import points away from the front
 //! door.
 
+use crate::routes::error_body;
 use crate::slack::envelope::ParseError;
 use crate::slack::signature::SignatureError;
-use crate::routes::error_body;
 use worker::Response;
 
 /// Everything that can go wrong at the front door.
@@ -80,7 +80,9 @@ impl FrontDoorError {
             FrontDoorError::Malformed(e) => (400, "malformed", e.reason()),
             FrontDoorError::Unauthorized => (401, "unauthorized", "unauthorized".into()),
             FrontDoorError::LockedOut { .. } => (429, "locked_out", "too many wrong tokens from this client; try again later".into()),
-            FrontDoorError::MissingIdempotencyKey => (400, "missing_idempotency_key", "an Idempotency-Key header of 1 to 255 printable ASCII characters is required".into()),
+            FrontDoorError::MissingIdempotencyKey => {
+                (400, "missing_idempotency_key", "an Idempotency-Key header of 1 to 255 printable ASCII characters is required".into())
+            }
             FrontDoorError::BadRequest(r) => (400, "bad_request", r.clone()),
             FrontDoorError::ActorTimeout => (500, "actor_timeout", "not recorded in time; retry".into()),
             FrontDoorError::Internal(_) => (500, "internal_error", "internal error; retry".into()),
@@ -92,4 +94,3 @@ impl FrontDoorError {
         response
     }
 }
-

@@ -118,7 +118,14 @@ fn health(config: &Config) -> Result<Response, FrontDoorError> {
 
 /// A Slack route: `started` is when the request arrived, `now` the clock its signature is checked
 /// against (the test clock, when allowed).
-async fn slack(mut req: Request, env: &Env, config: &Config, route: SlackRoute, (started, now): (i64, i64), hooks: &TestHooks) -> Result<Response, FrontDoorError> {
+async fn slack(
+    mut req: Request,
+    env: &Env,
+    config: &Config,
+    route: SlackRoute,
+    (started, now): (i64, i64),
+    hooks: &TestHooks,
+) -> Result<Response, FrontDoorError> {
     let secret = config.signing_secret.as_ref().ok_or(FrontDoorError::NotConfigured("SLACK_SIGNING_SECRET"))?;
     let body = read_capped(&mut req, MAX_BODY_BYTES).await?;
     let now_secs = now.div_euclid(1000);

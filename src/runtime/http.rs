@@ -46,7 +46,9 @@ pub async fn call_slack(config: &crate::config::Config, gate: &Gate<'_>, token: 
         return SlackCall { verdict: paced, http_status: None, json: Value::Null };
     }
     match post_json(&config.slack_method_url(method), Some(token), args, config.attempt_timeout_ms).await {
-        Ok(a) => SlackCall { verdict: classify::classify_web_api(a.status, a.retry_after.as_deref(), &a.json), http_status: Some(a.status as i64), json: a.json },
+        Ok(a) => {
+            SlackCall { verdict: classify::classify_web_api(a.status, a.retry_after.as_deref(), &a.json), http_status: Some(a.status as i64), json: a.json }
+        }
         Err(Failure::Timeout) => SlackCall { verdict: classify::timed_out(), http_status: None, json: Value::Null },
         Err(Failure::Network(detail)) => {
             log_network(&detail);

@@ -18,7 +18,6 @@ fn html(status: u16, title: &str, message: &str) -> worker::Result<Response> {
     html_page(status, &oauth::page(title, message))
 }
 
-
 fn redirect_uri(req: &Request, config: &Config) -> worker::Result<String> {
     if let Some(uri) = &config.redirect_uri {
         return Ok(uri.clone());
@@ -64,7 +63,8 @@ pub async fn redirect(req: &Request, env: &Env, config: &Config, now: i64) -> wo
     let Some(code) = query_param(req, "code") else {
         return html(400, "Installation failed", "Slack sent no authorization code. Start again from the install page.");
     };
-    let fields = [("client_id", client_id.as_str()), ("client_secret", secret.expose()), ("code", code.as_str()), ("redirect_uri", &redirect_uri(req, config)?)];
+    let fields =
+        [("client_id", client_id.as_str()), ("client_secret", secret.expose()), ("code", code.as_str()), ("redirect_uri", &redirect_uri(req, config)?)];
     let answer = http::post_form(&config.slack_method_url("oauth.v2.access"), &fields, config.attempt_timeout_ms).await;
     let mut installation = match answer.as_ref().map(|a| oauth::parse_access(&a.json, now)) {
         Ok(Ok(installation)) => installation,

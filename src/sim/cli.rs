@@ -3,8 +3,8 @@
 //! a non-zero exit.
 
 use super::client::{direct_message, envelope, fresh_id, fresh_ts, mention, resolve_click, SendError, SimCall, Target};
-use super::faults::Faults;
 use super::fake::FakeSlack;
+use super::faults::Faults;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -119,9 +119,11 @@ impl Options {
     fn target(&self) -> Result<Target, Usage> {
         let secret = match self.one("secret") {
             Some(s) => s.to_string(),
-            None => dev_vars_secret().ok_or_else(|| Usage("no --secret, and no SLACK_SIGNING_SECRET in .dev.vars (run from the project, or pass --secret)".into()))?,
+            None => dev_vars_secret()
+                .ok_or_else(|| Usage("no --secret, and no SLACK_SIGNING_SECRET in .dev.vars (run from the project, or pass --secret)".into()))?,
         };
-        Target::new(self.one("url").unwrap_or("http://127.0.0.1:8787"), self.one("sim").unwrap_or("http://127.0.0.1:8790"), &secret).map_err(|e| Usage(e.to_string()))
+        Target::new(self.one("url").unwrap_or("http://127.0.0.1:8787"), self.one("sim").unwrap_or("http://127.0.0.1:8790"), &secret)
+            .map_err(|e| Usage(e.to_string()))
     }
 }
 
@@ -158,7 +160,8 @@ impl From<SendError> for Failure {
 pub fn serve(options: &Options) -> Result<(FakeSlack, String), Failure> {
     let faults = options.faults()?;
     let port: u16 = options.number("port", 8790)?;
-    let fake = FakeSlack::start_on(port).map_err(|e| Failure::Unexpected(format!("cannot listen on 127.0.0.1:{port}: {e} (is another server using the port? pick one with --port)")))?;
+    let fake = FakeSlack::start_on(port)
+        .map_err(|e| Failure::Unexpected(format!("cannot listen on 127.0.0.1:{port}: {e} (is another server using the port? pick one with --port)")))?;
     if faults.any() {
         let mut choose = faults.chooser();
         fake.script_default(Box::new(move |call| choose(&call.method)));
@@ -179,7 +182,14 @@ pub fn serve(options: &Options) -> Result<(FakeSlack, String), Failure> {
 
 fn describe(call: &SimCall) -> String {
     let field = |name: &str| call.field(name).map(|v| format!(" {name}={v}")).unwrap_or_default();
-    format!("{}{}{}{}{}", call.method, field("channel"), field("thread_ts"), field("ts"), call.field("text").map(|t| format!(" text=\"{t}\"")).unwrap_or_default())
+    format!(
+        "{}{}{}{}{}",
+        call.method,
+        field("channel"),
+        field("thread_ts"),
+        field("ts"),
+        call.field("text").map(|t| format!(" text=\"{t}\"")).unwrap_or_default()
+    )
 }
 
 fn acked(ack: &super::client::Ack) -> Result<String, Failure> {
@@ -190,7 +200,9 @@ fn acked(ack: &super::client::Ack) -> Result<String, Failure> {
 }
 
 fn delivered(target: &Target, before: usize, sent_at: Instant, timeout: Duration, what: &str, matches: impl Fn(&SimCall) -> bool) -> Result<String, Failure> {
-    let call = target.wait_for(before, timeout, matches)?.ok_or_else(|| Failure::Unexpected(format!("no {what} reached the fake Slack within {} s", timeout.as_secs())))?;
+    let call = target
+        .wait_for(before, timeout, matches)?
+        .ok_or_else(|| Failure::Unexpected(format!("no {what} reached the fake Slack within {} s", timeout.as_secs())))?;
     Ok(format!("← {}\n  delivered {} ms after the ack", describe(&call), sent_at.elapsed().as_millis()))
 }
 
@@ -206,23 +218,39 @@ pub fn run_client(command: &str, options: &Options) -> Result<String, Failure> {
             let (channel, ts) = (fresh_id("C"), fresh_ts());
             let ack = target.event(&envelope(&team, &fresh_id("Ev"), mention(&channel, &ts, &text)), &[])?;
             let head = acked(&ack)?;
-            let tail = delivered(&target, before, ack.at, timeout, "threaded reply", |c| c.method == "chat.postMessage" && c.field("channel") == Some(&channel) && c.field("thread_ts") == Some(&ts))?;
+            let tail = delivered(&target, before, ack.at, timeout, "threaded reply", |c| {
+                c.method == "chat.postMessage" && c.field("channel") == Some(&channel) && c.field("thread_ts") == Some(&ts)
+            })?;
             Ok(format!("{head}\n{tail}"))
         }
         "dm" => {
             let (channel, ts) = (fresh_id("D"), fresh_ts());
             let ack = target.event(&envelope(&team, &fresh_id("Ev"), direct_message(&channel, &ts, &text)), &[])?;
             let head = acked(&ack)?;
-            Ok(format!("{head}\n{}", delivered(&target, before, ack.at, timeout, "reply", |c| c.method == "chat.postMessage" && c.field("channel") == Some(&channel))?))
+            Ok(format!(
+                "{head}\n{}",
+                delivered(&target, before, ack.at, timeout, "reply", |c| c.method == "chat.postMessage" && c.field("channel") == Some(&channel))?
+            ))
         }
         "command" => {
             let hook = fresh_id("hook");
             let response_url = target.response_url(&hook);
             let trigger = fresh_id("trig.");
-            let fields = [("command", "/ask"), ("text", text.as_str()), ("team_id", &team), ("channel_id", "C0SIM"), ("user_id", "U1"), ("response_url", &response_url), ("trigger_id", &trigger)];
+            let fields = [
+                ("command", "/ask"),
+                ("text", text.as_str()),
+                ("team_id", &team),
+                ("channel_id", "C0SIM"),
+                ("user_id", "U1"),
+                ("response_url", &response_url),
+                ("trigger_id", &trigger),
+            ];
             let ack = target.command(&fields)?;
             let head = format!("{} ({})", acked(&ack)?, ack.body);
-            Ok(format!("{head}\n{}", delivered(&target, before, ack.at, timeout, "response_url post", |c| c.method == "response_url" && c.path.ends_with(&hook))?))
+            Ok(format!(
+                "{head}\n{}",
+                delivered(&target, before, ack.at, timeout, "response_url post", |c| c.method == "response_url" && c.path.ends_with(&hook))?
+            ))
         }
         "click" => {
             let (channel, ts) = (fresh_id("C"), fresh_ts());
@@ -281,7 +309,8 @@ mod tests {
 
     #[test]
     fn flags_are_parsed_per_subcommand() {
-        let (command, options) = parse(&args("serve --port 0 --fail-rate 0.2 --error chat.postMessage=not_in_channel --error chat.update=cant_update_message")).unwrap();
+        let (command, options) =
+            parse(&args("serve --port 0 --fail-rate 0.2 --error chat.postMessage=not_in_channel --error chat.update=cant_update_message")).unwrap();
         assert_eq!(command, "serve");
         let faults = options.faults().unwrap();
         assert_eq!((faults.fail_rate, faults.errors.len()), (0.2, 2));

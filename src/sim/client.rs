@@ -21,8 +21,12 @@ pub enum SendError {
 impl std::fmt::Display for SendError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            SendError::NotRunning(url) => write!(f, "nothing answers at {url}: is it running? (`make dev` for slackline, `slackline-sim serve` for the fake Slack)"),
-            SendError::BadSecret => f.write_str("slackline answered 401: the signing secret is not its SLACK_SIGNING_SECRET (pass --secret, or check .dev.vars)"),
+            SendError::NotRunning(url) => {
+                write!(f, "nothing answers at {url}: is it running? (`make dev` for slackline, `slackline-sim serve` for the fake Slack)")
+            }
+            SendError::BadSecret => {
+                f.write_str("slackline answered 401: the signing secret is not its SLACK_SIGNING_SECRET (pass --secret, or check .dev.vars)")
+            }
             SendError::Other(why) => f.write_str(why),
         }
     }
@@ -217,7 +221,10 @@ mod tests {
     #[test]
     fn shapes_are_slacks() {
         let e = envelope("T1", "Ev1", mention("C1", "1.2", "hi"));
-        assert_eq!((e["type"].as_str(), e["event"]["type"].as_str(), e["authorizations"][0]["team_id"].as_str()), (Some("event_callback"), Some("app_mention"), Some("T1")));
+        assert_eq!(
+            (e["type"].as_str(), e["event"]["type"].as_str(), e["authorizations"][0]["team_id"].as_str()),
+            (Some("event_callback"), Some("app_mention"), Some("T1"))
+        );
         assert_eq!(direct_message("D1", "1.2", "hi")["channel_type"], "im");
         assert_eq!(resolve_click("T1", "C1", "1.2")["actions"][0]["action_id"], crate::app::RESOLVE_ACTION_ID);
         assert!(fresh_ts().contains('.') && fresh_id("C").starts_with('C'));

@@ -16,8 +16,8 @@
 //! would with [`FakeSlack::list_rows`], [`FakeSlack::add_row`], [`FakeSlack::edit_row`], ...
 
 use super::lists::{self, Lists};
-use super::tiers::Enforcer;
 pub use super::lists::{FakeRow, FAKE_BOT_USER};
+use super::tiers::Enforcer;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -125,7 +125,8 @@ impl FakeSlack {
     pub fn start_on(port: u16) -> std::io::Result<FakeSlack> {
         let server = tiny_http::Server::http(("127.0.0.1", port)).map_err(std::io::Error::other)?;
         let port = server.server_addr().to_ip().map(|a| a.port()).unwrap_or(port);
-        let state = Arc::new(Mutex::new(State { calls: Vec::new(), rules: Vec::new(), default: None, lists: Lists::default(), started: Instant::now(), tiers: None }));
+        let state =
+            Arc::new(Mutex::new(State { calls: Vec::new(), rules: Vec::new(), default: None, lists: Lists::default(), started: Instant::now(), tiers: None }));
         let shared = state.clone();
         std::thread::spawn(move || {
             for request in server.incoming_requests() {
@@ -290,9 +291,7 @@ fn next_reply(state: &Mutex<State>, call: &mut Call) -> Reply {
 }
 
 fn scripted_reply(state: &mut State, call: &Call) -> Reply {
-    let rule = state.rules.iter_mut().find(|r| {
-        r.method == call.method && call.body.contains(&r.needle) && (r.chooser.is_some() || !r.replies.is_empty())
-    });
+    let rule = state.rules.iter_mut().find(|r| r.method == call.method && call.body.contains(&r.needle) && (r.chooser.is_some() || !r.replies.is_empty()));
     match rule {
         Some(Rule { chooser: Some(choose), .. }) => choose(call),
         Some(rule) => rule.replies.pop_front().unwrap_or(Reply::Ok),
@@ -332,7 +331,9 @@ fn respond(request: tiny_http::Request, call: &Call, reply: Reply, state: &Mutex
         Reply::Completion(text) => (200, completion(&text), None),
         Reply::Json(body) => (200, body, None),
         Reply::Ok if call.method == "response_url" => (200, json!("ok"), None),
-        Reply::Ok if call.method == "auth.test" => (200, json!({"ok": true, "user_id": FAKE_BOT_USER, "bot_id": "BFAKE", "team_id": "TSIM", "team": "Simulated"}), None),
+        Reply::Ok if call.method == "auth.test" => {
+            (200, json!({"ok": true, "user_id": FAKE_BOT_USER, "bot_id": "BFAKE", "team_id": "TSIM", "team": "Simulated"}), None)
+        }
         Reply::Ok if call.method == "oauth.v2.access" => (200, oauth_answer(), None),
         Reply::Ok => {
             let ts = format!("1700000000.{:06}", TS.fetch_add(1, Ordering::Relaxed));
@@ -378,8 +379,8 @@ fn list_calls(request: tiny_http::Request, state: &Mutex<State>) {
             json!({"index": index, "method": c.method, "path": c.path, "json": c.json, "at_ms": c.at.duration_since(started).as_millis() as u64, "rate_limited": c.rate_limited})
         }).collect()
     };
-    let response = tiny_http::Response::from_string(Value::Array(listed).to_string())
-        .with_header("content-type: application/json".parse::<tiny_http::Header>().unwrap());
+    let response =
+        tiny_http::Response::from_string(Value::Array(listed).to_string()).with_header("content-type: application/json".parse::<tiny_http::Header>().unwrap());
     let _ = request.respond(response);
 }
 

@@ -128,7 +128,10 @@ mod tests {
 
     #[test]
     fn a_script_is_read_and_checked() {
-        let f = Faults::from_script(r#"{"seed": 3, "slow_ms": 50, "fail_rate": 0.25, "ratelimit_rate": 0.25, "retry_after_s": 2, "errors": {"chat.update": "message_not_found"}}"#).unwrap();
+        let f = Faults::from_script(
+            r#"{"seed": 3, "slow_ms": 50, "fail_rate": 0.25, "ratelimit_rate": 0.25, "retry_after_s": 2, "errors": {"chat.update": "message_not_found"}}"#,
+        )
+        .unwrap();
         assert_eq!((f.seed, f.slow_ms, f.retry_after_s), (Some(3), 50, Some(2)));
         assert_eq!(f.errors["chat.update"], "message_not_found");
         assert!(Faults::from_script(r#"{"fail_rate": 1.5}"#).unwrap_err().0.contains("fail_rate"));
@@ -139,7 +142,13 @@ mod tests {
 
     #[test]
     fn draws_follow_the_rates_and_errors_win() {
-        let f = Faults { fail_rate: 0.2, ratelimit_rate: 0.1, retry_after_s: Some(4), errors: [("chat.update".to_string(), "cant_update_message".to_string())].into(), ..Faults::default() };
+        let f = Faults {
+            fail_rate: 0.2,
+            ratelimit_rate: 0.1,
+            retry_after_s: Some(4),
+            errors: [("chat.update".to_string(), "cant_update_message".to_string())].into(),
+            ..Faults::default()
+        };
         let mut choose = f.chooser();
         let (mut limited, mut failed, mut ok) = (0, 0, 0);
         for _ in 0..10_000 {

@@ -17,8 +17,21 @@ pub const FAKE_BOT_USER: &str = "UFAKEBOT";
 
 /// The typed keys a cell may carry (exactly one of them).
 const TYPED_KEYS: [&str; 15] = [
-    "rich_text", "user", "date", "select", "checkbox", "number", "email", "phone", "attachment", "link", "message",
-    "channel", "rating", "timestamp", "reference",
+    "rich_text",
+    "user",
+    "date",
+    "select",
+    "checkbox",
+    "number",
+    "email",
+    "phone",
+    "attachment",
+    "link",
+    "message",
+    "channel",
+    "rating",
+    "timestamp",
+    "reference",
 ];
 
 /// The page size of `items.list` when neither the caller nor the test asks for less.

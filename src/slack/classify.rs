@@ -76,14 +76,7 @@ pub const SUCCESS_ERRORS: &[&str] = &["already_reacted", "already_pinned", "no_r
 
 /// Slack `error` values worth retrying. Unknown errors are retried too; these are listed so the
 /// table documents them and the tests pin them.
-pub const TRANSIENT_ERRORS: &[&str] = &[
-    "internal_error",
-    "fatal_error",
-    "service_unavailable",
-    "request_timeout",
-    "team_added_to_org",
-    "token_expired",
-];
+pub const TRANSIENT_ERRORS: &[&str] = &["internal_error", "fatal_error", "service_unavailable", "request_timeout", "team_added_to_org", "token_expired"];
 
 /// Slack `error` values that the same request will hit again.
 pub const PERMANENT_ERRORS: &[&str] = &[

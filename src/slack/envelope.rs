@@ -299,16 +299,12 @@ fn event_team_key(v: &Value) -> Result<String, ParseError> {
         let field = if enterprise_install { "/enterprise_id" } else { "/team_id" };
         str_at(a, field).filter(|s| !s.is_empty())
     });
-    from_auth
-        .or_else(|| str_at(v, "/team_id").filter(|s| !s.is_empty()))
-        .ok_or(ParseError::MissingField("authorizations[0].team_id or team_id"))
+    from_auth.or_else(|| str_at(v, "/team_id").filter(|s| !s.is_empty())).ok_or(ParseError::MissingField("authorizations[0].team_id or team_id"))
 }
 
 fn parse_event_callback(v: &Value) -> Result<EventEnvelope, ParseError> {
     let auth = v.pointer("/authorizations/0");
-    let bot_user_id = auth
-        .filter(|a| a.get("is_bot").and_then(Value::as_bool) == Some(true))
-        .and_then(|a| str_at(a, "/user_id"));
+    let bot_user_id = auth.filter(|a| a.get("is_bot").and_then(Value::as_bool) == Some(true)).and_then(|a| str_at(a, "/user_id"));
     Ok(EventEnvelope {
         event_id: required(v, "/event_id", "event_id")?,
         team_key: event_team_key(v)?,
@@ -324,18 +320,13 @@ fn parse_event(e: &Value) -> Result<Event, ParseError> {
         "app_mention" => Event::AppMention(parse_message(e)?),
         "message" => Event::Message(parse_message(e)?),
         "app_uninstalled" => Event::AppUninstalled,
-        "tokens_revoked" => Event::TokensRevoked {
-            bot: string_list(e.pointer("/tokens/bot")),
-            oauth: string_list(e.pointer("/tokens/oauth")),
-        },
+        "tokens_revoked" => Event::TokensRevoked { bot: string_list(e.pointer("/tokens/bot")), oauth: string_list(e.pointer("/tokens/oauth")) },
         _ => Event::Other { event_type },
     })
 }
 
 fn string_list(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_array)
-        .map(|items| items.iter().filter_map(Value::as_str).map(str::to_string).collect())
-        .unwrap_or_default()
+    v.and_then(Value::as_array).map(|items| items.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default()
 }
 
 fn parse_message(e: &Value) -> Result<Message, ParseError> {
@@ -368,8 +359,7 @@ pub fn parse_command_form(body: &[u8]) -> Result<Inbound, ParseError> {
         return Ok(Inbound::SslCheck);
     }
     let mut take = |name: &'static str| f.remove(name).filter(|s| !s.is_empty()).ok_or(ParseError::MissingField(name));
-    let (command, trigger_id, response_url, user_id) =
-        (take("command")?, take("trigger_id")?, take("response_url")?, take("user_id")?);
+    let (command, trigger_id, response_url, user_id) = (take("command")?, take("trigger_id")?, take("response_url")?, take("user_id")?);
     let channel_id = take("channel_id").unwrap_or_default();
     let enterprise_install = f.get("is_enterprise_install").map(String::as_str) == Some("true");
     let team_key = match (enterprise_install, f.remove("enterprise_id"), f.remove("team_id")) {
@@ -378,9 +368,7 @@ pub fn parse_command_form(body: &[u8]) -> Result<Inbound, ParseError> {
         _ => return Err(ParseError::MissingField("team_id")),
     };
     let text = f.remove("text").unwrap_or_default();
-    Ok(Inbound::Dispatch(Dispatch::Command(SlashCommand {
-        team_key, trigger_id, command, text, response_url, user_id, channel_id,
-    })))
+    Ok(Inbound::Dispatch(Dispatch::Command(SlashCommand { team_key, trigger_id, command, text, response_url, user_id, channel_id })))
 }
 
 /// Parses a body posted to `/slack/interactivity`.
@@ -394,9 +382,7 @@ pub fn parse_interaction_form(body: &[u8]) -> Result<Inbound, ParseError> {
     if !v.is_object() {
         return Err(ParseError::BadJson);
     }
-    let op_key = str_at(&v, "/trigger_id")
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| format!("payload:{}", hex::encode(Sha256::digest(payload.as_bytes()))));
+    let op_key = str_at(&v, "/trigger_id").filter(|s| !s.is_empty()).unwrap_or_else(|| format!("payload:{}", hex::encode(Sha256::digest(payload.as_bytes()))));
     Ok(Inbound::Dispatch(Dispatch::Interaction(Interaction {
         team_key: interaction_team_key(&v)?,
         op_key,
@@ -413,23 +399,14 @@ pub fn parse_interaction_form(body: &[u8]) -> Result<Inbound, ParseError> {
 /// then the user's team (`team` is null for some org-wide payloads).
 fn interaction_team_key(v: &Value) -> Result<String, ParseError> {
     let enterprise_install = v.get("is_enterprise_install").and_then(Value::as_bool) == Some(true);
-    let candidates: &[&str] = if enterprise_install {
-        &["/enterprise/id", "/team/id", "/user/team_id"]
-    } else {
-        &["/view/app_installed_team_id", "/team/id", "/user/team_id"]
-    };
-    candidates
-        .iter()
-        .find_map(|p| str_at(v, p).filter(|s| !s.is_empty()))
-        .ok_or(ParseError::MissingField("team.id"))
+    let candidates: &[&str] =
+        if enterprise_install { &["/enterprise/id", "/team/id", "/user/team_id"] } else { &["/view/app_installed_team_id", "/team/id", "/user/team_id"] };
+    candidates.iter().find_map(|p| str_at(v, p).filter(|s| !s.is_empty())).ok_or(ParseError::MissingField("team.id"))
 }
 
 fn block_actions(v: &Value) -> Vec<BlockAction> {
     let Some(items) = v.get("actions").and_then(Value::as_array) else { return Vec::new() };
-    items
-        .iter()
-        .filter_map(|a| Some(BlockAction { action_id: str_at(a, "/action_id")?, value: str_at(a, "/value") }))
-        .collect()
+    items.iter().filter_map(|a| Some(BlockAction { action_id: str_at(a, "/action_id")?, value: str_at(a, "/value") })).collect()
 }
 
 #[cfg(test)]

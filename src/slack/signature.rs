@@ -25,8 +25,7 @@ impl SigningSecret {
     }
 
     fn mac(&self, timestamp: &str, body: &[u8]) -> Hmac<Sha256> {
-        let mut mac = Hmac::<Sha256>::new_from_slice(self.0.as_bytes())
-            .expect("HMAC accepts keys of any length");
+        let mut mac = Hmac::<Sha256>::new_from_slice(self.0.as_bytes()).expect("HMAC accepts keys of any length");
         mac.update(b"v0:");
         mac.update(timestamp.as_bytes());
         mac.update(b":");
@@ -72,13 +71,7 @@ impl SignatureError {
 }
 
 /// Checks one request. `now_secs` is passed in so tests control the clock.
-pub fn verify(
-    secret: &SigningSecret,
-    timestamp: Option<&str>,
-    signature: Option<&str>,
-    body: &[u8],
-    now_secs: i64,
-) -> Result<(), SignatureError> {
+pub fn verify(secret: &SigningSecret, timestamp: Option<&str>, signature: Option<&str>, body: &[u8], now_secs: i64) -> Result<(), SignatureError> {
     let (Some(timestamp), Some(signature)) = (timestamp, signature) else {
         return Err(SignatureError::MissingHeader);
     };
@@ -91,10 +84,7 @@ pub fn verify(
     if now_secs.abs_diff(ts) > MAX_SKEW_SECS as u64 {
         return Err(SignatureError::StaleTimestamp);
     }
-    secret
-        .mac(timestamp, body)
-        .verify_slice(&given)
-        .map_err(|_| SignatureError::Mismatch)
+    secret.mac(timestamp, body).verify_slice(&given).map_err(|_| SignatureError::Mismatch)
 }
 
 #[cfg(test)]

@@ -223,8 +223,8 @@ impl RateLimits {
     /// The lane a 429 to this call holds: the narrowest one it is paced in (the channel's for
     /// `chat.postMessage`), else the method for the whole team.
     pub fn hold_key(&self, method: &str, args: &Value) -> String {
-        let per_channel = self.rules.iter().any(|r| r.method == method && r.scope == Scope::Channel && r.budget.is_some())
-            || (self.off && method == "chat.postMessage");
+        let per_channel =
+            self.rules.iter().any(|r| r.method == method && r.scope == Scope::Channel && r.budget.is_some()) || (self.off && method == "chat.postMessage");
         lane(method, if per_channel { Scope::Channel } else { Scope::Team }, args)
     }
 }
@@ -301,7 +301,8 @@ mod tests {
 
     #[test]
     fn overrides_replace_a_default_in_its_scope_or_add_a_team_wide_budget() {
-        let l = RateLimits::parse(Some("chat.update=tier2, chat.postMessage=2/s:4, chat.postMessage@team=300/min:10, reactions.add=off, users.info=10/min")).unwrap();
+        let l = RateLimits::parse(Some("chat.update=tier2, chat.postMessage=2/s:4, chat.postMessage@team=300/min:10, reactions.add=off, users.info=10/min"))
+            .unwrap();
         assert_eq!(keys(&l, "chat.update", json!({})), vec![("chat.update".into(), Tier::Two.budget())]);
         assert_eq!(
             keys(&l, "chat.postMessage", json!({"channel": "C9"})),
@@ -330,7 +331,16 @@ mod tests {
 
     #[test]
     fn bad_entries_are_refused_naming_them() {
-        for bad in ["chat.update", "chat.update=fast", "chat.update=0/min", "chat.update=5/hour", "chat.update@dm=tier2", "=tier2", "chat update=tier2", "chat.update=tier3:0"] {
+        for bad in [
+            "chat.update",
+            "chat.update=fast",
+            "chat.update=0/min",
+            "chat.update=5/hour",
+            "chat.update@dm=tier2",
+            "=tier2",
+            "chat update=tier2",
+            "chat.update=tier3:0",
+        ] {
             let err = RateLimits::parse(Some(bad)).unwrap_err();
             assert!(err.0.contains(bad.trim()), "{bad}: {err:?}");
         }

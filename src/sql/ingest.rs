@@ -26,8 +26,7 @@ pub const PARK_ALL_PENDING: &str = "UPDATE outbox
  WHERE status = 'pending' RETURNING id";
 
 /// Whether the team key was recorded just now (for the directory): ?1 key. One row = first time.
-pub const REMEMBER_TEAM_KEY_RETURNING: &str =
-    "INSERT INTO meta(key, value) VALUES ('team_key', ?1) ON CONFLICT(key) DO NOTHING RETURNING value";
+pub const REMEMBER_TEAM_KEY_RETURNING: &str = "INSERT INTO meta(key, value) VALUES ('team_key', ?1) ON CONFLICT(key) DO NOTHING RETURNING value";
 
 /// Whether a sync row for this key is waiting unclaimed (a newer PUT then needs no second row: the
 /// waiting one sends the newest fields): ?1 idempotency key.

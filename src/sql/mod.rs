@@ -9,11 +9,11 @@
 //! is ever bound into a TEXT column (it would be stored as `'5.0'`); booleans are 0/1; Slack ids and
 //! `ts` values are TEXT. Positional `?NNN` parameters are used so one value can appear twice.
 
-pub mod schema;
-pub mod ingest;
-pub mod outbox;
-pub mod installation;
 pub mod admin;
+pub mod directory;
+pub mod ingest;
+pub mod installation;
 pub mod lists;
 pub mod notify;
-pub mod directory;
+pub mod outbox;
+pub mod schema;

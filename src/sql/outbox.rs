@@ -1,8 +1,7 @@
 //! The alarm path: claims, fenced completions, holds, attempt history, counters, failure streaks, the sweep's end and housekeeping; the actor's team key.
 
 /// Remembers the actor's own team key: ?1 the key.
-pub const REMEMBER_TEAM_KEY: &str =
-    "INSERT INTO meta(key, value) VALUES ('team_key', ?1) ON CONFLICT(key) DO NOTHING";
+pub const REMEMBER_TEAM_KEY: &str = "INSERT INTO meta(key, value) VALUES ('team_key', ?1) ON CONFLICT(key) DO NOTHING";
 
 /// The actor's team key, if recorded.
 pub const TEAM_KEY: &str = "SELECT value FROM meta WHERE key = 'team_key'";

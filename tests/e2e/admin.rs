@@ -153,9 +153,7 @@ fn alerts_are_logged_for_parked_rows_failing_targets_and_old_pending_rows() {
     s.fake.script("chat.postMessage", &channel, vec![Reply::RateLimited(2), Reply::RateLimited(1)]);
     c.event(&envelope(&team, &unique("Ev"), mention(&channel, "6.1", "wait")));
     s.fake.wait_calls("chat.postMessage", &channel, 3, WAIT);
-    let alerts = |kind: &str| -> Vec<Value> {
-        s.runtime.log_lines().into_iter().filter(|l| l["team"] == team && l["alert"] == kind).collect()
-    };
+    let alerts = |kind: &str| -> Vec<Value> { s.runtime.log_lines().into_iter().filter(|l| l["team"] == team && l["alert"] == kind).collect() };
     let parked = eventually("row_parked alerts", WAIT, || (alerts("row_parked").len() >= 5).then(|| alerts("row_parked")));
     assert_eq!(parked[0]["reason"], "msg_too_long");
     let failing = eventually("a target_failing alert", WAIT, || alerts("target_failing").into_iter().next());
@@ -225,7 +223,11 @@ fn the_dead_letter_page_signs_in_shows_a_parked_row_and_redrives_it_in_chromium(
 fn a_cookie_session_cannot_act_without_the_page_header() {
     let c = shared().client();
     let team = unique("T");
-    let login = c.post_raw("/admin/login", &[("content-type", "application/x-www-form-urlencoded")], format!("token={ADMIN_TOKEN}&next=/admin/teams/{team}").as_bytes());
+    let login = c.post_raw(
+        "/admin/login",
+        &[("content-type", "application/x-www-form-urlencoded")],
+        format!("token={ADMIN_TOKEN}&next=/admin/teams/{team}").as_bytes(),
+    );
     assert_eq!(login.status, 303);
     let cookie = login.header("set-cookie").unwrap().split(';').next().unwrap().to_string();
     assert!(login.header("set-cookie").unwrap().contains("HttpOnly"));

@@ -19,11 +19,8 @@ fn fast() -> &'static (FakeSlack, Runtime) {
     static FAST: OnceLock<(FakeSlack, Runtime)> = OnceLock::new();
     FAST.get_or_init(|| {
         let fake = FakeSlack::start();
-        let settings = Settings::new("fast", &fake)
-            .var("RETRY_SCHEDULE_MS", "200")
-            .var("MAX_ATTEMPTS", "4")
-            .var("LEASE_MS", "1500")
-            .var("ATTEMPT_TIMEOUT_MS", "10000");
+        let settings =
+            Settings::new("fast", &fake).var("RETRY_SCHEDULE_MS", "200").var("MAX_ATTEMPTS", "4").var("LEASE_MS", "1500").var("ATTEMPT_TIMEOUT_MS", "10000");
         let runtime = Runtime::start(settings);
         (fake, runtime)
     })
@@ -198,9 +195,7 @@ fn a_delivery_slower_than_its_lease_is_reclaimed_and_the_late_completion_is_fenc
 #[test]
 fn the_llm_chain_calls_the_model_then_posts_its_answer_in_the_thread() {
     let fake = FakeSlack::start();
-    let rt = Runtime::start(
-        Settings::new("llm", &fake).var("LLM_API_URL", &fake.llm_url()).var("LLM_API_KEY", "sk-e2e").var("LLM_MODEL", "tiny-model"),
-    );
+    let rt = Runtime::start(Settings::new("llm", &fake).var("LLM_API_URL", &fake.llm_url()).var("LLM_API_KEY", "sk-e2e").var("LLM_MODEL", "tiny-model"));
     let c = rt.client();
     let (team, channel) = (unique("T"), unique("C"));
     let question = unique("question-");

@@ -66,9 +66,7 @@ fn a_second_runtime_runs_beside_the_first_and_state_survives_a_kill() {
 
     own.restart();
     // After the restart, with no new request, the persisted row and alarm deliver it.
-    eventually("the row is delivered after the restart", Duration::from_secs(30), || {
-        (own.client().rows(&team, "done").len() == 1).then_some(())
-    });
+    eventually("the row is delivered after the restart", Duration::from_secs(30), || (own.client().rows(&team, "done").len() == 1).then_some(()));
     assert_eq!(own.client().receipts(&team), 1);
 }
 

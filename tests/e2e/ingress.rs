@@ -19,11 +19,7 @@ fn a_mention_body(team: &str) -> Vec<u8> {
 }
 
 fn signed_headers(ts: &str, body: &[u8]) -> Vec<(String, String)> {
-    vec![
-        ("content-type".into(), "application/json".into()),
-        ("x-slack-request-timestamp".into(), ts.into()),
-        ("x-slack-signature".into(), sign(ts, body)),
-    ]
+    vec![("content-type".into(), "application/json".into()), ("x-slack-request-timestamp".into(), ts.into()), ("x-slack-signature".into(), sign(ts, body))]
 }
 
 fn post(c: &Client, path: &str, headers: &[(String, String)], body: &[u8]) -> u16 {
@@ -214,8 +210,13 @@ fn a_slash_command_is_acked_ephemerally_and_answered_through_its_response_url() 
     let trigger = unique("trig.");
     let started = Instant::now();
     let a = s.client().command(&[
-        ("command", "/ask"), ("text", "what is up"), ("team_id", &team), ("channel_id", "C1"), ("user_id", "U1"),
-        ("response_url", &url), ("trigger_id", &trigger),
+        ("command", "/ask"),
+        ("text", "what is up"),
+        ("team_id", &team),
+        ("channel_id", "C1"),
+        ("user_id", "U1"),
+        ("response_url", &url),
+        ("trigger_id", &trigger),
     ]);
     assert!(started.elapsed() < Duration::from_millis(2000));
     assert_eq!(a.status, 200);

@@ -73,7 +73,7 @@ fn the_full_flow_installs_a_team_and_its_replies_use_its_token() {
     let page = finish_install(&c, &s.fake, &started, access(&team, &token, json!({})));
     assert_eq!(page.status, 200);
     assert!(page.body.contains(&format!("Team {team}")), "{}", page.body);
-    let exchange = s.fake.calls("oauth.v2.access", &format!("code="));
+    let exchange = s.fake.calls("oauth.v2.access", "code=");
     let mine: Vec<_> = exchange.iter().filter(|c| c.body.contains(&format!("client_secret={CLIENT_SECRET}")) && c.body.contains("code=code")).collect();
     assert!(!mine.is_empty());
 
@@ -193,9 +193,13 @@ fn twenty_deliveries_due_at_once_with_an_expiring_token_cause_exactly_one_refres
     let channel = hold_posts(&c, &s.fake, &team, 4);
     let refresh = unique("xoxe-refresh-");
     install(&c, &s.fake, access(&team, "xoxe.xoxb-old", json!({"refresh_token": refresh, "expires_in": 60})));
-    s.fake.script("oauth.v2.access", &refresh, vec![Reply::Json(json!({
-        "ok": true, "access_token": "xoxe.xoxb-new", "refresh_token": "xoxe-next", "expires_in": 43200, "token_type": "bot"
-    }))]);
+    s.fake.script(
+        "oauth.v2.access",
+        &refresh,
+        vec![Reply::Json(json!({
+            "ok": true, "access_token": "xoxe.xoxb-new", "refresh_token": "xoxe-next", "expires_in": 43200, "token_type": "bot"
+        }))],
+    );
     for i in 0..20 {
         assert_eq!(c.event(&envelope(&team, &unique("Ev"), mention(&channel, &format!("2.{i}"), "many"))).status, 200);
     }

@@ -206,9 +206,8 @@ fn reconciliation_reports_orphans_duplicates_archived_rows_human_edits_and_missi
     // recreate_missing is off: a change to a missing record creates nothing.
     put(&c, &team, &list, "gone", json!({"title": "gone, changed"}));
     let before = creates(&s.fake, &list).len();
-    let line = eventually("a reconcile log line", WAIT, || {
-        s.runtime.log_lines().into_iter().find(|l| l["kind"] == "reconcile" && l["list_id"] == list.as_str())
-    });
+    let line =
+        eventually("a reconcile log line", WAIT, || s.runtime.log_lines().into_iter().find(|l| l["kind"] == "reconcile" && l["list_id"] == list.as_str()));
     assert_eq!((line["orphans"].as_i64(), line["missing"].as_i64(), line["team"].as_str()), (Some(1), Some(1), Some(team.as_str())), "{line}");
     assert_eq!(creates(&s.fake, &list).len(), before);
     assert_eq!(record(&c, &team, &list, "gone")["state"], "missing");
@@ -265,10 +264,18 @@ fn a_burst_of_200_records_makes_200_creates_paced_and_survives_a_429_storm() {
     let (team, list) = new_list(&c);
     let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let counter = calls.clone();
-    s.fake.script_with("slackLists.items.create", &list, Box::new(move |_| {
-        let n = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        if n % 40 == 7 { Reply::RateLimited(1) } else { Reply::Ok }
-    }));
+    s.fake.script_with(
+        "slackLists.items.create",
+        &list,
+        Box::new(move |_| {
+            let n = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if n % 40 == 7 {
+                Reply::RateLimited(1)
+            } else {
+                Reply::Ok
+            }
+        }),
+    );
     std::thread::scope(|scope| {
         for t in 0..8 {
             let (c, team, list) = (c.clone(), team.clone(), list.clone());

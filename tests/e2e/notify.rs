@@ -130,21 +130,27 @@ fn status_versions_in_any_order_end_on_the_newest_with_one_post() {
     versions.sort_by_key(|v| (v * 7919) % 23);
     let status_path = format!("/api/teams/{team}/status/{name}");
     let answers: Vec<Value> = std::thread::scope(|scope| {
-        let handles: Vec<_> = versions.chunks(5).map(|chunk| {
-            let (c, path, channel) = (c.clone(), status_path.clone(), channel.clone());
-            let chunk = chunk.to_vec();
-            scope.spawn(move || chunk.into_iter().map(|v| {
-                let a = c.api("PUT", &path, Some(&json!({"channel": channel, "text": format!("deploy at v{v}"), "version": v})));
-                assert_eq!(a.status, 200, "{}", a.body);
-                a.json()
-            }).collect::<Vec<_>>())
-        }).collect();
+        let handles: Vec<_> = versions
+            .chunks(5)
+            .map(|chunk| {
+                let (c, path, channel) = (c.clone(), status_path.clone(), channel.clone());
+                let chunk = chunk.to_vec();
+                scope.spawn(move || {
+                    chunk
+                        .into_iter()
+                        .map(|v| {
+                            let a = c.api("PUT", &path, Some(&json!({"channel": channel, "text": format!("deploy at v{v}"), "version": v})));
+                            assert_eq!(a.status, 200, "{}", a.body);
+                            a.json()
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
         handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
     });
     assert!(answers.iter().any(|a| a["stale"] == true), "some PUTs arrived after a newer version");
-    let done = eventually("Slack shows version 20", WAIT, || {
-        Some(c.api("GET", &status_path, None).json()).filter(|v| v["posted_version"] == 20)
-    });
+    let done = eventually("Slack shows version 20", WAIT, || Some(c.api("GET", &status_path, None).json()).filter(|v| v["posted_version"] == 20));
     assert_eq!(done["version"], 20);
     let posts = s.fake.calls("chat.postMessage", &channel);
     assert_eq!(posts.len(), 1, "one message per status name");

@@ -70,11 +70,8 @@ fn deliver_like_slack(base: &str, event: &Value) -> bool {
 #[test]
 fn killing_the_runtime_at_five_moments_loses_no_acknowledged_event() {
     let fake = FakeSlack::start();
-    let settings = Settings::new("crash", &fake)
-        .var("LEASE_MS", "2000")
-        .var("ATTEMPT_TIMEOUT_MS", "1000")
-        .var("RETRY_SCHEDULE_MS", "200,500")
-        .var("MAX_ATTEMPTS", "50");
+    let settings =
+        Settings::new("crash", &fake).var("LEASE_MS", "2000").var("ATTEMPT_TIMEOUT_MS", "1000").var("RETRY_SCHEDULE_MS", "200,500").var("MAX_ATTEMPTS", "50");
     let mut rt = Runtime::start(settings);
     let teams: Vec<String> = (0..5).map(|_| unique("T")).collect();
     let channels: Vec<String> = (0..5).map(|_| unique("C")).collect();
@@ -156,12 +153,16 @@ fn a_faulty_slack_ends_every_row_delivered_or_parked_within_the_policy() {
             } else {
                 let mut s = seed;
                 seed = seed.wrapping_add(7919);
-                fake.script_with("chat.postMessage", &channel, Box::new(move |_| match lcg(&mut s) % 100 {
-                    0..=19 => Reply::Status(503),
-                    20..=29 => Reply::RateLimited(1),
-                    30..=34 => Reply::Delay(Duration::from_millis(2500), Box::new(Reply::Ok)),
-                    _ => Reply::Ok,
-                }));
+                fake.script_with(
+                    "chat.postMessage",
+                    &channel,
+                    Box::new(move |_| match lcg(&mut s) % 100 {
+                        0..=19 => Reply::Status(503),
+                        20..=29 => Reply::RateLimited(1),
+                        30..=34 => Reply::Delay(Duration::from_millis(2500), Box::new(Reply::Ok)),
+                        _ => Reply::Ok,
+                    }),
+                );
             }
             assert_eq!(c.event(&envelope(team, &unique("Ev"), mention(&channel, "12.1", "chaos"))).status, 200);
         }
@@ -191,7 +192,8 @@ fn a_faulty_slack_ends_every_row_delivered_or_parked_within_the_policy() {
         }
     }
     // The answers held 2.5 s were cut off by the 1 s attempt timeout, and counted as timeouts.
-    let timeouts: Vec<Value> = rt.log_lines().into_iter().filter(|l| l["kind"] == "delivery" && l["error"] == "timeout" && teams.iter().any(|t| l["team"] == t.as_str())).collect();
+    let timeouts: Vec<Value> =
+        rt.log_lines().into_iter().filter(|l| l["kind"] == "delivery" && l["error"] == "timeout" && teams.iter().any(|t| l["team"] == t.as_str())).collect();
     assert!(!timeouts.is_empty(), "the seeded draws hold some answers past the timeout");
     assert!(timeouts.iter().all(|l| l["http_status"].is_null() && l["latency_ms"].as_i64().is_some_and(|ms| (1_000..2_400).contains(&ms))), "{timeouts:?}");
     let sweeps = rt.log_lines().into_iter().filter(|l| l["kind"] == "sweep" && teams.iter().any(|t| l["team"] == t.as_str())).count();
@@ -230,10 +232,18 @@ fn corpus(team: &str) -> Vec<Hostile> {
         f(&mut v);
         v.to_string().into_bytes()
     };
-    let command = format!("command=%2Fask&text=x&team_id={team}&user_id=U1&channel_id=C1&response_url=http%3A%2F%2F127.0.0.1%3A1%2Fr&trigger_id={}", unique("t"));
+    let command =
+        format!("command=%2Fask&text=x&team_id={team}&user_id=U1&channel_id=C1&response_url=http%3A%2F%2F127.0.0.1%3A1%2Fr&trigger_id={}", unique("t"));
     let now = now_secs();
     let mut c = vec![
-        Hostile { name: "no signature headers", method: "POST", path: "/slack/events".into(), headers: vec![("content-type".into(), json.into())], body: good.clone(), status: 401 },
+        Hostile {
+            name: "no signature headers",
+            method: "POST",
+            path: "/slack/events".into(),
+            headers: vec![("content-type".into(), json.into())],
+            body: good.clone(),
+            status: 401,
+        },
         with_header(signed("bad signature", "/slack/events", json, good.clone(), 401), "x-slack-signature", &sign("1", b"other")),
         with_header(signed("signature of another body", "/slack/events", json, good.clone(), 401), "x-slack-signature", &sign(&now.to_string(), b"{}")),
         with_header(signed("v1 prefix", "/slack/events", json, good.clone(), 401), "x-slack-signature", &sign(&now.to_string(), &good).replace("v0=", "v1=")),
@@ -253,24 +263,83 @@ fn corpus(team: &str) -> Vec<Hostile> {
         signed("invalid UTF-8", "/slack/events", json, b"{\"type\":\"\xc3\x28\"}".to_vec(), 400),
         signed("UTF-16 with a BOM", "/slack/events", json, b"\xff\xfe{\x00}\x00".to_vec(), 400),
         signed("nesting 20000 deep", "/slack/events", json, ("{\"a\":".repeat(20000) + "1" + &"}".repeat(20000)).into_bytes(), 400),
-        signed("no event_id", "/slack/events", json, event(&|v| { v.as_object_mut().unwrap().remove("event_id"); }), 400),
-        signed("no event", "/slack/events", json, event(&|v| { v.as_object_mut().unwrap().remove("event"); }), 400),
-        signed("event without a type", "/slack/events", json, event(&|v| { v["event"].as_object_mut().unwrap().remove("type"); }), 400),
-        signed("mention without a channel", "/slack/events", json, event(&|v| { v["event"].as_object_mut().unwrap().remove("channel"); }), 400),
+        signed(
+            "no event_id",
+            "/slack/events",
+            json,
+            event(&|v| {
+                v.as_object_mut().unwrap().remove("event_id");
+            }),
+            400,
+        ),
+        signed(
+            "no event",
+            "/slack/events",
+            json,
+            event(&|v| {
+                v.as_object_mut().unwrap().remove("event");
+            }),
+            400,
+        ),
+        signed(
+            "event without a type",
+            "/slack/events",
+            json,
+            event(&|v| {
+                v["event"].as_object_mut().unwrap().remove("type");
+            }),
+            400,
+        ),
+        signed(
+            "mention without a channel",
+            "/slack/events",
+            json,
+            event(&|v| {
+                v["event"].as_object_mut().unwrap().remove("channel");
+            }),
+            400,
+        ),
         signed("event_id of the wrong type", "/slack/events", json, event(&|v| v["event_id"] = json!(12)), 400),
         signed("command without trigger_id", "/slack/commands", form, command.replace("&trigger_id=", "&x=").into_bytes(), 400),
         signed("command without response_url", "/slack/commands", form, command.replace("response_url=", "x=").into_bytes(), 400),
         signed("command with invalid UTF-8", "/slack/commands", form, [command.as_bytes(), b"&text=\xff"].concat(), 400),
         signed("interaction without payload", "/slack/interactivity", form, b"nothing=here".to_vec(), 400),
         signed("interaction payload not JSON", "/slack/interactivity", form, b"payload=not%20json".to_vec(), 400),
-        signed("interaction payload without type", "/slack/interactivity", form, format!("payload=%7B%22team%22%3A%7B%22id%22%3A%22{team}%22%7D%7D").into_bytes(), 400),
+        signed(
+            "interaction payload without type",
+            "/slack/interactivity",
+            form,
+            format!("payload=%7B%22team%22%3A%7B%22id%22%3A%22{team}%22%7D%7D").into_bytes(),
+            400,
+        ),
         signed("over 1 MiB", "/slack/events", json, vec![b' '; 1024 * 1024 + 1], 413),
         Hostile { name: "GET on events", method: "GET", path: "/slack/events".into(), headers: vec![], body: vec![], status: 404 },
         Hostile { name: "PUT on events", method: "PUT", path: "/slack/events".into(), headers: vec![], body: good.clone(), status: 404 },
         Hostile { name: "admin without a token", method: "GET", path: format!("/admin/teams/{team}/stats"), headers: vec![], body: vec![], status: 401 },
-        Hostile { name: "admin with a wrong token", method: "POST", path: format!("/admin/teams/{team}/sweep"), headers: vec![("authorization".into(), format!("Bearer {ADMIN_TOKEN}x"))], body: vec![], status: 401 },
-        Hostile { name: "admin token in the query", method: "GET", path: format!("/admin/teams/{team}/stats?token={ADMIN_TOKEN}"), headers: vec![], body: vec![], status: 401 },
-        Hostile { name: "admin with a forged session", method: "GET", path: format!("/admin/teams/{team}/stats"), headers: vec![("cookie".into(), "slackline_admin=99999999999999.00".into())], body: vec![], status: 401 },
+        Hostile {
+            name: "admin with a wrong token",
+            method: "POST",
+            path: format!("/admin/teams/{team}/sweep"),
+            headers: vec![("authorization".into(), format!("Bearer {ADMIN_TOKEN}x"))],
+            body: vec![],
+            status: 401,
+        },
+        Hostile {
+            name: "admin token in the query",
+            method: "GET",
+            path: format!("/admin/teams/{team}/stats?token={ADMIN_TOKEN}"),
+            headers: vec![],
+            body: vec![],
+            status: 401,
+        },
+        Hostile {
+            name: "admin with a forged session",
+            method: "GET",
+            path: format!("/admin/teams/{team}/stats"),
+            headers: vec![("cookie".into(), "slackline_admin=99999999999999.00".into())],
+            body: vec![],
+            status: 401,
+        },
     ];
     // A replay of a valid request, five minutes (and a second) after it was signed.
     let replay = signed("a replay after five minutes", "/slack/events", json, good, 401);

@@ -11,10 +11,8 @@ use support::{shared, SECRET};
 
 fn sim(command: &str, secret: &str) -> Result<String, Failure> {
     let s = shared();
-    let args: Vec<String> = [command, "--url", &s.runtime.base_url(), "--sim", &s.fake.base_url(), "--secret", secret, "--timeout", "20"]
-        .iter()
-        .map(|a| a.to_string())
-        .collect();
+    let args: Vec<String> =
+        [command, "--url", &s.runtime.base_url(), "--sim", &s.fake.base_url(), "--secret", secret, "--timeout", "20"].iter().map(|a| a.to_string()).collect();
     let (command, options) = parse(&args).expect("a valid command line");
     run_client(&command, &options)
 }

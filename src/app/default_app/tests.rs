@@ -78,19 +78,18 @@ fn bot_messages_our_own_messages_and_subtypes_are_ignored() {
 #[test]
 fn with_an_llm_a_mention_becomes_a_completion_chained_to_a_threaded_post() {
     let e = effects(DefaultApp.on_event(&envelope(Event::AppMention(message("<@UBOT> summarise"))), &Context { llm_enabled: true }));
-    assert_eq!(
-        e[0].action,
-        Action::LlmReply {
-            prompt: "summarise".into(),
-            then: Followup::Thread { channel: "C1".into(), thread_ts: "10.1".into() }
-        }
-    );
+    assert_eq!(e[0].action, Action::LlmReply { prompt: "summarise".into(), then: Followup::Thread { channel: "C1".into(), thread_ts: "10.1".into() } });
 }
 
 fn command() -> SlashCommand {
     SlashCommand {
-        team_key: "T1".into(), trigger_id: "trig".into(), command: "/ask".into(), text: "status".into(),
-        response_url: "https://hooks.example/r".into(), user_id: "U1".into(), channel_id: "C1".into(),
+        team_key: "T1".into(),
+        trigger_id: "trig".into(),
+        command: "/ask".into(),
+        text: "status".into(),
+        response_url: "https://hooks.example/r".into(),
+        user_id: "U1".into(),
+        channel_id: "C1".into(),
     }
 }
 
@@ -108,9 +107,14 @@ fn a_command_is_acked_ephemerally_and_answered_through_its_response_url() {
 
 fn click(action_id: &str) -> Interaction {
     Interaction {
-        team_key: "T1".into(), op_key: "trig.9".into(), payload_type: "block_actions".into(), user_id: Some("U2".into()),
+        team_key: "T1".into(),
+        op_key: "trig.9".into(),
+        payload_type: "block_actions".into(),
+        user_id: Some("U2".into()),
         actions: vec![BlockAction { action_id: action_id.into(), value: None }],
-        channel_id: Some("C1".into()), message_ts: Some("10.2".into()), response_url: None,
+        channel_id: Some("C1".into()),
+        message_ts: Some("10.2".into()),
+        response_url: None,
     }
 }
 

@@ -1,15 +1,15 @@
 //! What the admin API reads and does: stats, listings, redrive, discard, audit, seeding.
 
 use super::exec::{int, rows, run, text, tx_sync};
-use crate::sql;
-use serde::Deserialize;
-use serde_json::Value;
-use worker::{SqlStorage, SqlStorageValue as V, Storage};
 use super::installation::{installation, uninstalled};
 use super::outbox::team_key;
 use crate::admin::{AuditEntry, OutboxPage, OutboxRow, RowDetail, Stats};
 use crate::logs::SweepLine;
 use crate::outbox::{RowId, Status};
+use crate::sql;
+use serde::Deserialize;
+use serde_json::Value;
+use worker::{SqlStorage, SqlStorageValue as V, Storage};
 
 /// Keeps the last sweep's report for the stats.
 pub fn save_last_sweep(sql: &SqlStorage, report: &SweepLine) -> worker::Result<()> {

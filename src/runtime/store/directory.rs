@@ -21,7 +21,14 @@ pub fn directory_seen(sql: &SqlStorage, team_key: &str, now: i64) -> worker::Res
 }
 
 /// Notes an installation.
-pub fn directory_installed(sql: &SqlStorage, team_key: &str, team_name: Option<&str>, enterprise_name: Option<&str>, org_wide: bool, now: i64) -> worker::Result<()> {
+pub fn directory_installed(
+    sql: &SqlStorage,
+    team_key: &str,
+    team_name: Option<&str>,
+    enterprise_name: Option<&str>,
+    org_wide: bool,
+    now: i64,
+) -> worker::Result<()> {
     let opt = |v: Option<&str>| v.map(text).unwrap_or(V::Null);
     run(sql, sql::directory::DIRECTORY_INSTALLED, vec![text(team_key), opt(team_name), opt(enterprise_name), int(i64::from(org_wide)), int(now)])
 }

@@ -1,18 +1,22 @@
 //! The ingest unit: a receipt and the outbox rows its effects call for, all or nothing.
 
 use super::exec::{int, opt_int, rows, run, text, tx_sync};
+use crate::effect::Action;
+use crate::ingest::Receipt;
+pub use crate::outbox::completion::NewRow;
 use crate::sql;
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
-use crate::effect::Action;
-pub use crate::outbox::completion::NewRow;
-use crate::ingest::Receipt;
 
 pub(super) fn insert_rows(sql: &SqlStorage, op_key: &str, rows_to_insert: &[NewRow], max_attempts: u32, now: i64) -> worker::Result<(u32, u32)> {
     let (mut queued, mut already) = (0, 0);
     for row in rows_to_insert {
         let queue = Queue { key: &row.effect.key, op_key, max_attempts, due: now, deadline_at: row.deadline_at, now };
-        if insert_action(sql, &row.effect.action, queue)?.is_some() { queued += 1 } else { already += 1 }
+        if insert_action(sql, &row.effect.action, queue)?.is_some() {
+            queued += 1
+        } else {
+            already += 1
+        }
     }
     Ok((queued, already))
 }
@@ -41,10 +45,21 @@ pub(super) fn insert_action(sql: &SqlStorage, action: &Action, q: Queue) -> work
         id: i64,
     }
     let payload = serde_json::to_string(action).map_err(|e| worker::Error::RustError(e.to_string()))?;
-    let inserted: Vec<Id> = rows(sql, sql::ingest::INSERT_OUTBOX, vec![
-        text(q.key), text(q.op_key), text(action.label()), text(&action.target()), V::String(payload),
-        int(q.max_attempts as i64), int(q.due), opt_int(q.deadline_at), int(q.now),
-    ])?;
+    let inserted: Vec<Id> = rows(
+        sql,
+        sql::ingest::INSERT_OUTBOX,
+        vec![
+            text(q.key),
+            text(q.op_key),
+            text(action.label()),
+            text(&action.target()),
+            V::String(payload),
+            int(q.max_attempts as i64),
+            int(q.due),
+            opt_int(q.deadline_at),
+            int(q.now),
+        ],
+    )?;
     Ok(inserted.first().map(|r| r.id))
 }
 

@@ -7,15 +7,37 @@ use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
 
 /// Stores an installation (tokens already sealed) and clears an earlier uninstall, together.
-pub fn save_installation(storage: &Storage, sql: &SqlStorage, i: crate::oauth::Installation, bot: String, refresh: Option<String>, now: i64) -> worker::Result<()> {
+pub fn save_installation(
+    storage: &Storage,
+    sql: &SqlStorage,
+    i: crate::oauth::Installation,
+    bot: String,
+    refresh: Option<String>,
+    now: i64,
+) -> worker::Result<()> {
     let sql = sql.clone();
     let opt = |v: &Option<String>| v.as_deref().map(text).unwrap_or(V::Null);
     tx_sync(storage, move || {
-        run(&sql, sql::installation::UPSERT_INSTALLATION, vec![
-            opt(&i.team_id), opt(&i.team_name), opt(&i.enterprise_id), opt(&i.enterprise_name),
-            int(i64::from(i.is_enterprise_install)), opt(&i.app_id), opt(&i.bot_user_id), opt(&i.bot_id),
-            text(&i.bot_scopes), opt(&i.installer_user_id), V::String(bot), opt(&refresh), opt_int(i.token_expires_at), int(now),
-        ])?;
+        run(
+            &sql,
+            sql::installation::UPSERT_INSTALLATION,
+            vec![
+                opt(&i.team_id),
+                opt(&i.team_name),
+                opt(&i.enterprise_id),
+                opt(&i.enterprise_name),
+                int(i64::from(i.is_enterprise_install)),
+                opt(&i.app_id),
+                opt(&i.bot_user_id),
+                opt(&i.bot_id),
+                text(&i.bot_scopes),
+                opt(&i.installer_user_id),
+                V::String(bot),
+                opt(&refresh),
+                opt_int(i.token_expires_at),
+                int(now),
+            ],
+        )?;
         if let Some(key) = i.team_key() {
             run(&sql, sql::outbox::REMEMBER_TEAM_KEY, vec![text(key)])?;
         }

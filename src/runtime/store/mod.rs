@@ -19,12 +19,12 @@
 
 pub mod admin;
 pub mod directory;
+mod exec;
 pub mod ingest;
 pub mod installation;
 pub mod lists;
 pub mod notify;
 pub mod outbox;
-mod exec;
 
 use crate::sql;
 use worker::SqlStorage;

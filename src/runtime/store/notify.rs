@@ -1,8 +1,8 @@
 //! The notify API's tables: idempotency keys with their stored answers, Slack's answers to posts,
 //! and status messages. A key, its answer and its outbox row are one unit.
 
-use super::ingest::{insert_action, queue_serial, Queue};
 use super::exec::{int, rows, run, text, tx_sync};
+use super::ingest::{insert_action, queue_serial, Queue};
 use crate::effect::Action;
 use crate::notify::{key_of_row, row_key, Invalid, MessageView, PostWrite, StatusUpdate, StatusView};
 use crate::sql;
@@ -57,7 +57,14 @@ struct KeyRow {
 /// Records a notify POST in one unit: an expired key is forgotten; a live one is replayed (same
 /// body hash) or refused (another hash); a new one is claimed with its answer — a 422 for an
 /// invalid body (stored: it would never become valid), or a queued message and its 202.
-pub fn record_message(storage: &Storage, sql: &SqlStorage, key: &str, hash: &str, message: Result<Value, Invalid>, terms: KeyTerms) -> worker::Result<KeyOutcome> {
+pub fn record_message(
+    storage: &Storage,
+    sql: &SqlStorage,
+    key: &str,
+    hash: &str,
+    message: Result<Value, Invalid>,
+    terms: KeyTerms,
+) -> worker::Result<KeyOutcome> {
     let (sql, key, hash) = (sql.clone(), key.to_string(), hash.to_string());
     tx_sync(storage, move || {
         let now = terms.now;
@@ -76,9 +83,19 @@ pub fn record_message(storage: &Storage, sql: &SqlStorage, key: &str, hash: &str
                 (StoredAnswer { status: 202, body }, Some(id))
             }
         };
-        let claimed: Vec<Value> = rows(&sql, sql::notify::CLAIM_KEY, vec![
-            text(&key), text(&hash), int(answer.status as i64), text(&answer.body), message_id.map(int).unwrap_or(V::Null), int(now), int(now + terms.ttl_ms),
-        ])?;
+        let claimed: Vec<Value> = rows(
+            &sql,
+            sql::notify::CLAIM_KEY,
+            vec![
+                text(&key),
+                text(&hash),
+                int(answer.status as i64),
+                text(&answer.body),
+                message_id.map(int).unwrap_or(V::Null),
+                int(now),
+                int(now + terms.ttl_ms),
+            ],
+        )?;
         if claimed.is_empty() {
             // Unreachable while the actor runs one unit at a time; refuse rather than double-post.
             return Err(worker::Error::RustError("the idempotency key was claimed concurrently".into()));
@@ -167,7 +184,8 @@ pub fn put_status(storage: &Storage, sql: &SqlStorage, name: &str, update: Statu
     let (sql, name) = (sql.clone(), name.to_string());
     tx_sync(storage, move || {
         let blocks = update.blocks.as_ref().map(|b| V::String(b.to_string())).unwrap_or(V::Null);
-        let changed: Vec<Value> = rows(&sql, sql::notify::PUT_STATUS, vec![text(&name), text(&update.channel), text(&update.text), blocks, int(update.version), int(now)])?;
+        let changed: Vec<Value> =
+            rows(&sql, sql::notify::PUT_STATUS, vec![text(&name), text(&update.channel), text(&update.text), blocks, int(update.version), int(now)])?;
         let stale = changed.is_empty();
         if !stale {
             queue_status_sync(&sql, &name, max_attempts, now)?;

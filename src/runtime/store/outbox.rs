@@ -1,10 +1,6 @@
 //! Claims, fenced completions, the next alarm time and housekeeping.
 
 use super::exec::{int, opt_int, rows, run, text, tx_sync};
-use crate::sql;
-use serde::Deserialize;
-use serde_json::Value;
-use worker::{SqlStorage, SqlStorageValue as V, Storage};
 use super::ingest::insert_rows;
 use super::lists::{self, Queueing};
 use super::notify;
@@ -12,6 +8,10 @@ use crate::lists::api::RunView;
 use crate::outbox::completion::AfterWrite;
 use crate::outbox::{ClaimToken, Outcome, RowId, StreakChange, Transition};
 use crate::slack::classify::Verdict;
+use crate::sql;
+use serde::Deserialize;
+use serde_json::Value;
+use worker::{SqlStorage, SqlStorageValue as V, Storage};
 
 /// A row as claimed by a sweep.
 #[derive(Debug, Clone, Deserialize)]
@@ -145,9 +145,11 @@ fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
     let outcome = if completion == Completion::Fenced { Outcome::Fenced } else { c.log.outcome };
     // A call the pacer kept back was never sent: it has no place in the attempt history.
     if c.log.outcome.was_sent() {
-        run(sql, sql::outbox::LOG_ATTEMPT, vec![
-            int(c.row_id.0), int(c.log.attempt), int(now), text(outcome.as_str()), detail(), opt_int(c.log.http_status), int(c.log.latency_ms),
-        ])?;
+        run(
+            sql,
+            sql::outbox::LOG_ATTEMPT,
+            vec![int(c.row_id.0), int(c.log.attempt), int(now), text(outcome.as_str()), detail(), opt_int(c.log.http_status), int(c.log.latency_ms)],
+        )?;
     }
     let target_failures = streak(sql, &c.target, outcome.streak_change(c.log.detail.as_deref()))?;
     let reconciled = match completion {
@@ -222,11 +224,7 @@ pub fn sweep_end(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_ret
         return Ok(SweepEnd::default());
     };
     let prune_at = [r.receipts_at, r.done_at, r.keys_at].into_iter().flatten().map(|t| t.max(prune_not_before));
-    Ok(SweepEnd {
-        next_alarm_at: r.next_at.into_iter().chain(prune_at).min(),
-        pending: r.pending,
-        oldest_pending_age_ms: r.oldest.map(|o| now - o),
-    })
+    Ok(SweepEnd { next_alarm_at: r.next_at.into_iter().chain(prune_at).min(), pending: r.pending, oldest_pending_age_ms: r.oldest.map(|o| now - o) })
 }
 
 /// Housekeeping: deletes receipts, delivered rows past retention and expired idempotency keys

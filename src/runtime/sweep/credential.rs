@@ -13,12 +13,12 @@
 //! forgets the cached credential on an install or an uninstall. An instance that is evicted
 //! loses the cache, which only costs one read.
 
-use crate::runtime::http;
-use crate::runtime::store;
 use crate::config::Config;
 use crate::logs::{TokenRefreshFailedLine, TokenRefreshedLine};
 use crate::oauth::{parse_refresh, refresh_due, refresh_due_at, AccessError};
 use crate::outbox::reasons;
+use crate::runtime::http;
+use crate::runtime::store;
 use crate::slack::classify::Verdict;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -130,7 +130,8 @@ async fn refresh(sql: &SqlStorage, config: &Config, current: &Current, now: i64)
     };
     match parsed {
         Ok((bot, refresh, expires_at)) => {
-            let (bot_sealed, refresh_sealed) = (config.cipher.seal(&bot, super::clock::random_bytes()), config.cipher.seal(&refresh, super::clock::random_bytes()));
+            let (bot_sealed, refresh_sealed) =
+                (config.cipher.seal(&bot, super::clock::random_bytes()), config.cipher.seal(&refresh, super::clock::random_bytes()));
             store::installation::store_refresh(sql, bot_sealed, refresh_sealed, expires_at, now)?;
             super::log::emit(TokenRefreshedLine { expires_at });
             Ok((Credential::Token(bot), refresh_due_at(Some(expires_at))))

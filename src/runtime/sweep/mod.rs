@@ -22,14 +22,14 @@ mod nudge;
 pub use nudge::{nudges, Nudge, Nudges};
 
 use super::{clock, log, store};
-use attempt::Finished;
-use credential::Credential;
 use crate::config::{Config, PRUNE_BATCH};
 use crate::lists::api::RunView;
 use crate::logs::{Alert, AlertLine, ReconcileLine, SweepLine};
 use crate::outbox::pace::Pacer;
 use crate::outbox::schedule::{Drain, Step};
 use crate::outbox::{streak_alerts, ClaimToken, Outcome, Transition, Trigger, WaitCause};
+use attempt::Finished;
+use credential::Credential;
 use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
 use nudge::{next_event, Event};

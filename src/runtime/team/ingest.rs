@@ -4,6 +4,7 @@
 //! Invariant: the answer to `/ingest` leaves only after the unit is durable, and the alarm is set
 //! with no await between it and the unit, so a row is never queued without a sweep to deliver it.
 
+use super::error::ActorError;
 use super::TeamActor;
 use crate::app::{self, Decision, DefaultApp};
 use crate::config::Config;
@@ -11,7 +12,6 @@ use crate::ingest::{IngestOutcome, Receipt};
 use crate::logs::{Alert, UninstallLine};
 use crate::oauth::Installation;
 use crate::runtime::store::{self, ingest::Ingest, ingest::NewRow};
-use super::error::ActorError;
 use crate::runtime::test_hooks::TestHooks;
 use crate::runtime::{clock, directory, log, request_json};
 use crate::slack::envelope::Dispatch;

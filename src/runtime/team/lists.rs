@@ -107,9 +107,10 @@ impl TeamActor {
         store::column_map(&self.sql, list_id)?.ok_or(ActorError::UnknownList)?;
         let state = match query_param(req, "state") {
             None => None,
-            Some(s) => Some(SyncState::parse(&s).ok_or_else(|| {
-                ActorError::BadRequest("state must be pending, synced, create_uncertain, failed, missing or deleted".into())
-            })?),
+            Some(s) => Some(
+                SyncState::parse(&s)
+                    .ok_or_else(|| ActorError::BadRequest("state must be pending, synced, create_uncertain, failed, missing or deleted".into()))?,
+            ),
         };
         let limit = match query_param(req, "limit") {
             None => 50,

@@ -45,7 +45,15 @@ pub async fn call(env: &Env, team_key: &str, method: Method, path: &str, body: O
 /// Sends one request to the team actor named `team_key` and reads its answer (status, headers
 /// and text), all within `budget_ms`: the runtime's own timer (`AbortSignal.timeout`) aborts the
 /// call. The front door's ack budget and the `/api/…` routes' budget are this one mechanism.
-pub async fn call_within(env: &Env, team_key: &str, method: Method, path: &str, body: Option<String>, headers: Option<worker::Headers>, budget_ms: i64) -> std::result::Result<(u16, worker::Headers, String), Late> {
+pub async fn call_within(
+    env: &Env,
+    team_key: &str,
+    method: Method,
+    path: &str,
+    body: Option<String>,
+    headers: Option<worker::Headers>,
+    budget_ms: i64,
+) -> std::result::Result<(u16, worker::Headers, String), Late> {
     let signal = super::js::timeout_signal(budget_ms);
     let answer = async {
         let response = super::call_actor(env, BINDING, team_key, super::ActorCall { method, path, body, headers, signal: Some(&signal) }).await?;
@@ -161,7 +169,9 @@ impl TeamActor {
                 self.remember_team(&req);
                 let body = if route.has_body() { req.text().await? } else { String::new() };
                 match route {
-                    ApiRoute::PostMessage | ApiRoute::GetMessage { .. } | ApiRoute::PutStatus { .. } | ApiRoute::GetStatus { .. } => self.notify(&req, &body, route, &config).await,
+                    ApiRoute::PostMessage | ApiRoute::GetMessage { .. } | ApiRoute::PutStatus { .. } | ApiRoute::GetStatus { .. } => {
+                        self.notify(&req, &body, route, &config).await
+                    }
                     _ => self.lists(&req, &body, route, &config).await,
                 }
             }

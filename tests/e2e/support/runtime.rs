@@ -10,10 +10,10 @@ use super::{FakeSlack, ADMIN_TOKEN, BOT_TOKEN, SECRET};
 use std::fs;
 use std::io::Write;
 use std::net::TcpListener;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 /// Settings for one runtime: the vars it gets through its own env file.
@@ -99,10 +99,8 @@ fn project_root() -> PathBuf {
 /// for its restart instead of going to the next port-0 bind (another runtime's, a fake server's).
 fn free_port() -> u16 {
     static NEXT: AtomicU32 = AtomicU32::new(0);
-    let low = fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
-        .ok()
-        .and_then(|r| r.split_whitespace().next()?.parse::<u32>().ok())
-        .unwrap_or(32_768);
+    let low =
+        fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range").ok().and_then(|r| r.split_whitespace().next()?.parse::<u32>().ok()).unwrap_or(32_768);
     let span = 10_000.min(low.saturating_sub(1_024));
     let offset = std::process::id().wrapping_mul(7_919) % span;
     for _ in 0..span {
@@ -150,10 +148,12 @@ impl Runtime {
         if self.settings.bare {
             command.arg("node").arg(root.join("scripts/serve.mjs")).args(["--port", &self.port.to_string()]);
         } else {
-            command
-                .arg(root.join("node_modules/.bin/wrangler"))
-                .args(["dev", "--ip", "127.0.0.1", "--show-interactive-dev-session=false"])
-                .args(["--port", &self.port.to_string(), "--inspector-port", &free_port().to_string()]);
+            command.arg(root.join("node_modules/.bin/wrangler")).args(["dev", "--ip", "127.0.0.1", "--show-interactive-dev-session=false"]).args([
+                "--port",
+                &self.port.to_string(),
+                "--inspector-port",
+                &free_port().to_string(),
+            ]);
         }
         let child = command
             .arg("--persist-to")
@@ -210,9 +210,7 @@ impl Runtime {
                     Err(_) => {}
                 },
                 // Only a holder that stays is a taken port (not one caught mid-exit).
-                Holder::Someone if foreign_since.get_or_insert_with(std::time::Instant::now).elapsed() > Duration::from_secs(3) => {
-                    return Err(PortTaken)
-                }
+                Holder::Someone if foreign_since.get_or_insert_with(std::time::Instant::now).elapsed() > Duration::from_secs(3) => return Err(PortTaken),
                 Holder::Someone => {}
                 Holder::Nobody => foreign_since = None,
             }
@@ -255,10 +253,13 @@ impl Runtime {
         if self.pids().iter().any(holds) {
             return Holder::Us;
         }
-        let everyone: Vec<i32> = fs::read_dir("/proc")
-            .map(|entries| entries.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok()).collect())
-            .unwrap_or_default();
-        if everyone.iter().any(holds) { Holder::Someone } else { Holder::Nobody }
+        let everyone: Vec<i32> =
+            fs::read_dir("/proc").map(|entries| entries.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok()).collect()).unwrap_or_default();
+        if everyone.iter().any(holds) {
+            Holder::Someone
+        } else {
+            Holder::Nobody
+        }
     }
 
     /// `http://127.0.0.1:{port}`.
@@ -283,11 +284,7 @@ impl Runtime {
     /// The structured (JSON) log lines the Worker printed (wrangler prefixes error-level lines
     /// with a marker, so the JSON object is taken from the first `{` to the last `}`).
     pub fn log_lines(&self) -> Vec<serde_json::Value> {
-        self.log_text()
-            .lines()
-            .filter_map(|l| Some(&l[l.find('{')?..=l.rfind('}')?]))
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect()
+        self.log_text().lines().filter_map(|l| Some(&l[l.find('{')?..=l.rfind('}')?])).filter_map(|l| serde_json::from_str(l).ok()).collect()
     }
 
     /// Kills the whole process group at once (SIGKILL): an abrupt crash.
@@ -317,10 +314,7 @@ impl Runtime {
     pub fn pids(&self) -> Vec<i32> {
         let Some(group) = self.process_group() else { return vec![] };
         let Ok(entries) = fs::read_dir("/proc") else { return vec![] };
-        entries
-            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-            .filter(|pid| unsafe { libc::getpgid(*pid) } == group)
-            .collect()
+        entries.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok()).filter(|pid| unsafe { libc::getpgid(*pid) } == group).collect()
     }
 }
 

@@ -118,7 +118,18 @@ fn apply_page(
     };
     let report_json = serde_json::to_string(&report).map_err(json_error)?;
     let findings_json = serde_json::to_string(&findings).map_err(json_error)?;
-    run(sql, sql::lists::RUN_PAGE, vec![int(run_id), int(started), text(pass_after.as_str()), cursor.as_deref().map(text).unwrap_or(V::Null), V::String(report_json), V::String(findings_json)])?;
+    run(
+        sql,
+        sql::lists::RUN_PAGE,
+        vec![
+            int(run_id),
+            int(started),
+            text(pass_after.as_str()),
+            cursor.as_deref().map(text).unwrap_or(V::Null),
+            V::String(report_json),
+            V::String(findings_json),
+        ],
+    )?;
     match next_step {
         Next::Page { .. } => {
             insert_job(sql, list_id, &page_key(list_id, run_id, report.pages), ListJob::Reconcile { run: run_id }, q.now, q)?;

@@ -2,8 +2,8 @@
 //! reconciliation passes. Every write that goes with an outbox row (a PUT and its sync row, a
 //! page's findings and the next page's row) is one unit.
 
-use super::ingest::{insert_action, queue_serial, Queue};
 use super::exec::{int, rows, run, text, tx_sync};
+use super::ingest::{insert_action, queue_serial, Queue};
 use crate::effect::Action;
 use crate::lists::api::{page_key, sync_key, target, ListJob, RecordView, RunView};
 use crate::lists::end::ListsWrite;
@@ -295,8 +295,17 @@ pub fn sync_input(sql: &SqlStorage, list_id: &str, record_id: &str) -> worker::R
 /// Notes, committed before the create leaves, that a create of `version` is in flight, fenced by
 /// the outbox row's claim. `false`: the claim was taken over or a create is already noted; do not
 /// send.
-pub fn mark_create_sent(sql: &SqlStorage, list_id: &str, record_id: &str, version: i64, outbox_row: RowId, token: &ClaimToken, now: i64) -> worker::Result<bool> {
-    let marked: Vec<Value> = rows(sql, sql::lists::MARK_CREATE_SENT, vec![text(list_id), text(record_id), int(now), int(version), int(outbox_row.0), text(token.as_str())])?;
+pub fn mark_create_sent(
+    sql: &SqlStorage,
+    list_id: &str,
+    record_id: &str,
+    version: i64,
+    outbox_row: RowId,
+    token: &ClaimToken,
+    now: i64,
+) -> worker::Result<bool> {
+    let marked: Vec<Value> =
+        rows(sql, sql::lists::MARK_CREATE_SENT, vec![text(list_id), text(record_id), int(now), int(version), int(outbox_row.0), text(token.as_str())])?;
     Ok(!marked.is_empty())
 }
 

@@ -79,10 +79,13 @@ async fn sync(job: &Job<'_>, list_id: &str, record_id: &str) -> worker::Result<E
     let (method, args) = match &planned {
         Plan::Create => return create(job, list_id, record_id, version, cells, token).await,
         Plan::Update { row_id } => {
-            let cells: Vec<Value> = cells.into_iter().map(|mut c| {
-                c["row_id"] = json!(row_id);
-                c
-            }).collect();
+            let cells: Vec<Value> = cells
+                .into_iter()
+                .map(|mut c| {
+                    c["row_id"] = json!(row_id);
+                    c
+                })
+                .collect();
             ("slackLists.items.update", json!({ "list_id": list_id, "cells": cells }))
         }
         Plan::Delete { row_id } => ("slackLists.items.delete", json!({ "list_id": list_id, "id": row_id })),
@@ -178,7 +181,15 @@ async fn page(job: &Job<'_>, list_id: &str, run: i64) -> worker::Result<Ended> {
     }
     match read_page(&body, &map.key_column) {
         Some(page) => {
-            let write = ListsWrite::Page { list_id: list_id.to_string(), run, pass: at.pass, page, started: job.started, bot_user, recreate_missing: map.recreate_missing };
+            let write = ListsWrite::Page {
+                list_id: list_id.to_string(),
+                run,
+                pass: at.pass,
+                page,
+                started: job.started,
+                bot_user,
+                recreate_missing: map.recreate_missing,
+            };
             ended.end = ListsEnd::Page(write);
         }
         None => ended.verdict = Verdict::transient("bad_response"),

@@ -33,7 +33,8 @@ pub async fn bring_up_to_date(job: &Job<'_>, name: &str) -> JobOutcome {
         args["blocks"] = blocks;
     }
     let call = job.call_slack(token, method, &args).await;
-    let first = (method == "chat.postMessage").then(|| call.json["ts"].as_str().map(str::to_string).zip(call.json["channel"].as_str().map(str::to_string))).flatten();
+    let first =
+        (method == "chat.postMessage").then(|| call.json["ts"].as_str().map(str::to_string).zip(call.json["channel"].as_str().map(str::to_string))).flatten();
     let succeeded = call.verdict == Verdict::Success;
     let outcome = JobOutcome::from(call);
     if succeeded {
