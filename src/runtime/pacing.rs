@@ -16,7 +16,9 @@ use serde_json::Value;
 use std::cell::RefCell;
 use worker::SqlStorage;
 
-/// A pacer with the holds stored by earlier instances of the actor.
+/// A pacer with the holds stored by earlier instances of the actor. (If they cannot be read, the
+/// pacer starts without them: the claim still skips rows whose target is held, and a lane held
+/// only here costs one more 429, which holds it again.)
 pub fn load(sql: &SqlStorage, now: i64) -> Pacer {
     let mut pacer = Pacer::default();
     for (lane, until) in store::outbox::active_holds(sql, now).unwrap_or_default() {
