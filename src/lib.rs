@@ -11,7 +11,9 @@
 //! - [`slack::signature`]: Slack's request signature check;
 //! - [`slack::envelope`]: every request body parsed into one enum, [`slack::envelope::Inbound`];
 //! - [`slack::classify`]: what Slack's answers mean (success / transient / permanent);
-//! - [`app`]: the app's handlers (pure) and the shipped [`app::DefaultApp`];
+//! - [`app`]: the app's handlers (pure): the listener API ([`app::listen`]) and the shipped
+//!   [`app::DefaultApp`];
+//! - [`testing`]: payload builders and `handle`, to test an app natively;
 //! - [`effect`]: the effects an app asks for, keyed by the fact they react to;
 //! - [`ingest`]: the ingest unit's outcome, the team actor's typed answer to the front door;
 //! - [`lists`]: records mirrored into Slack Lists: the column map, create outcomes, reconciliation;
@@ -53,6 +55,7 @@ pub mod routes;
 pub mod sim;
 pub mod slack;
 pub mod sql;
+pub mod testing;
 pub mod url_parts;
 
 #[cfg(target_arch = "wasm32")]

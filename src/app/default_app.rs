@@ -129,7 +129,7 @@ fn reply_blocks(text: &str) -> Value {
 }
 
 /// Removes `<@U…>` mentions and trims, so the quote and the prompt are the human's words.
-fn strip_mentions(text: &str) -> String {
+pub fn strip_mentions(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("<@") {

@@ -20,8 +20,9 @@
 //! ```
 
 mod default_app;
+pub mod listen;
 
-pub use default_app::{DefaultApp, RESOLVE_ACTION_ID};
+pub use default_app::{strip_mentions, DefaultApp, RESOLVE_ACTION_ID};
 
 use crate::effect::Effect;
 use crate::slack::envelope::{Dispatch, EventEnvelope, Interaction, SlashCommand};
@@ -41,6 +42,9 @@ pub enum Decision {
     Enqueue(Vec<Effect>),
     /// Nothing to do; the reason is logged (`bot_message`, `own_message`, ...).
     Ignore(&'static str),
+    /// The handler gave up (its error): the event must still be recorded, its work parked as
+    /// `handler_failed` for an operator to redrive once the handler is fixed.
+    Failed(String),
 }
 
 /// A slash command's immediate answer (the HTTP 200 body) and its later work.
@@ -60,6 +64,11 @@ pub trait App {
     fn on_command(&self, command: &SlashCommand, ctx: &Context) -> CommandReply;
     /// An interactivity payload.
     fn on_interaction(&self, interaction: &Interaction, ctx: &Context) -> Decision;
+    /// An interactivity payload, with the ack's body when Slack wants one (a `view_submission`'s
+    /// `response_action`, a `block_suggestion`'s options). By default: none.
+    fn on_interaction_ack(&self, interaction: &Interaction, ctx: &Context) -> (Decision, Option<Value>) {
+        (self.on_interaction(interaction, ctx), None)
+    }
 }
 
 /// Runs the app on one dispatch: its decision, and the immediate body for a command.
@@ -70,6 +79,6 @@ pub fn decide(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> (Decision, O
             let reply = app.on_command(c, ctx);
             (reply.decision, Some(reply.ack))
         }
-        Dispatch::Interaction(i) => (app.on_interaction(i, ctx), None),
+        Dispatch::Interaction(i) => app.on_interaction_ack(i, ctx),
     }
 }

@@ -116,6 +116,9 @@ pub const PERMANENT_ERRORS: &[&str] = &[
     "bad_timestamp",
     "no_item_specified",
     "unknown_method",
+    "expired_trigger_id",
+    "exchanged_trigger_id",
+    "invalid_trigger_id",
     "method_deprecated",
     "deprecated_endpoint",
 ];

@@ -123,6 +123,9 @@ pub struct EventEnvelope {
     pub bot_user_id: Option<String>,
     /// The inner event.
     pub event: Event,
+    /// The inner event as Slack sent it, for listeners of any event type.
+    #[serde(default)]
+    pub raw: Value,
 }
 
 /// The inner event of an `event_callback`.
@@ -221,6 +224,9 @@ pub struct Interaction {
     pub message_ts: Option<String>,
     /// Where a reply to the interaction can be posted.
     pub response_url: Option<String>,
+    /// The payload as Slack sent it (a view's state, a shortcut's message, …).
+    #[serde(default)]
+    pub raw: Value,
 }
 
 /// One element of `actions` in a `block_actions` payload.
@@ -228,6 +234,9 @@ pub struct Interaction {
 pub struct BlockAction {
     /// The `action_id` the app gave the element.
     pub action_id: String,
+    /// The `block_id` of the block holding it.
+    #[serde(default)]
+    pub block_id: Option<String>,
     /// The element's value, for buttons.
     pub value: Option<String>,
 }
@@ -311,6 +320,7 @@ fn parse_event_callback(v: &Value) -> Result<EventEnvelope, ParseError> {
         event_time: v.get("event_time").and_then(Value::as_i64).unwrap_or(0),
         bot_user_id,
         event: parse_event(v.get("event").ok_or(ParseError::MissingField("event"))?)?,
+        raw: v.get("event").cloned().unwrap_or(Value::Null),
     })
 }
 
@@ -392,6 +402,7 @@ pub fn parse_interaction_form(body: &[u8]) -> Result<Inbound, ParseError> {
         channel_id: str_at(&v, "/container/channel_id").or_else(|| str_at(&v, "/channel/id")),
         message_ts: str_at(&v, "/container/message_ts").or_else(|| str_at(&v, "/message/ts")),
         response_url: str_at(&v, "/response_url"),
+        raw: v,
     })))
 }
 
@@ -406,7 +417,10 @@ fn interaction_team_key(v: &Value) -> Result<String, ParseError> {
 
 fn block_actions(v: &Value) -> Vec<BlockAction> {
     let Some(items) = v.get("actions").and_then(Value::as_array) else { return Vec::new() };
-    items.iter().filter_map(|a| Some(BlockAction { action_id: str_at(a, "/action_id")?, value: str_at(a, "/value") })).collect()
+    items
+        .iter()
+        .filter_map(|a| Some(BlockAction { action_id: str_at(a, "/action_id")?, block_id: str_at(a, "/block_id"), value: str_at(a, "/value") }))
+        .collect()
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ fn message(text: &str) -> Message {
 }
 
 fn envelope(event: Event) -> EventEnvelope {
-    EventEnvelope { event_id: "Ev1".into(), team_key: "T1".into(), event_time: 0, bot_user_id: Some("UBOT".into()), event }
+    EventEnvelope { event_id: "Ev1".into(), team_key: "T1".into(), event_time: 0, bot_user_id: Some("UBOT".into()), event, raw: serde_json::Value::Null }
 }
 
 fn plain() -> Context {
@@ -17,6 +17,7 @@ fn effects(d: Decision) -> Vec<Effect> {
     match d {
         Decision::Enqueue(e) => e,
         Decision::Ignore(r) => panic!("ignored: {r}"),
+        Decision::Failed(why) => panic!("failed: {why}"),
     }
 }
 
@@ -111,10 +112,11 @@ fn click(action_id: &str) -> Interaction {
         op_key: "trig.9".into(),
         payload_type: "block_actions".into(),
         user_id: Some("U2".into()),
-        actions: vec![BlockAction { action_id: action_id.into(), value: None }],
+        actions: vec![BlockAction { action_id: action_id.into(), block_id: None, value: None }],
         channel_id: Some("C1".into()),
         message_ts: Some("10.2".into()),
         response_url: None,
+        raw: serde_json::Value::Null,
     }
 }
 

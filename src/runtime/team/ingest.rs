@@ -30,6 +30,9 @@ impl TeamActor {
         let (effects, ignored) = match decision {
             Decision::Enqueue(effects) => (effects, None),
             Decision::Ignore(reason) => (Vec::new(), Some(reason)),
+            // Nothing is recorded: the 500 makes Slack retry. (The shipped app never fails; a
+            // failed handler's event is to be recorded and parked as `handler_failed` instead.)
+            Decision::Failed(why) => return Err(ActorError::HandlerFailed(why)),
         };
         let uninstall = dispatch.uninstalls();
         let ingest = Ingest {

@@ -179,7 +179,7 @@ fn a_block_action_parses_with_its_message_and_actions() {
     let Inbound::Dispatch(Dispatch::Interaction(i)) = parse_interaction_form(&body).unwrap() else { panic!() };
     assert_eq!((i.team_key.as_str(), i.op_key.as_str()), ("T1", "trig.2"));
     assert_eq!((i.channel_id.as_deref(), i.message_ts.as_deref()), (Some("C1"), Some("5.5")));
-    assert_eq!(i.actions, vec![BlockAction { action_id: "slackline_resolve".into(), value: Some("resolve".into()) }]);
+    assert_eq!(i.actions, vec![BlockAction { action_id: "slackline_resolve".into(), block_id: None, value: Some("resolve".into()) }]);
 }
 
 #[test]

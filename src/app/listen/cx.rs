@@ -1,0 +1,285 @@
+//! [`Cx`]: what a listener can do — queue effects with the helpers (`say`, `reply`, `ephemeral`,
+//! `respond`, `update`, `delete`, `react`, `unreact`, the modals, the App Home, any Web API
+//! method, an LLM's answer) and set the body of the ack (`ack_*`), all pure: nothing happens until
+//! the handler returns and its effects are committed with the event's receipt.
+//!
+//! **Keys from the fact.** Every effect's idempotency key is the fact the request is about (a
+//! message: `msg:{channel}:{ts}`; a command or an interaction: its `trigger_id`; another event:
+//! its `event_id`) plus the helper's name (`reply`, `react`, …) or the name given with
+//! [`EffectRef::named`], and `#2`, `#3`, … for the second and later effects of one name in one
+//! handler. So a duplicate delivery of the fact adds nothing, and two helpers never collide.
+
+use crate::effect::{Action, Effect, Followup};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+/// A reply, a post or a `response_url` message later than this is worse than none (30 min).
+pub const MESSAGE_DEADLINE_MS: i64 = 30 * 60 * 1000;
+/// Editing, deleting or reacting stays useful for a day.
+pub const EDIT_DEADLINE_MS: i64 = 24 * 60 * 60 * 1000;
+/// A `trigger_id` lives 3 seconds: a modal opened later fails with `expired_trigger_id`.
+pub const TRIGGER_DEADLINE_MS: i64 = 3_000;
+
+/// Where a listener's request came from, for the helpers that answer "here".
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// The fact the keys are built from.
+    pub fact: String,
+    /// The channel, when there is one.
+    pub channel: Option<String>,
+    /// The message's `ts`, for `react` and `update` of "this" message.
+    pub ts: Option<String>,
+    /// The thread a reply goes to.
+    pub thread_ts: Option<String>,
+    /// The `response_url`, for commands and interactions.
+    pub response_url: Option<String>,
+    /// The `trigger_id`, for modals.
+    pub trigger_id: Option<String>,
+    /// The user who acted.
+    pub user: Option<String>,
+}
+
+/// A listener's context: its effects and its ack body, built up by the helpers.
+#[derive(Debug)]
+pub struct Cx {
+    origin: Origin,
+    llm_enabled: bool,
+    counts: HashMap<String, u32>,
+    effects: Vec<Effect>,
+    ack: Option<Value>,
+}
+
+/// The effect a helper just queued: name it (its key), give it a deadline, add blocks.
+pub struct EffectRef<'c> {
+    cx: &'c mut Cx,
+    index: usize,
+}
+
+impl EffectRef<'_> {
+    /// Names the effect: its key becomes `{fact}:{name}` (unique among the handler's effects).
+    pub fn named(self, name: &str) -> Self {
+        let key = self.cx.key(name);
+        self.cx.effects[self.index].key = key;
+        self
+    }
+
+    /// Parks it as `expired` if not delivered within `ms` of being queued (`None`: never).
+    pub fn deadline(self, ms: Option<i64>) -> Self {
+        self.cx.effects[self.index].deadline_after_ms = ms;
+        self
+    }
+
+    /// Sets Block Kit `blocks` on a message (post, reply, update, ephemeral, respond).
+    pub fn blocks(self, blocks: Value) -> Self {
+        match &mut self.cx.effects[self.index].action {
+            Action::SlackApi { args, .. } => args["blocks"] = blocks,
+            Action::RespondUrl { body, .. } => body["blocks"] = blocks,
+            _ => {}
+        }
+        self
+    }
+
+    /// The effect as queued.
+    pub fn effect(&self) -> &Effect {
+        &self.cx.effects[self.index]
+    }
+}
+
+impl Cx {
+    /// A context for a request from `origin`.
+    pub fn new(origin: Origin, llm_enabled: bool) -> Cx {
+        Cx { origin, llm_enabled, counts: HashMap::new(), effects: Vec::new(), ack: None }
+    }
+
+    /// Where the request came from.
+    pub fn origin(&self) -> &Origin {
+        &self.origin
+    }
+
+    /// Whether an LLM endpoint is configured (`LLM_API_URL`).
+    pub fn llm_enabled(&self) -> bool {
+        self.llm_enabled
+    }
+
+    /// The effects queued so far and the ack body, taken (for the dispatcher).
+    pub fn finish(self) -> (Vec<Effect>, Option<Value>) {
+        (self.effects, self.ack)
+    }
+
+    fn key(&mut self, name: &str) -> String {
+        let n = self.counts.entry(name.to_string()).or_insert(0);
+        *n += 1;
+        match *n {
+            1 => format!("{}:{name}", self.origin.fact),
+            n => format!("{}:{name}#{n}", self.origin.fact),
+        }
+    }
+
+    fn push(&mut self, name: &str, action: Action, deadline_after_ms: Option<i64>) -> EffectRef<'_> {
+        let key = self.key(name);
+        self.effects.push(Effect { key, action, deadline_after_ms });
+        let index = self.effects.len() - 1;
+        EffectRef { cx: self, index }
+    }
+
+    fn api_call(&mut self, name: &str, method: &str, args: Value, deadline: Option<i64>) -> EffectRef<'_> {
+        self.push(name, Action::SlackApi { method: method.into(), args }, deadline)
+    }
+
+    /// Any Web API method with these arguments (paced at its tier; retried, parked as Slack says).
+    pub fn api(&mut self, method: &str, args: Value) -> EffectRef<'_> {
+        let name = method.to_string();
+        self.api_call(&name, method, args, None)
+    }
+
+    /// Posts `text` in `channel` (`chat.postMessage`).
+    pub fn say(&mut self, channel: &str, text: &str) -> EffectRef<'_> {
+        self.api_call("say", "chat.postMessage", json!({ "channel": channel, "text": text }), Some(MESSAGE_DEADLINE_MS))
+    }
+
+    /// Replies in the thread of the message this request is about (or in its channel when there
+    /// is no message: a command's channel).
+    pub fn reply(&mut self, text: &str) -> EffectRef<'_> {
+        let channel = self.origin.channel.clone().unwrap_or_default();
+        let mut args = json!({ "channel": channel, "text": text });
+        if let Some(thread) = &self.origin.thread_ts {
+            args["thread_ts"] = json!(thread);
+        }
+        self.api_call("reply", "chat.postMessage", args, Some(MESSAGE_DEADLINE_MS))
+    }
+
+    /// A message only `user` sees, in this channel (`chat.postEphemeral`).
+    pub fn ephemeral(&mut self, user: &str, text: &str) -> EffectRef<'_> {
+        let channel = self.origin.channel.clone().unwrap_or_default();
+        self.api_call("ephemeral", "chat.postEphemeral", json!({ "channel": channel, "user": user, "text": text }), Some(MESSAGE_DEADLINE_MS))
+    }
+
+    /// Answers through the request's `response_url` (a command's, an action's): `body` is a
+    /// message, with `response_type` (`ephemeral`, `in_channel`), `replace_original` or
+    /// `delete_original` as Slack takes them. Nothing is queued without a `response_url`.
+    pub fn respond(&mut self, body: Value) -> Option<EffectRef<'_>> {
+        let url = self.origin.response_url.clone()?;
+        Some(self.push("respond", Action::RespondUrl { url, body }, Some(MESSAGE_DEADLINE_MS)))
+    }
+
+    /// Edits a message (`chat.update`); `body` holds `text` and/or `blocks`.
+    pub fn update(&mut self, channel: &str, ts: &str, body: Value) -> EffectRef<'_> {
+        let mut args = body;
+        args["channel"] = json!(channel);
+        args["ts"] = json!(ts);
+        self.api_call("update", "chat.update", args, Some(EDIT_DEADLINE_MS))
+    }
+
+    /// Deletes a message (`chat.delete`).
+    pub fn delete(&mut self, channel: &str, ts: &str) -> EffectRef<'_> {
+        self.api_call("delete", "chat.delete", json!({ "channel": channel, "ts": ts }), Some(EDIT_DEADLINE_MS))
+    }
+
+    /// Adds the reaction `name` to the message this request is about (`already_reacted` counts
+    /// as done).
+    pub fn react(&mut self, name: &str) -> EffectRef<'_> {
+        let args = json!({ "channel": self.origin.channel, "timestamp": self.origin.ts, "name": name });
+        let key = format!("react:{name}");
+        self.api_call(&key, "reactions.add", args, Some(EDIT_DEADLINE_MS))
+    }
+
+    /// Removes the reaction `name` from it (`no_reaction` counts as done).
+    pub fn unreact(&mut self, name: &str) -> EffectRef<'_> {
+        let args = json!({ "channel": self.origin.channel, "timestamp": self.origin.ts, "name": name });
+        let key = format!("unreact:{name}");
+        self.api_call(&key, "reactions.remove", args, Some(EDIT_DEADLINE_MS))
+    }
+
+    fn modal(&mut self, name: &str, method: &str, mut args: Value) -> EffectRef<'_> {
+        if let Some(trigger) = &self.origin.trigger_id {
+            args["trigger_id"] = json!(trigger);
+        }
+        self.api_call(name, method, args, Some(TRIGGER_DEADLINE_MS))
+    }
+
+    /// Opens a modal with the request's `trigger_id` (`views.open`): it must leave within 3
+    /// seconds of the click, so its deadline is that; `expired_trigger_id` parks it.
+    pub fn open_modal(&mut self, view: Value) -> EffectRef<'_> {
+        self.modal("open_modal", "views.open", json!({ "view": view }))
+    }
+
+    /// Pushes a modal onto the stack (`views.push`, with the `trigger_id`).
+    pub fn push_modal(&mut self, view: Value) -> EffectRef<'_> {
+        self.modal("push_modal", "views.push", json!({ "view": view }))
+    }
+
+    /// Replaces an open modal's view (`views.update` by `view_id`).
+    pub fn update_modal(&mut self, view_id: &str, view: Value) -> EffectRef<'_> {
+        self.api_call("update_modal", "views.update", json!({ "view_id": view_id, "view": view }), Some(EDIT_DEADLINE_MS))
+    }
+
+    /// Publishes `user`'s App Home tab (`views.publish`).
+    pub fn publish_home(&mut self, user: &str, view: Value) -> EffectRef<'_> {
+        self.api_call("publish_home", "views.publish", json!({ "user_id": user, "view": view }), Some(EDIT_DEADLINE_MS))
+    }
+
+    /// Asks the LLM (`LLM_API_URL`) and delivers its answer where a reply goes: in the thread of
+    /// this message, or through the `response_url`. With no LLM configured the effect parks as
+    /// `not_configured`.
+    pub fn llm_reply(&mut self, prompt: &str) -> EffectRef<'_> {
+        let o = &self.origin;
+        let then = match (&o.channel, &o.thread_ts, &o.response_url) {
+            // A message: answer in its thread.
+            (Some(channel), Some(thread), _) => Followup::Thread { channel: channel.clone(), thread_ts: thread.clone() },
+            // A command or an interaction: through its response_url.
+            (_, _, Some(url)) => Followup::ResponseUrl { url: url.clone() },
+            // Otherwise in the channel (Slack refuses an empty one: the row parks with its error).
+            (channel, _, None) => Followup::Thread { channel: channel.clone().unwrap_or_default(), thread_ts: o.ts.clone().unwrap_or_default() },
+        };
+        self.push("llm_reply", Action::LlmReply { prompt: prompt.into(), then }, Some(MESSAGE_DEADLINE_MS))
+    }
+
+    /// The ack's body, as is (a command's immediate answer, for instance).
+    pub fn ack(&mut self, body: Value) {
+        self.ack = Some(body);
+    }
+
+    /// A command's immediate answer that only its user sees.
+    pub fn ack_ephemeral(&mut self, text: &str) {
+        self.ack(json!({ "response_type": "ephemeral", "text": text }));
+    }
+
+    /// A command's immediate answer, shown in the channel.
+    pub fn ack_in_channel(&mut self, text: &str) {
+        self.ack(json!({ "response_type": "in_channel", "text": text }));
+    }
+
+    /// A `view_submission`'s answer: these field errors (`block_id` → message) shown in the modal,
+    /// which stays open.
+    pub fn ack_errors(&mut self, errors: &[(&str, &str)]) {
+        let errors: serde_json::Map<String, Value> = errors.iter().map(|(block, why)| (block.to_string(), json!(why))).collect();
+        self.ack(json!({ "response_action": "errors", "errors": errors }));
+    }
+
+    /// A `view_submission`'s answer: replace the modal's view.
+    pub fn ack_update(&mut self, view: Value) {
+        self.ack(json!({ "response_action": "update", "view": view }));
+    }
+
+    /// A `view_submission`'s answer: push a new view.
+    pub fn ack_push(&mut self, view: Value) {
+        self.ack(json!({ "response_action": "push", "view": view }));
+    }
+
+    /// A `view_submission`'s answer: close every view of the modal.
+    pub fn ack_clear(&mut self) {
+        self.ack(json!({ "response_action": "clear" }));
+    }
+
+    /// A `block_suggestion`'s answer: these options (`(value, text)`).
+    pub fn ack_options(&mut self, options: &[(&str, &str)]) {
+        let options: Vec<Value> = options.iter().map(|(value, text)| json!({ "text": { "type": "plain_text", "text": text }, "value": value })).collect();
+        self.ack(json!({ "options": options }));
+    }
+
+    /// Whether the handler already set an ack body that refuses the submission (`errors`): its
+    /// effects are then not queued (Slack keeps the modal open; the user will submit again).
+    pub fn refuses(&self) -> bool {
+        self.ack.as_ref().and_then(|a| a.get("response_action")).and_then(Value::as_str) == Some("errors")
+    }
+}

@@ -1,0 +1,382 @@
+//! The listener API: an app is a list of listeners, each a pattern and a pure handler, in the
+//! style of Bolt (`app.event`, `app.message`, `app.command`, `app.action`, `app.view`,
+//! `app.shortcut`, `app.options`), but every handler runs inside the team actor's atomic unit: it
+//! sees the request ([`input`]) and a [`Cx`] whose helpers queue effects keyed by the fact, and
+//! whose `ack_*` set the body Slack shows at once. Nothing a handler does happens before its
+//! effects are committed with the event's receipt.
+//!
+//! ```
+//! use slackline::app::listen::{Listeners, Pattern};
+//!
+//! let app = Listeners::new()
+//!     .mention(|m, cx| { cx.reply(&format!("Hi <@{}>!", m.message.user.as_deref().unwrap_or("there"))); Ok(()) })
+//!     .message(Pattern::contains("deploy"), |_, cx| { cx.react("rocket"); Ok(()) })
+//!     .command("/status", |_, cx| { cx.ack_ephemeral("All green."); Ok(()) })
+//!     .event("reaction_added", |e, cx| {
+//!         let r: slackline::app::listen::ReactionEvent = e.parse()?;
+//!         if r.reaction == "eyes" { cx.reply("Someone is looking."); }
+//!         Ok(())
+//!     });
+//! # let _ = app;
+//! ```
+//!
+//! Rules, as users of Bolt expect them:
+//! - **the first matching listener wins**; a request no listener matches is acknowledged (200),
+//!   recorded, and ignored with the reason `no_listener`;
+//! - **bots are ignored**: a message from our own bot or another bot reaches no `mention`,
+//!   `message` or `event("message")` listener unless that listener was registered
+//!   [`including_bots`](Listeners::including_bots);
+//! - `event("message_changed")` (any subtype's name) matches a `message` event of that subtype;
+//!   `message(pattern)` matches messages people write (no subtype, or `thread_broadcast`,
+//!   `file_share`);
+//! - a handler's `Err` never loses its event: the decision is [`Decision::Failed`], which the team
+//!   actor records.
+
+pub mod cx;
+pub mod input;
+
+pub use cx::{Cx, EffectRef, Origin};
+pub use input::*;
+
+use super::{App, CommandReply, Context, Decision};
+use crate::slack::envelope::{Event, EventEnvelope, Interaction, Message, SlashCommand};
+use serde_json::Value;
+
+/// Why a handler gave up (its message is kept with the event).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandlerError(pub String);
+
+impl From<String> for HandlerError {
+    fn from(s: String) -> Self {
+        HandlerError(s)
+    }
+}
+
+impl From<&str> for HandlerError {
+    fn from(s: &str) -> Self {
+        HandlerError(s.to_string())
+    }
+}
+
+/// What a handler returns.
+pub type HandlerResult = Result<(), HandlerError>;
+
+// Stored handlers, for any borrow of the request their input holds.
+type EventHandler = Box<dyn for<'a> Fn(&EventIn<'a>, &mut Cx) -> HandlerResult>;
+type MessageHandler = Box<dyn for<'a> Fn(&MessageIn<'a>, &mut Cx) -> HandlerResult>;
+type CommandHandler = Box<dyn Fn(&SlashCommand, &mut Cx) -> HandlerResult>;
+type ActionHandler = Box<dyn for<'a> Fn(&ActionIn<'a>, &mut Cx) -> HandlerResult>;
+type ViewHandler = Box<dyn for<'a> Fn(&ViewIn<'a>, &mut Cx) -> HandlerResult>;
+type ShortcutHandler = Box<dyn for<'a> Fn(&ShortcutIn<'a>, &mut Cx) -> HandlerResult>;
+type OptionsHandler = Box<dyn for<'a> Fn(&OptionsIn<'a>, &mut Cx) -> HandlerResult>;
+
+/// Which messages a `message` listener takes, by their text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pattern {
+    /// Every message.
+    Any,
+    /// Messages whose text contains this (case-insensitive).
+    Contains(String),
+    /// Messages whose text, without leading mentions, starts with this (case-insensitive).
+    StartsWith(String),
+}
+
+impl Pattern {
+    /// Every message.
+    pub fn any() -> Pattern {
+        Pattern::Any
+    }
+
+    /// Messages containing `text` (case-insensitive).
+    pub fn contains(text: &str) -> Pattern {
+        Pattern::Contains(text.to_lowercase())
+    }
+
+    /// Messages starting with `text` (case-insensitive), mentions aside.
+    pub fn starts_with(text: &str) -> Pattern {
+        Pattern::StartsWith(text.to_lowercase())
+    }
+
+    /// Whether `text` matches.
+    pub fn matches(&self, text: &str) -> bool {
+        match self {
+            Pattern::Any => true,
+            Pattern::Contains(needle) => text.to_lowercase().contains(needle),
+            Pattern::StartsWith(prefix) => super::strip_mentions(text).to_lowercase().starts_with(prefix),
+        }
+    }
+}
+
+/// Which action an `action` listener takes: by `action_id`, or by `block_id` and `action_id`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActionMatch {
+    block_id: Option<String>,
+    action_id: String,
+}
+
+impl From<&str> for ActionMatch {
+    fn from(action_id: &str) -> Self {
+        ActionMatch { block_id: None, action_id: action_id.into() }
+    }
+}
+
+impl From<(&str, &str)> for ActionMatch {
+    fn from((block_id, action_id): (&str, &str)) -> Self {
+        ActionMatch { block_id: Some(block_id.into()), action_id: action_id.into() }
+    }
+}
+
+enum Route {
+    Event(String, EventHandler),
+    Mention(MessageHandler),
+    Message(Pattern, MessageHandler),
+    Command(String, CommandHandler),
+    Action(ActionMatch, ActionHandler),
+    ViewSubmission(String, ViewHandler),
+    ViewClosed(String, ViewHandler),
+    Shortcut(String, ShortcutHandler),
+    Options(String, OptionsHandler),
+}
+
+struct Listener {
+    route: Route,
+    bots: bool,
+}
+
+/// An app: its listeners, in the order they were registered.
+#[derive(Default)]
+pub struct Listeners {
+    listeners: Vec<Listener>,
+}
+
+impl std::fmt::Debug for Listeners {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Listeners({} listeners)", self.listeners.len())
+    }
+}
+
+impl Listeners {
+    /// An app with no listeners (every request is recorded and ignored).
+    pub fn new() -> Listeners {
+        Listeners::default()
+    }
+
+    fn with(mut self, route: Route) -> Listeners {
+        self.listeners.push(Listener { route, bots: false });
+        self
+    }
+
+    /// The listener registered last also takes messages from bots (ours included).
+    pub fn including_bots(mut self) -> Listeners {
+        if let Some(last) = self.listeners.last_mut() {
+            last.bots = true;
+        }
+        self
+    }
+
+    /// Events of `event_type` (`reaction_added`, `app_home_opened`, a message subtype such as
+    /// `message_changed`, or any type Slack sends), with the raw event and [`EventIn::parse`].
+    pub fn event(self, event_type: &str, handler: impl for<'a> Fn(&EventIn<'a>, &mut Cx) -> HandlerResult + 'static) -> Listeners {
+        self.with(Route::Event(event_type.into(), Box::new(handler)))
+    }
+
+    /// Mentions of the bot (`app_mention`).
+    pub fn mention(self, handler: impl for<'a> Fn(&MessageIn<'a>, &mut Cx) -> HandlerResult + 'static) -> Listeners {
+        self.with(Route::Mention(Box::new(handler)))
+    }
+
+    /// Messages people write whose text matches `pattern` (in channels the bot is in, and DMs).
+    pub fn message(self, pattern: Pattern, handler: impl for<'a> Fn(&MessageIn<'a>, &mut Cx) -> HandlerResult + 'static) -> Listeners {
+        self.with(Route::Message(pattern, Box::new(handler)))
+    }
+
+    /// The slash command `name` (`/deploy`).
+    pub fn command(self, name: &str, handler: impl Fn(&SlashCommand, &mut Cx) -> HandlerResult + 'static) -> Listeners {
+        self.with(Route::Command(name.into(), Box::new(handler)))
+    }
+
+    /// A `block_actions` action: by `action_id`, or `(block_id, action_id)`.
+    pub fn action(self, which: impl Into<ActionMatch>, handler: impl for<'a> Fn(&ActionIn<'a>, &mut Cx) -> HandlerResult + 'static) -> Listeners {
+        self.with(Route::Action(which.into(), Box::new(handler)))
+    }
+
+    /// A modal's submission (`view_submission` of `callback_id`); answer with `cx.ack_errors`,
+    /// `ack_update`, `ack_push` or `ack_clear` (no ack: the modal closes).
+    pub fn view_submission(self, callback_id: &str, handler: impl for<'a> Fn(&ViewIn<'a>, &mut Cx) -> HandlerResult + 'static) -> Listeners {
+        self.with(Route::ViewSubmission(callback_id.into(), Box::new(handler)))
+    }
+
+    /// A modal closed by the user (`view_closed` of `callback_id`, when the view asked for it).
+    pub fn view_closed(self, callback_id: &str, handler: impl for<'a> Fn(&ViewIn<'a>, &mut Cx) -> HandlerResult + 'static) -> Listeners {
+        self.with(Route::ViewClosed(callback_id.into(), Box::new(handler)))
+    }
+
+    /// A global or message shortcut of `callback_id`.
+    pub fn shortcut(self, callback_id: &str, handler: impl for<'a> Fn(&ShortcutIn<'a>, &mut Cx) -> HandlerResult + 'static) -> Listeners {
+        self.with(Route::Shortcut(callback_id.into(), Box::new(handler)))
+    }
+
+    /// An external select's options (`block_suggestion` of `action_id`): answer with
+    /// `cx.ack_options`.
+    pub fn options(self, action_id: &str, handler: impl for<'a> Fn(&OptionsIn<'a>, &mut Cx) -> HandlerResult + 'static) -> Listeners {
+        self.with(Route::Options(action_id.into(), Box::new(handler)))
+    }
+
+    /// Runs a handler (`call`) with a fresh context; its effects and ack become the decision.
+    fn run(call: impl FnOnce(&mut Cx) -> HandlerResult, origin: Origin, ctx: &Context) -> (Decision, Option<Value>) {
+        let mut cx = Cx::new(origin, ctx.llm_enabled);
+        if let Err(HandlerError(why)) = call(&mut cx) {
+            return (Decision::Failed(why), None);
+        }
+        let refuses = cx.refuses();
+        let (effects, ack) = cx.finish();
+        // A refused submission changes nothing: the user fixes the fields and submits again.
+        (Decision::Enqueue(if refuses { Vec::new() } else { effects }), ack)
+    }
+}
+
+/// Who wrote a message, as the bot filter sees it.
+fn from_a_bot(m: &Message, bot_user_id: Option<&str>) -> bool {
+    m.bot_id.is_some() || m.subtype.as_deref() == Some("bot_message") || (m.user.is_some() && m.user.as_deref() == bot_user_id)
+}
+
+/// A subtype people write (the message is theirs to answer).
+fn written_by_people(m: &Message) -> bool {
+    matches!(m.subtype.as_deref(), None | Some("thread_broadcast") | Some("file_share"))
+}
+
+fn message_origin(m: &Message) -> Origin {
+    Origin {
+        fact: format!("msg:{}:{}", m.channel, m.ts),
+        channel: Some(m.channel.clone()),
+        ts: Some(m.ts.clone()),
+        thread_ts: Some(m.thread_ts.clone().unwrap_or_else(|| m.ts.clone())),
+        user: m.user.clone(),
+        ..Origin::default()
+    }
+}
+
+fn str_at(v: &Value, pointer: &str) -> Option<String> {
+    v.pointer(pointer).and_then(Value::as_str).map(str::to_string)
+}
+
+/// An event that is not a message: keyed by its `event_id`; "here" is its item or channel.
+fn event_origin(envelope: &EventEnvelope) -> Origin {
+    let raw = &envelope.raw;
+    let channel = str_at(raw, "/item/channel").or_else(|| str_at(raw, "/channel")).or_else(|| str_at(raw, "/channel/id"));
+    let ts = str_at(raw, "/item/ts").or_else(|| str_at(raw, "/message_ts")).or_else(|| str_at(raw, "/ts"));
+    Origin { fact: format!("ev:{}", envelope.event_id), channel, thread_ts: ts.clone(), ts, user: str_at(raw, "/user"), ..Origin::default() }
+}
+
+fn interaction_origin(i: &Interaction) -> Origin {
+    let raw = &i.raw;
+    Origin {
+        fact: format!("ix:{}", i.op_key),
+        channel: i.channel_id.clone(),
+        ts: i.message_ts.clone(),
+        thread_ts: str_at(raw, "/message/thread_ts").or_else(|| i.message_ts.clone()),
+        response_url: i.response_url.clone().or_else(|| str_at(raw, "/response_urls/0/response_url")),
+        trigger_id: str_at(raw, "/trigger_id"),
+        user: i.user_id.clone(),
+    }
+}
+
+impl App for Listeners {
+    fn on_event(&self, envelope: &EventEnvelope, ctx: &Context) -> Decision {
+        let bot = envelope.bot_user_id.as_deref();
+        let message = match &envelope.event {
+            Event::AppMention(m) | Event::Message(m) => Some(m),
+            _ => None,
+        };
+        let subtype = message.and_then(|m| m.subtype.as_deref());
+        let type_name = envelope.event.type_name();
+        for l in &self.listeners {
+            if message.is_some_and(|m| from_a_bot(m, bot)) && !l.bots {
+                continue;
+            }
+            let ran = match (&l.route, message) {
+                (Route::Mention(h), Some(m)) if type_name == "app_mention" => Some(run_message(h, m, envelope, ctx)),
+                (Route::Message(p, h), Some(m)) if type_name == "message" && written_by_people(m) && p.matches(&m.text) => {
+                    Some(run_message(h, m, envelope, ctx))
+                }
+                (Route::Event(t, h), _) if t == type_name || subtype == Some(t.as_str()) => {
+                    let origin = message.map(message_origin).unwrap_or_else(|| event_origin(envelope));
+                    let input = EventIn { envelope, raw: &envelope.raw };
+                    Some(Listeners::run(|cx| h(&input, cx), origin, ctx).0)
+                }
+                _ => None,
+            };
+            if let Some(decision) = ran {
+                return decision;
+            }
+        }
+        Decision::Ignore(if message.is_some_and(|m| from_a_bot(m, bot)) { "bot_message" } else { "no_listener" })
+    }
+
+    fn on_command(&self, command: &SlashCommand, ctx: &Context) -> CommandReply {
+        for l in &self.listeners {
+            if let Route::Command(name, h) = &l.route {
+                if name == &command.command {
+                    let origin = Origin {
+                        fact: format!("cmd:{}", command.trigger_id),
+                        channel: Some(command.channel_id.clone()).filter(|c| !c.is_empty()),
+                        response_url: Some(command.response_url.clone()),
+                        trigger_id: Some(command.trigger_id.clone()),
+                        user: Some(command.user_id.clone()),
+                        ..Origin::default()
+                    };
+                    let (decision, ack) = Listeners::run(|cx| h(command, cx), origin, ctx);
+                    return CommandReply { ack: ack.unwrap_or(Value::Null), decision };
+                }
+            }
+        }
+        CommandReply { ack: Value::Null, decision: Decision::Ignore("no_listener") }
+    }
+
+    fn on_interaction(&self, interaction: &Interaction, ctx: &Context) -> Decision {
+        self.on_interaction_ack(interaction, ctx).0
+    }
+
+    fn on_interaction_ack(&self, i: &Interaction, ctx: &Context) -> (Decision, Option<Value>) {
+        let raw = &i.raw;
+        let view = raw.get("view").unwrap_or(&Value::Null);
+        let view_callback = view.get("callback_id").and_then(Value::as_str).unwrap_or_default();
+        let callback = raw.get("callback_id").and_then(Value::as_str).unwrap_or_default();
+        let suggestion = raw.get("action_id").and_then(Value::as_str).unwrap_or_default();
+        for l in &self.listeners {
+            let origin = || interaction_origin(i);
+            let ran = match (&l.route, i.payload_type.as_str()) {
+                (Route::Action(m, h), "block_actions") => i
+                    .actions
+                    .iter()
+                    .find(|a| a.action_id == m.action_id && (m.block_id.is_none() || a.block_id == m.block_id))
+                    .map(|action| Listeners::run(|cx| h(&ActionIn { action, interaction: i }, cx), origin(), ctx)),
+                (Route::ViewSubmission(cb, h), "view_submission") if cb == view_callback => {
+                    Some(Listeners::run(|cx| h(&ViewIn { interaction: i, view }, cx), origin(), ctx))
+                }
+                (Route::ViewClosed(cb, h), "view_closed") if cb == view_callback => {
+                    Some(Listeners::run(|cx| h(&ViewIn { interaction: i, view }, cx), origin(), ctx))
+                }
+                (Route::Shortcut(cb, h), "shortcut" | "message_action") if cb == callback => {
+                    Some(Listeners::run(|cx| h(&ShortcutIn { interaction: i }, cx), origin(), ctx))
+                }
+                (Route::Options(id, h), "block_suggestion") if id == suggestion => {
+                    Some(Listeners::run(|cx| h(&OptionsIn { interaction: i }, cx), origin(), ctx))
+                }
+                _ => None,
+            };
+            if let Some(answer) = ran {
+                return answer;
+            }
+        }
+        (Decision::Ignore("no_listener"), None)
+    }
+}
+
+fn run_message(h: &MessageHandler, m: &Message, envelope: &EventEnvelope, ctx: &Context) -> Decision {
+    let input = MessageIn { message: m, envelope, raw: &envelope.raw };
+    Listeners::run(|cx| h(&input, cx), message_origin(m), ctx).0
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,216 @@
+use super::*;
+use crate::effect::Action;
+use crate::slack::envelope::Dispatch;
+use crate::testing::{self, action, command, event, handle, mention, message, message_shortcut, options, shortcut, view_submission};
+use serde_json::json;
+
+fn greeter() -> Listeners {
+    Listeners::new()
+        .mention(|m, cx| {
+            cx.reply(&format!("Hi <@{}>: {}", m.message.user.as_deref().unwrap_or("?"), m.words()));
+            Ok(())
+        })
+        .message(Pattern::contains("deploy"), |_, cx| {
+            cx.react("rocket");
+            Ok(())
+        })
+        .command("/status", |c, cx| {
+            cx.ack_ephemeral("Checking…");
+            cx.respond(json!({ "text": format!("status of {}: green", c.text) }));
+            Ok(())
+        })
+}
+
+#[test]
+fn a_mention_gets_a_threaded_reply_keyed_by_the_message() {
+    let d = mention("C1", "U1", "<@UBOT> hello there");
+    let done = handle(&greeter(), &d);
+    let Dispatch::Event(e) = &d else { panic!() };
+    let ts = e.raw["ts"].as_str().unwrap();
+    assert_eq!(done.keys(), vec![format!("msg:C1:{ts}:reply").as_str()]);
+    let (method, args) = &done.calls()[0];
+    assert_eq!(method, "chat.postMessage");
+    assert_eq!(args, &json!({"channel": "C1", "thread_ts": ts, "text": "Hi <@U1>: hello there"}));
+    assert_eq!(done.effects[0].deadline_after_ms, Some(cx::MESSAGE_DEADLINE_MS));
+}
+
+#[test]
+fn a_message_listener_takes_matching_messages_people_write_and_the_first_match_wins() {
+    let done = handle(&greeter(), &message("C1", "U1", "we DEPLOY at noon"));
+    let (method, args) = &done.calls()[0];
+    assert_eq!((method.as_str(), args["name"].as_str()), ("reactions.add", Some("rocket")));
+    assert!(done.keys()[0].ends_with(":react:rocket"));
+    assert_eq!(handle(&greeter(), &message("C1", "U1", "lunch?")).ignored, Some("no_listener"));
+    let edited = event(json!({"type": "message", "subtype": "message_changed", "channel": "C1", "ts": "1.1", "message": {"text": "deploy", "ts": "1.0"}}));
+    assert_eq!(handle(&greeter(), &edited).ignored, Some("no_listener"), "an edit is not a message people wrote just now");
+}
+
+#[test]
+fn bot_messages_reach_no_listener_unless_it_opts_in() {
+    let from_bot = event(json!({"type": "message", "channel": "C1", "bot_id": "B9", "text": "deploy", "ts": "2.1"}));
+    let from_us = event(json!({"type": "message", "channel": "C1", "user": testing::BOT_USER, "text": "deploy", "ts": "2.2"}));
+    for d in [&from_bot, &from_us] {
+        assert_eq!(handle(&greeter(), d).ignored, Some("bot_message"));
+    }
+    let open = Listeners::new()
+        .message(Pattern::any(), |_, cx| {
+            cx.react("robot_face");
+            Ok(())
+        })
+        .including_bots();
+    assert_eq!(handle(&open, &from_bot).effects.len(), 1);
+}
+
+#[test]
+fn any_event_type_is_reachable_with_its_raw_json_and_typed_payloads() {
+    let app = Listeners::new()
+        .event("reaction_added", |e, cx| {
+            let r: ReactionEvent = e.parse()?;
+            if r.reaction == "eyes" {
+                cx.reply(&format!("<@{}> is looking", r.user));
+            }
+            Ok(())
+        })
+        .event("message_changed", |e, cx| {
+            let changed: MessageChanged = e.parse()?;
+            cx.say(&changed.channel, "edited");
+            Ok(())
+        })
+        .event("team_join", |e, cx| {
+            cx.say("CGENERAL", &format!("Welcome {}", e.raw["user"]["id"].as_str().unwrap_or("?")));
+            Ok(())
+        });
+    let reaction = event(
+        json!({"type": "reaction_added", "user": "U7", "reaction": "eyes", "item": {"type": "message", "channel": "C3", "ts": "5.5"}, "event_ts": "5.6"}),
+    );
+    let done = handle(&app, &reaction);
+    let (_, args) = &done.calls()[0];
+    assert_eq!((args["channel"].as_str(), args["thread_ts"].as_str()), (Some("C3"), Some("5.5")), "a reply goes to the reacted message's thread");
+    assert!(done.keys()[0].starts_with("ev:Ev"), "keyed by the event");
+    let edit = event(json!({"type": "message", "subtype": "message_changed", "channel": "C1", "ts": "1.1", "message": {"text": "x", "ts": "1.0"}}));
+    assert_eq!(handle(&app, &edit).calls()[0].1["text"], "edited", "a subtype's name matches its message event");
+    let join = event(json!({"type": "team_join", "user": {"id": "U8"}}));
+    assert_eq!(handle(&app, &join).calls()[0].1["text"], "Welcome U8");
+}
+
+#[test]
+fn a_payload_that_is_not_the_typed_shape_fails_the_handler_and_is_not_lost() {
+    let app = Listeners::new().event("reaction_added", |e, _| e.parse::<ReactionEvent>().map(|_| ()).map_err(HandlerError));
+    let done = handle(&app, &event(json!({"type": "reaction_added", "user": "U1"})));
+    assert!(done.failed.as_deref().is_some_and(|why| why.contains("reaction_added")), "{done:?}");
+}
+
+#[test]
+fn a_command_answers_at_once_and_later_through_its_response_url() {
+    let d = command("/status", "api");
+    let done = handle(&greeter(), &d);
+    assert_eq!(done.ack, Some(json!({"response_type": "ephemeral", "text": "Checking…"})));
+    let Action::RespondUrl { url, body } = &done.effects[0].action else { panic!("{:?}", done.effects) };
+    assert!(url.starts_with("https://hooks.slack.test/commands/"));
+    assert_eq!(body["text"], "status of api: green");
+    assert!(done.keys()[0].starts_with("cmd:trig.") && done.keys()[0].ends_with(":respond"));
+    assert_eq!(handle(&greeter(), &command("/other", "")).ignored, Some("no_listener"));
+}
+
+#[test]
+fn two_helpers_of_one_name_never_collide_and_a_name_makes_a_key() {
+    let app = Listeners::new().mention(|_, cx| {
+        cx.reply("one");
+        cx.reply("two");
+        cx.say("C9", "elsewhere").named("audit");
+        Ok(())
+    });
+    let done = handle(&app, &mention("C1", "U1", "<@UBOT> x"));
+    let keys = done.keys();
+    assert!(keys[0].ends_with(":reply") && keys[1].ends_with(":reply#2") && keys[2].ends_with(":audit"), "{keys:?}");
+    let same_post_again = handle(&app, &mention("C1", "U1", "<@UBOT> x"));
+    assert_ne!(same_post_again.keys()[0], keys[0], "another post is another fact");
+}
+
+#[test]
+fn actions_match_by_action_id_or_block_and_action_id() {
+    let app = Listeners::new()
+        .action(("other_block", "approve"), |_, cx| {
+            cx.reply("wrong block");
+            Ok(())
+        })
+        .action("approve", |a, cx| {
+            let (channel, ts) = (a.interaction.channel_id.clone().unwrap(), a.interaction.message_ts.clone().unwrap());
+            cx.update(&channel, &ts, json!({ "text": format!("approved ({})", a.action.value.as_deref().unwrap_or("")) }));
+            cx.open_modal(json!({"type": "modal", "callback_id": "why"}));
+            Ok(())
+        });
+    let done = handle(&app, &action("approve", "v1"));
+    let calls = done.calls();
+    assert_eq!(calls[0].0, "chat.update");
+    assert_eq!(calls[0].1["text"], "approved (v1)");
+    assert_eq!(calls[1].0, "views.open");
+    assert!(calls[1].1["trigger_id"].as_str().is_some_and(|t| t.starts_with("trig.")));
+    assert_eq!(done.effects[1].deadline_after_ms, Some(cx::TRIGGER_DEADLINE_MS), "a trigger_id lives 3 s");
+}
+
+#[test]
+fn a_submission_with_a_bad_field_answers_the_errors_and_records_nothing_else() {
+    let app = Listeners::new().view_submission("deploy", |v, cx| {
+        match v.value("env", "env_input") {
+            Some("prod" | "staging") => {
+                cx.say("COPS", &format!("deploying to {}", v.value("env", "env_input").unwrap_or_default()));
+            }
+            _ => {
+                cx.say("COPS", "never sent");
+                cx.ack_errors(&[("env", "prod or staging")]);
+            }
+        }
+        Ok(())
+    });
+    let bad = handle(&app, &view_submission("deploy", json!({"env": {"env_input": {"type": "plain_text_input", "value": "moon"}}})));
+    assert_eq!(bad.ack, Some(json!({"response_action": "errors", "errors": {"env": "prod or staging"}})));
+    assert!(bad.effects.is_empty(), "a refused submission queues nothing");
+    let good = handle(&app, &view_submission("deploy", json!({"env": {"env_input": {"type": "plain_text_input", "value": "prod"}}})));
+    assert_eq!((good.ack.clone(), good.calls()[0].1["text"].as_str()), (None, Some("deploying to prod")));
+    assert_eq!(handle(&app, &view_submission("other", json!({}))).ignored, Some("no_listener"));
+}
+
+#[test]
+fn options_and_shortcuts_have_their_listeners() {
+    let app = Listeners::new()
+        .options("assignee", |o, cx| {
+            let q = o.query().to_string();
+            cx.ack_options(&[("U1", &format!("{q}-one")), ("U2", &format!("{q}-two"))]);
+            Ok(())
+        })
+        .shortcut("triage", |s, cx| {
+            match s.message() {
+                Some(m) => cx.respond(json!({ "text": format!("triaging {}", m["ts"].as_str().unwrap_or("")) })).map(|_| ()),
+                None => Some(cx.open_modal(json!({"type": "modal"})).effect().key.clone()).map(|_| ()),
+            };
+            Ok(())
+        });
+    let picked = handle(&app, &options("assignee", "an"));
+    assert_eq!(picked.ack.unwrap()["options"][1], json!({"text": {"type": "plain_text", "text": "an-two"}, "value": "U2"}));
+    let global = handle(&app, &shortcut("triage"));
+    assert_eq!(global.calls()[0].0, "views.open");
+    let on_message = handle(&app, &message_shortcut("triage"));
+    let Action::RespondUrl { body, .. } = &on_message.effects[0].action else { panic!() };
+    assert!(body["text"].as_str().unwrap().starts_with("triaging 1700000000."));
+}
+
+#[test]
+fn the_llm_reply_goes_where_a_reply_goes() {
+    let app = Listeners::new()
+        .mention(|m, cx| {
+            cx.llm_reply(&m.words());
+            Ok(())
+        })
+        .command("/ask", |c, cx| {
+            cx.llm_reply(&c.text);
+            Ok(())
+        });
+    let in_thread = handle(&app, &mention("C1", "U1", "<@UBOT> summarise"));
+    let Action::LlmReply { prompt, then } = &in_thread.effects[0].action else { panic!() };
+    assert_eq!(prompt, "summarise");
+    assert!(matches!(then, crate::effect::Followup::Thread { channel, .. } if channel == "C1"));
+    let by_url = handle(&app, &command("/ask", "why"));
+    let Action::LlmReply { then, .. } = &by_url.effects[0].action else { panic!() };
+    assert!(matches!(then, crate::effect::Followup::ResponseUrl { .. }));
+}
