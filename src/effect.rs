@@ -56,6 +56,13 @@ pub enum Action {
         /// The status message's name.
         name: String,
     },
+    /// Run the app's handler again on a request whose handler failed when it arrived (parked as
+    /// `handler_failed`; an operator's redrive brings it here once the handler is fixed): the
+    /// effects it decides now are queued with this row's completion.
+    Handle {
+        /// The request (`slack::envelope::Dispatch`, as JSON).
+        dispatch: Value,
+    },
     /// Work on a Slack List (`crate::lists`): a record's sync or a reconciliation page.
     Lists {
         /// The List.
@@ -94,6 +101,7 @@ impl Action {
             Action::LlmReply { .. } => "llm".into(),
             Action::Notify { .. } => "chat.postMessage".into(),
             Action::Status { name } => format!("status:{name}"),
+            Action::Handle { .. } => "handler".into(),
             Action::Lists { list_id, .. } => crate::lists::api::target(list_id),
         }
     }
@@ -106,6 +114,7 @@ impl Action {
             Action::LlmReply { .. } => "llm",
             Action::Notify { .. } => "notify",
             Action::Status { .. } => "status",
+            Action::Handle { .. } => "handler",
             Action::Lists { .. } => "lists",
         }
     }

@@ -79,6 +79,8 @@ pub enum Alert {
     TeamUninstalled,
     /// Slack is dropping events for a team (over 30,000 an hour).
     AppRateLimited,
+    /// The app's handler failed on a request: it was recorded and parked as `handler_failed`.
+    HandlerFailed,
 }
 
 /// What the front door did with a request.

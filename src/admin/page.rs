@@ -75,6 +75,10 @@ pub fn describe(payload: &str) -> String {
             format!("notify API post in {channel}: “{}”", snippet(&args["text"]))
         }
         Ok(Action::Status { name }) => format!("status message “{name}”"),
+        Ok(Action::Handle { dispatch }) => {
+            let what = dispatch.pointer("/event/type").or_else(|| dispatch.get("command")).or_else(|| dispatch.get("payload_type"));
+            format!("the app's handler on a {} (runs again when redriven)", what.and_then(Value::as_str).unwrap_or("request"))
+        }
         Ok(Action::Lists { list_id, job: ListJob::Sync { record_id } }) => format!("sync of record “{record_id}” to List {list_id}"),
         Ok(Action::Lists { list_id, job: ListJob::Reconcile { run } }) => format!("reconciliation pass {run} of List {list_id}"),
         Err(_) => "unreadable payload".into(),

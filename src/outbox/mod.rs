@@ -114,6 +114,9 @@ pub mod reasons {
     pub const NOT_CONFIGURED: &str = "not_configured";
     /// The app was uninstalled (or its bot token revoked): pending rows were parked with this.
     pub const UNINSTALLED: &str = "uninstalled";
+    /// The app's handler failed on the request: the request is kept in the row, for a redrive
+    /// to run the (fixed) handler again.
+    pub const HANDLER_FAILED: &str = "handler_failed";
 }
 
 /// What a claimed row looks like to the state machine.

@@ -212,6 +212,9 @@ async fn dispatch_to_actor(d: Dispatch, env: &Env, config: &Config, line: &mut R
         Receipt::Duplicate => None,
     };
     line.reason = outcome.ignored;
+    if line.reason.as_deref() == Some(crate::outbox::reasons::HANDLER_FAILED) {
+        line.alert = Some(Alert::HandlerFailed);
+    }
     match outcome.ack {
         Some(ack) if !ack.is_null() => Ok(Response::from_json(&ack)?),
         _ => Ok(Response::empty()?),
@@ -222,13 +225,13 @@ async fn dispatch_to_actor(d: Dispatch, env: &Env, config: &Config, line: &mut R
 /// (past it the call is aborted: the unit may still commit, and Slack's retry is a duplicate).
 async fn record_at_actor(env: &Env, d: &Dispatch, budget_ms: i64, hooks: &TestHooks) -> Result<IngestOutcome, FrontDoorError> {
     let body = serde_json::to_string(d).map_err(|e| FrontDoorError::Internal(e.to_string()))?;
-    let headers = match hooks.actor_delay_ms {
-        Some(_) => {
+    let headers = match hooks.actor_delay_ms.is_some() || hooks.handler_fails.is_some() {
+        true => {
             let headers = worker::Headers::new();
             hooks.forward(&headers)?;
             Some(headers)
         }
-        None => None,
+        false => None,
     };
     let (status, _, text) = team::call_within(env, d.team_key(), Method::Post, "/ingest", Some(body), headers, budget_ms).await?;
     if status != 200 {

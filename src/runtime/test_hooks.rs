@@ -1,8 +1,9 @@
 //! The test hooks, read once per request into one [`TestHooks`] value, and only when
 //! `ALLOW_TEST_CLOCK=1` (never in production): a request may set the clock (signature
 //! timestamps, install states, idempotency keys), slow the team actor down (to exceed an ack
-//! budget), or name its client address (for the failed-token lockout; locally every request comes
-//! from 127.0.0.1). The Worker forwards the clock and the delay to the actor with the request.
+//! budget), name its client address (for the failed-token lockout; locally every request comes
+//! from 127.0.0.1), or make the app's handler fail on it (to test `handler_failed`). The Worker
+//! forwards the clock, the delay and the failure to the actor with the request.
 
 use super::header;
 use crate::config::Config;
@@ -14,6 +15,8 @@ pub const NOW: &str = "x-slackline-test-now";
 pub const ACTOR_DELAY: &str = "x-slackline-test-actor-delay-ms";
 /// `x-slackline-test-client-ip`: the client address the lockout counts against.
 pub const CLIENT_IP: &str = "x-slackline-test-client-ip";
+/// `x-slackline-test-handler-fails`: the app's handler fails on this request, with this error.
+pub const HANDLER_FAILS: &str = "x-slackline-test-handler-fails";
 
 /// A request's test hooks (all `None` unless `ALLOW_TEST_CLOCK=1`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -24,6 +27,8 @@ pub struct TestHooks {
     pub actor_delay_ms: Option<u64>,
     /// The client address.
     pub client_ip: Option<String>,
+    /// The handler fails on this request, with this error.
+    pub handler_fails: Option<String>,
 }
 
 impl TestHooks {
@@ -36,6 +41,7 @@ impl TestHooks {
             now_ms: header(req, NOW).and_then(|v| v.parse().ok()),
             actor_delay_ms: header(req, ACTOR_DELAY).and_then(|v| v.parse().ok()),
             client_ip: header(req, CLIENT_IP),
+            handler_fails: header(req, HANDLER_FAILS),
         }
     }
 
@@ -46,6 +52,9 @@ impl TestHooks {
         }
         if let Some(delay) = self.actor_delay_ms {
             headers.set(ACTOR_DELAY, &delay.to_string())?;
+        }
+        if let Some(why) = &self.handler_fails {
+            headers.set(HANDLER_FAILS, why)?;
         }
         Ok(())
     }

@@ -13,6 +13,7 @@ mod support;
 mod admin;
 mod delivery;
 mod foundation;
+mod handler;
 mod ingress;
 mod install;
 mod lists;

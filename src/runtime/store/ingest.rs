@@ -114,6 +114,9 @@ pub struct Ingest {
     pub max_attempts: u32,
     /// The actor already knows its team key is stored (skips one statement).
     pub team_key_stored: bool,
+    /// The handler failed (its error) on this request (the JSON kept for a redrive): instead of
+    /// effects, one parked `handler_failed` row.
+    pub failed: Option<(String, serde_json::Value)>,
 }
 
 /// The ingest unit: the receipt, its outbox rows (and, for an uninstall, the revocation), all or
@@ -130,6 +133,15 @@ pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64) -> 
             return Ok(Recorded { receipt: Receipt::Duplicate, first_seen: !first.is_empty(), parked: 0 });
         }
         let (queued, already_queued) = insert_rows(&sql, &ingest.op_key, &ingest.rows, ingest.max_attempts, now)?;
+        if let Some((error, dispatch)) = &ingest.failed {
+            let payload = serde_json::to_string(&Action::Handle { dispatch: dispatch.clone() }).map_err(|e| worker::Error::RustError(e.to_string()))?;
+            let key = format!("op:{}:handle", ingest.op_key);
+            run(
+                &sql,
+                sql::ingest::INSERT_HANDLER_FAILED,
+                vec![text(&key), text(&ingest.op_key), V::String(payload), text(error), int(i64::from(ingest.max_attempts)), int(now)],
+            )?;
+        }
         let parked = if ingest.uninstall { revoke(&sql, now)? } else { 0 };
         Ok(Recorded { receipt: Receipt::New { queued, already_queued }, first_seen: !first.is_empty(), parked })
     })

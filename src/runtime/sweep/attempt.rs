@@ -99,7 +99,8 @@ impl Sweeper<'_> {
             None => {
                 let outcome = match serde_json::from_str::<Action>(&row.payload) {
                     Ok(action) => {
-                        let job = Job { sql: self.sql, config: self.config, credential: &credential, gate: &gate, row: &row, claim_token, started };
+                        let job =
+                            Job { sql: self.sql, config: self.config, credential: &credential, gate: &gate, row: &row, claim_token, started, app: self.app };
                         jobs::perform(&job, &action).await
                     }
                     Err(_) => JobOutcome::verdict(Verdict::Permanent { code: reasons::BAD_PAYLOAD.into() }),

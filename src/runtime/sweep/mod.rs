@@ -54,6 +54,8 @@ pub struct Sweeper<'a> {
     pub credentials: &'a credential::Cache,
     /// The actor's pacer: Slack calls wait for their method's (or channel's) rate budget.
     pub pacer: &'a std::cell::RefCell<Pacer>,
+    /// The app (a redriven `handler_failed` row runs its handler again).
+    pub app: &'a dyn crate::app::App,
 }
 
 impl Sweeper<'_> {

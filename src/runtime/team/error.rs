@@ -44,8 +44,6 @@ pub enum ActorError {
     MissingIdempotencyKey,
     /// The `Idempotency-Key` was used with another body.
     IdempotencyMismatch,
-    /// The app's handler gave up (its error, logged): nothing was recorded; Slack retries.
-    HandlerFailed(String),
     /// The deployment's configuration could not be read (logged).
     Config(String),
     /// Storage or the runtime failed (logged; a retry is safe).
@@ -85,10 +83,6 @@ impl ActorError {
             ActorError::InvalidBody(e) => (422, "invalid_body", e.message.clone(), Some(e.field.clone())),
             ActorError::MissingIdempotencyKey => (400, "missing_idempotency_key", "an Idempotency-Key header is required".into(), None),
             ActorError::IdempotencyMismatch => (422, "idempotency_key_mismatch", "this Idempotency-Key was used with a different body".into(), None),
-            ActorError::HandlerFailed(e) => {
-                log::error(LogLine::AdminError(ErrorLine::new(format!("handler_failed: {e}"))));
-                (500, "handler_failed", "the app's handler failed; Slack will retry".into(), None)
-            }
             ActorError::Config(e) => {
                 log::error(LogLine::ConfigError(ErrorLine::new(e)));
                 (500, "not_configured", format!("configuration error: {e}"), None)

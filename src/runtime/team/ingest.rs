@@ -11,6 +11,7 @@ use crate::config::Config;
 use crate::ingest::{IngestOutcome, Receipt};
 use crate::logs::{Alert, UninstallLine};
 use crate::oauth::Installation;
+use crate::outbox::reasons;
 use crate::runtime::store::{self, ingest::Ingest, ingest::NewRow};
 use crate::runtime::test_hooks::TestHooks;
 use crate::runtime::{clock, directory, log, request_json};
@@ -23,16 +24,24 @@ impl TeamActor {
     /// durable: the output gate holds it).
     pub(super) async fn ingest(&self, mut req: Request, config: &Config) -> Result<Response, ActorError> {
         let dispatch: Dispatch = request_json(&mut req).await?;
-        TestHooks::read(&req, config).delay().await;
+        let hooks = TestHooks::read(&req, config);
+        hooks.delay().await;
         let ctx = app::Context { llm_enabled: config.llm.is_some() };
-        let (decision, ack) = app::decide(&DefaultApp, &dispatch, &ctx);
+        let (decision, ack) = match hooks.handler_fails {
+            Some(why) => (Decision::Failed(why), None),
+            None => app::decide(&DefaultApp, &dispatch, &ctx),
+        };
         let now = clock::now_ms();
-        let (effects, ignored) = match decision {
-            Decision::Enqueue(effects) => (effects, None),
-            Decision::Ignore(reason) => (Vec::new(), Some(reason)),
-            // Nothing is recorded: the 500 makes Slack retry. (The shipped app never fails; a
-            // failed handler's event is to be recorded and parked as `handler_failed` instead.)
-            Decision::Failed(why) => return Err(ActorError::HandlerFailed(why)),
+        // A failed handler's request is recorded with its receipt and kept, parked as
+        // `handler_failed`, for a redrive to run the handler again: the event is never lost, and
+        // Slack gets its 200 (a retry would only fail the same way).
+        let (effects, ignored, failed) = match decision {
+            Decision::Enqueue(effects) => (effects, None, None),
+            Decision::Ignore(reason) => (Vec::new(), Some(reason), None),
+            Decision::Failed(why) => {
+                let kept = serde_json::to_value(&dispatch).map_err(|e| ActorError::Storage(worker::Error::RustError(e.to_string())))?;
+                (Vec::new(), Some(reasons::HANDLER_FAILED), Some((why, kept)))
+            }
         };
         let uninstall = dispatch.uninstalls();
         let ingest = Ingest {
@@ -43,6 +52,7 @@ impl TeamActor {
             uninstall,
             max_attempts: config.retry.max_attempts,
             team_key_stored: self.team.borrow().is_some(),
+            failed: failed.clone(),
         };
         let recorded = store::ingest::record(&self.state.storage(), &self.sql, ingest, now)?;
         if uninstall {

@@ -241,7 +241,16 @@ impl TeamActor {
         }
         let (nudge, nudges) = super::sweep::nudges();
         self.nudges.borrow_mut().push(nudge);
-        let sweeper = Sweeper { storage: &storage, sql: &self.sql, config, team, prune, credentials: &self.credentials, pacer: &self.pacer };
+        let sweeper = Sweeper {
+            storage: &storage,
+            sql: &self.sql,
+            config,
+            team,
+            prune,
+            credentials: &self.credentials,
+            pacer: &self.pacer,
+            app: &crate::app::DefaultApp,
+        };
         let mut report = sweeper.run(trigger, nudges).await;
         // `run` dropped its receiving side: forget every nudge whose sweep has ended.
         self.nudges.borrow_mut().retain(|nudge| !nudge.is_closed());

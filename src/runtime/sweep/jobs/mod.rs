@@ -7,6 +7,7 @@
 //! Adding a kind of effect: one `Action` variant, one file here, one arm in [`perform`], and at
 //! most one `AfterWrite` variant.
 
+mod handle;
 mod lists;
 mod llm;
 mod notify;
@@ -15,6 +16,7 @@ mod slack_api;
 mod status;
 
 use super::credential::Credential;
+use crate::app::App;
 use crate::config::Config;
 use crate::effect::Action;
 use crate::outbox::completion::JobOutcome;
@@ -42,6 +44,8 @@ pub struct Job<'a> {
     pub claim_token: &'a ClaimToken,
     /// When the attempt started.
     pub started: i64,
+    /// The app (a redriven `handler_failed` row runs its handler again).
+    pub app: &'a dyn App,
 }
 
 impl Job<'_> {
@@ -87,5 +91,6 @@ pub async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
         Action::RespondUrl { url, body } => respond_url::post(job, url, body).await,
         Action::LlmReply { prompt, then } => llm::answer(job, prompt, then).await,
         Action::Lists { list_id, job: list_job } => lists::run(job, list_id, list_job).await,
+        Action::Handle { dispatch } => handle::run(job, dispatch),
     }
 }

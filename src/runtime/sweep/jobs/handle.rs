@@ -1,0 +1,34 @@
+//! A redriven `handler_failed` row (`Action::Handle`): the app's handler runs again on the request
+//! it failed on (kept in the row), now that an operator says it is fixed. What it decides now is
+//! queued with this row's completion (follow-ups under the request's receipt); if it fails again,
+//! the row parks again as `handler_failed`. The ack's body is moot by now: Slack had its 200.
+
+use super::Job;
+use crate::app::{self, Context, Decision};
+use crate::logs::{ErrorLine, LogLine};
+use crate::outbox::completion::{AfterWrite, JobOutcome, NewRow};
+use crate::outbox::reasons;
+use crate::runtime::{clock, log};
+use crate::slack::classify::Verdict;
+use crate::slack::envelope::Dispatch;
+use serde_json::Value;
+
+/// Runs the handler on the kept request.
+pub fn run(job: &Job<'_>, dispatch: &Value) -> JobOutcome {
+    let Ok(dispatch) = serde_json::from_value::<Dispatch>(dispatch.clone()) else {
+        return JobOutcome::verdict(Verdict::Permanent { code: reasons::BAD_PAYLOAD.into() });
+    };
+    let ctx = Context { llm_enabled: job.config.llm.is_some() };
+    match app::decide(job.app, &dispatch, &ctx).0 {
+        Decision::Enqueue(effects) => {
+            let now = clock::now_ms();
+            let writes = effects.into_iter().map(|e| AfterWrite::Followup(NewRow::queued_at(e, now))).collect();
+            JobOutcome { writes, ..JobOutcome::verdict(Verdict::Success) }
+        }
+        Decision::Ignore(_) => JobOutcome::verdict(Verdict::Success),
+        Decision::Failed(why) => {
+            log::error(LogLine::AdminError(ErrorLine::new(format!("handler_failed again on {}: {why}", dispatch.op_key()))));
+            JobOutcome::verdict(Verdict::Permanent { code: reasons::HANDLER_FAILED.into() })
+        }
+    }
+}
