@@ -2,7 +2,7 @@
 //! subcommands. Each subcommand returns its report as text, or an error for `main` to print with
 //! a non-zero exit.
 
-use super::client::{direct_message, envelope, fresh_id, fresh_ts, mention, resolve_click, SendError, SimCall, Target};
+use super::client::{direct_message, envelope, fresh_id, fresh_trigger_id, fresh_ts, mention, resolve_click, SendError, SimCall, Target};
 use super::faults::Faults;
 use super::fake::FakeSlack;
 use std::collections::BTreeMap;
@@ -218,7 +218,7 @@ pub fn run_client(command: &str, options: &Options) -> Result<String, Failure> {
         "command" => {
             let hook = fresh_id("hook");
             let response_url = target.response_url(&hook);
-            let trigger = fresh_id("trig.");
+            let trigger = fresh_trigger_id();
             let fields = [("command", "/ask"), ("text", text.as_str()), ("team_id", &team), ("channel_id", "C0SIM"), ("user_id", "U1"), ("response_url", &response_url), ("trigger_id", &trigger)];
             let ack = target.command(&fields)?;
             let head = format!("{} ({})", acked(&ack)?, ack.body);
