@@ -4,7 +4,7 @@
 
 use crate::slack::signature::SigningSecret;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -40,6 +40,9 @@ pub struct SimCall {
     pub path: String,
     /// The JSON body, if it was JSON.
     pub json: Option<Value>,
+    /// The arguments (the JSON body's fields, or a form's, over the query string's).
+    #[serde(default)]
+    pub args: Map<String, Value>,
     /// When it arrived, in ms since the fake started.
     pub at_ms: u64,
     /// Answered 429 (over the enforced rate tiers of `serve --enforce-tiers`, or a fault).
@@ -48,9 +51,9 @@ pub struct SimCall {
 }
 
 impl SimCall {
-    /// A top-level string field of the body.
+    /// A top-level string argument (of the JSON body, the form body or the query string).
     pub fn field(&self, name: &str) -> Option<&str> {
-        self.json.as_ref()?.get(name)?.as_str()
+        self.args.get(name).or_else(|| self.json.as_ref()?.get(name))?.as_str()
     }
 }
 

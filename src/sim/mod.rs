@@ -1,10 +1,12 @@
 //! `slackline-sim`, native only (never in the Worker bundle): a Slack simulator that users and
 //! the end-to-end tests share.
 //!
-//! - [`fake`]: a fake Slack Web API on 127.0.0.1 (`chat.*`, `auth.test`, `oauth.v2.access`,
-//!   `response_url` posts, an OpenAI-compatible LLM, stateful `slackLists.items.*` in [`lists`])
-//!   that records every call and answers like Slack, faults included (`ok: false`, 429 with
-//!   `Retry-After`, 5xx, slow answers, an answer lost after acting, a reset connection);
+//! - [`fake`]: a fake Slack Web API on 127.0.0.1 (the methods of [`web`]: `chat.*`, `reactions.*`,
+//!   `views.*`, `assistant.threads.*`, `auth.test`, `oauth.v2.access`, ...; stateful
+//!   `slackLists.items.*` in [`lists`]; `response_url` posts; an OpenAI-compatible LLM) that
+//!   records every call and answers as strictly as Slack (`unknown_method`, `not_authed`, ...),
+//!   faults included (`ok: false`, 429 with `Retry-After`, 5xx, slow answers, an answer lost after
+//!   acting, a reset connection);
 //! - [`faults`]: the faults `serve` injects, from flags or a JSON script;
 //! - [`client`]: Slack's side: signed events, commands and clicks sent to a running slackline;
 //! - [`cli`]: the command line (`serve`, `mention`, `dm`, `command`, `click`, `storm`).
@@ -18,6 +20,7 @@ pub mod faults;
 pub mod lists;
 mod reset;
 pub mod tiers;
+pub mod web;
 
 use std::time::{Duration, Instant};
 
