@@ -38,13 +38,15 @@ pub fn eventually<T>(what: &str, timeout: Duration, mut probe: impl FnMut() -> O
     }
 }
 
-/// `slackline-sim`'s main: runs the subcommand in `args`; returns the process exit code.
+/// `slackline-sim`'s main: runs the subcommand in `args`; returns the process exit code (0; 1
+/// when slackline or the fake did not answer as expected; 2 for a bad command line, after
+/// printing what is wrong; `--help` prints the help and exits 0).
 pub fn main(args: Vec<String>) -> i32 {
-    let (command, options) = match cli::parse(&args) {
+    let (command, options) = match cli::parse_command_line(&args) {
         Ok(parsed) => parsed,
-        Err(usage) => {
-            eprintln!("slackline-sim: {}\n\n{}", usage.0, cli::USAGE);
-            return 2;
+        Err(e) => {
+            let _ = e.print();
+            return e.exit_code();
         }
     };
     let outcome = match command.as_str() {
@@ -57,8 +59,9 @@ pub fn main(args: Vec<String>) -> i32 {
     match outcome {
         Ok(()) => 0,
         Err(cli::Failure::Usage(usage)) => {
-            eprintln!("slackline-sim: {}\n\n{}", usage.0, cli::USAGE);
-            2
+            let e = cli::usage_error(&command, &usage);
+            let _ = e.print();
+            e.exit_code()
         }
         Err(cli::Failure::Send(e)) => {
             eprintln!("slackline-sim: {e}");
