@@ -1,129 +1,196 @@
-//! `slackline-sim`'s command line: argument parsing (a usage error names what is wrong) and the
-//! subcommands. Each subcommand returns its report as text, or an error for `main` to print with
-//! a non-zero exit.
+//! `slackline-sim`'s command line, parsed by clap (derive): `slackline-sim <sub> --help` shows
+//! the subcommand's options; a usage error names what is wrong (exit 2). Each subcommand returns
+//! its report as text, or an error for `main` to print with a non-zero exit.
 
-use super::client::{direct_message, envelope, fresh_id, fresh_ts, mention, resolve_click, SendError, SimCall, Target};
+use super::client::{direct_message, envelope, fresh_id, fresh_trigger_id, fresh_ts, mention, resolve_click, SendError, SimCall, Target};
 use super::fake::FakeSlack;
 use super::faults::Faults;
-use std::collections::BTreeMap;
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::time::{Duration, Instant};
 
-/// The usage text.
-pub const USAGE: &str = "\
-slackline-sim: a Slack simulator for slackline (a fake Slack Web API, and Slack's side of events)
+/// The command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "slackline-sim",
+    about = "A Slack simulator for slackline: a fake Slack Web API, and Slack's side of events",
+    after_help = "See docs/simulator.md.",
+    subcommand_required = true,
+    arg_required_else_help = true,
+    args_override_self = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Sub,
+}
 
-usage:
-  slackline-sim serve [--port N] [--slow-ms MS] [--fail-rate F] [--ratelimit-rate F]
-                      [--retry-after S] [--error METHOD=CODE]... [--script FILE.json] [--seed N]
-                      [--enforce-tiers]   answer 429 + Retry-After over Slack's rate tiers
-  slackline-sim mention [--text T] [common]   an @-mention; waits for the threaded reply
-  slackline-sim dm [--text T] [common]        a direct message; waits for the reply
-  slackline-sim command [--text T] [common]   /ask T; waits for the response_url post
-  slackline-sim click [common]                a \"Mark resolved\" click; waits for chat.update
-  slackline-sim storm [common]                Slack's retries, duplicates and fresh-id copies of
-                                              one message; counts the replies (1 is right)
+#[derive(Debug, Subcommand)]
+enum Sub {
+    /// Runs the fake Slack (Web API, response_url, LLM) on 127.0.0.1 until stopped.
+    #[command(args_override_self = true)]
+    Serve(ServeOptions),
+    /// Sends an @-mention of the bot; waits for the threaded reply.
+    #[command(args_override_self = true)]
+    Mention(TextOptions),
+    /// Sends a direct message to the bot; waits for the reply.
+    #[command(args_override_self = true)]
+    Dm(TextOptions),
+    /// Sends the slash command `/ask TEXT`; waits for the response_url post.
+    #[command(args_override_self = true)]
+    Command(TextOptions),
+    /// Clicks "Mark resolved" on a message; waits for its chat.update.
+    #[command(args_override_self = true)]
+    Click(ClientOptions),
+    /// Sends Slack's retries, duplicates and fresh-id copies of one message; counts the replies (1 is right).
+    #[command(args_override_self = true)]
+    Storm(ClientOptions),
+}
 
-common: --url URL (slackline, default http://127.0.0.1:8787)
-        --sim URL (the fake Slack, default http://127.0.0.1:8790)
-        --secret S (default: SLACK_SIGNING_SECRET from .dev.vars)
-        --team T (default a fresh id)  --timeout S (default 10)
-";
+/// `serve`'s options. The fault flags override `--script`'s values.
+#[derive(Debug, Clone, Default, PartialEq, Args)]
+pub struct ServeOptions {
+    /// Port on 127.0.0.1 (0: a free one, printed)
+    #[arg(long, value_name = "N", default_value_t = 8790)]
+    pub port: u16,
+    /// Wait this long before every answer [default: 0]
+    #[arg(long, value_name = "MS")]
+    pub slow_ms: Option<u64>,
+    /// Share of calls answered HTTP 503, 0 to 1 [default: 0]
+    #[arg(long, value_name = "F")]
+    pub fail_rate: Option<f64>,
+    /// Share of calls answered HTTP 429 with Retry-After, 0 to 1 [default: 0]
+    #[arg(long, value_name = "F")]
+    pub ratelimit_rate: Option<f64>,
+    /// The 429s' Retry-After, seconds [default: 1]
+    #[arg(long, value_name = "S")]
+    pub retry_after: Option<u64>,
+    /// Every call of METHOD answers {"ok": false, "error": CODE} (repeatable)
+    #[arg(long = "error", value_name = "METHOD=CODE", value_parser = method_and_code, action = clap::ArgAction::Append)]
+    pub errors: Vec<(String, String)>,
+    /// A JSON fault script (seed, slow_ms, fail_rate, ratelimit_rate, retry_after_s, errors)
+    #[arg(long, value_name = "FILE.json")]
+    pub script: Option<String>,
+    /// Seed of the fault draws, so a run repeats [default: 1]
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Answer 429 + Retry-After over Slack's rate tiers (per token and method, 1 post/s per channel)
+    #[arg(long)]
+    pub enforce_tiers: bool,
+}
 
-/// A command line that could not be understood.
+/// The options every client subcommand takes.
+#[derive(Debug, Clone, PartialEq, Args)]
+pub struct ClientOptions {
+    /// slackline's base URL
+    #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8787")]
+    pub url: String,
+    /// The fake Slack's base URL
+    #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8790")]
+    pub sim: String,
+    /// slackline's signing secret [default: SLACK_SIGNING_SECRET from ./.dev.vars]
+    #[arg(long, value_name = "S")]
+    pub secret: Option<String>,
+    /// The team id [default: a fresh one]
+    #[arg(long, value_name = "T")]
+    pub team: Option<String>,
+    /// Seconds to wait for the reply
+    #[arg(long, value_name = "S", default_value_t = 10)]
+    pub timeout: u64,
+}
+
+/// `mention`, `dm` and `command`: the client options and the message's text.
+#[derive(Debug, Clone, PartialEq, Args)]
+pub struct TextOptions {
+    #[command(flatten)]
+    common: ClientOptions,
+    /// The text of the message (of `/ask`, for `command`)
+    #[arg(long, value_name = "T", default_value = "hello from slackline-sim")]
+    text: String,
+}
+
+/// A command line, a setting or a file that could not be used (exit 2).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Usage(pub String);
 
-/// Parsed options: `--name value` pairs (repeatable) after the subcommand.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Options {
-    values: BTreeMap<String, Vec<String>>,
+/// The parsed options of a subcommand.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Options {
+    /// `serve`'s.
+    Serve(ServeOptions),
+    /// A client subcommand's; `text` only for `mention`, `dm` and `command`.
+    Client {
+        /// The common ones.
+        common: ClientOptions,
+        /// `--text`.
+        text: Option<String>,
+    },
 }
 
-const FLAGS: &[(&str, &[&str])] = &[
-    ("serve", &["port", "slow-ms", "fail-rate", "ratelimit-rate", "retry-after", "error", "script", "seed", "enforce-tiers"]),
-    ("mention", &["url", "sim", "secret", "team", "timeout", "text"]),
-    ("dm", &["url", "sim", "secret", "team", "timeout", "text"]),
-    ("command", &["url", "sim", "secret", "team", "timeout", "text"]),
-    ("click", &["url", "sim", "secret", "team", "timeout"]),
-    ("storm", &["url", "sim", "secret", "team", "timeout"]),
-];
+fn method_and_code(pair: &str) -> Result<(String, String), String> {
+    match pair.split_once('=') {
+        Some((method, code)) if !method.is_empty() && !code.is_empty() => Ok((method.to_string(), code.to_string())),
+        _ => Err(format!("--error takes METHOD=CODE, not `{pair}`")),
+    }
+}
 
-/// Flags that take no value (present or not).
-const SWITCHES: &[&str] = &["enforce-tiers"];
+/// Splits `args` (without the program name) into the subcommand and its options; a clap error
+/// (also `--help`, whose exit code is 0) as clap renders it.
+pub fn parse_command_line(args: &[String]) -> Result<(String, Options), clap::Error> {
+    let cli = Cli::try_parse_from(std::iter::once("slackline-sim".to_string()).chain(args.iter().cloned()))?;
+    let client = |common: ClientOptions, text: Option<String>| Options::Client { common, text };
+    Ok(match cli.command {
+        Sub::Serve(options) => ("serve".into(), Options::Serve(options)),
+        Sub::Mention(o) => ("mention".into(), client(o.common, Some(o.text))),
+        Sub::Dm(o) => ("dm".into(), client(o.common, Some(o.text))),
+        Sub::Command(o) => ("command".into(), client(o.common, Some(o.text))),
+        Sub::Click(common) => ("click".into(), client(common, None)),
+        Sub::Storm(common) => ("storm".into(), client(common, None)),
+    })
+}
 
-/// Splits `args` (without the program name) into the subcommand and its options.
+/// [`parse_command_line`], its error as text.
 pub fn parse(args: &[String]) -> Result<(String, Options), Usage> {
-    let Some((command, rest)) = args.split_first() else { return Err(Usage("a subcommand is required".into())) };
-    let allowed = FLAGS.iter().find(|(name, _)| name == command).map(|(_, flags)| *flags).ok_or_else(|| Usage(format!("unknown subcommand `{command}`")))?;
-    let mut options = Options::default();
-    let mut it = rest.iter();
-    while let Some(arg) = it.next() {
-        let name = arg.strip_prefix("--").ok_or_else(|| Usage(format!("unexpected argument `{arg}`")))?;
-        let (name, inline) = match name.split_once('=') {
-            Some((n, v)) if !allowed.contains(&name) => (n, Some(v.to_string())),
-            _ => (name, None),
-        };
-        if !allowed.contains(&name) {
-            return Err(Usage(format!("`{command}` takes no --{name}")));
-        }
-        let value = match inline {
-            Some(_) if SWITCHES.contains(&name) => return Err(Usage(format!("--{name} takes no value"))),
-            Some(v) => v,
-            None if SWITCHES.contains(&name) => "on".to_string(),
-            None => it.next().cloned().ok_or_else(|| Usage(format!("--{name} needs a value")))?,
-        };
-        options.values.entry(name.to_string()).or_default().push(value);
-    }
-    Ok((command.clone(), options))
+    parse_command_line(args).map_err(|e| Usage(e.render().to_string()))
 }
 
-impl Options {
-    /// Whether a switch (`--enforce-tiers`) was given.
-    pub fn switch(&self, name: &str) -> bool {
-        self.values.contains_key(name)
-    }
+/// A usage error found after parsing, rendered like clap's own (with the subcommand's usage line).
+pub fn usage_error(command: &str, usage: &Usage) -> clap::Error {
+    let mut cli = Cli::command();
+    let mut sub = cli.find_subcommand_mut(command).cloned().unwrap_or_else(Cli::command);
+    sub = sub.bin_name(format!("slackline-sim {command}"));
+    sub.error(clap::error::ErrorKind::ValueValidation, &usage.0)
+}
 
-    fn one(&self, name: &str) -> Option<&str> {
-        self.values.get(name).and_then(|v| v.last()).map(String::as_str)
-    }
-
-    fn number<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T, Usage> {
-        match self.one(name) {
-            None => Ok(default),
-            Some(v) => v.parse().map_err(|_| Usage(format!("--{name} must be a number, not `{v}`"))),
-        }
-    }
-
+impl ServeOptions {
     /// The faults `serve` was asked for (a script first, flags over it).
     pub fn faults(&self) -> Result<Faults, Usage> {
-        let mut faults = match self.one("script") {
+        let mut faults = match &self.script {
             Some(path) => {
                 let text = std::fs::read_to_string(path).map_err(|e| Usage(format!("--script {path}: {e}")))?;
-                Faults::from_script(&text).map_err(|e| Usage(e.0))?
+                Faults::from_script(&text).map_err(|e| Usage(format!("--script {path}: {}", e.0)))?
             }
             None => Faults::default(),
         };
-        faults.slow_ms = self.number("slow-ms", faults.slow_ms)?;
-        faults.fail_rate = self.number("fail-rate", faults.fail_rate)?;
-        faults.ratelimit_rate = self.number("ratelimit-rate", faults.ratelimit_rate)?;
-        faults.retry_after_s = Some(self.number("retry-after", faults.retry_after_s.unwrap_or(1))?);
-        faults.seed = Some(self.number("seed", faults.seed.unwrap_or(1))?);
-        for pair in self.values.get("error").into_iter().flatten() {
-            let (method, code) = pair.split_once('=').ok_or_else(|| Usage(format!("--error takes METHOD=CODE, not `{pair}`")))?;
-            faults.errors.insert(method.to_string(), code.to_string());
+        faults.slow_ms = self.slow_ms.unwrap_or(faults.slow_ms);
+        faults.fail_rate = self.fail_rate.unwrap_or(faults.fail_rate);
+        faults.ratelimit_rate = self.ratelimit_rate.unwrap_or(faults.ratelimit_rate);
+        faults.retry_after_s = Some(self.retry_after.or(faults.retry_after_s).unwrap_or(1));
+        faults.seed = Some(self.seed.or(faults.seed).unwrap_or(1));
+        for (method, code) in &self.errors {
+            faults.errors.insert(method.clone(), code.clone());
         }
         faults.check().map_err(|e| Usage(e.0))?;
         Ok(faults)
     }
+}
 
+impl ClientOptions {
     fn target(&self) -> Result<Target, Usage> {
-        let secret = match self.one("secret") {
-            Some(s) => s.to_string(),
+        let secret = match &self.secret {
+            Some(s) => s.clone(),
             None => dev_vars_secret()
                 .ok_or_else(|| Usage("no --secret, and no SLACK_SIGNING_SECRET in .dev.vars (run from the project, or pass --secret)".into()))?,
         };
-        Target::new(self.one("url").unwrap_or("http://127.0.0.1:8787"), self.one("sim").unwrap_or("http://127.0.0.1:8790"), &secret)
-            .map_err(|e| Usage(e.to_string()))
+        Target::new(&self.url, &self.sim, &secret).map_err(|e| Usage(e.to_string()))
     }
 }
 
@@ -158,15 +225,16 @@ impl From<SendError> for Failure {
 
 /// Starts the fake Slack on `--port` (0: a free one) and returns it with its banner.
 pub fn serve(options: &Options) -> Result<(FakeSlack, String), Failure> {
+    let Options::Serve(options) = options else { return Err(Failure::Usage(Usage("`serve` takes serve's options".into()))) };
     let faults = options.faults()?;
-    let port: u16 = options.number("port", 8790)?;
+    let port = options.port;
     let fake = FakeSlack::start_on(port)
         .map_err(|e| Failure::Unexpected(format!("cannot listen on 127.0.0.1:{port}: {e} (is another server using the port? pick one with --port)")))?;
     if faults.any() {
         let mut choose = faults.chooser();
         fake.script_default(Box::new(move |call| choose(&call.method)));
     }
-    let tiers = options.switch("enforce-tiers");
+    let tiers = options.enforce_tiers;
     if tiers {
         fake.enforce_tiers();
     }
@@ -208,10 +276,11 @@ fn delivered(target: &Target, before: usize, sent_at: Instant, timeout: Duration
 
 /// Runs one client subcommand against a running slackline and fake Slack.
 pub fn run_client(command: &str, options: &Options) -> Result<String, Failure> {
-    let target = options.target()?;
-    let timeout = Duration::from_secs(options.number("timeout", 10)?);
-    let team = options.one("team").map(str::to_string).unwrap_or_else(|| fresh_id("T"));
-    let text = options.one("text").unwrap_or("hello from slackline-sim").to_string();
+    let Options::Client { common, text } = options else { return Err(Failure::Usage(Usage(format!("`{command}` takes a client subcommand's options")))) };
+    let target = common.target()?;
+    let timeout = Duration::from_secs(common.timeout);
+    let team = common.team.clone().unwrap_or_else(|| fresh_id("T"));
+    let text = text.clone().unwrap_or_else(|| "hello from slackline-sim".into());
     let before = target.call_count()?;
     match command {
         "mention" => {
@@ -235,7 +304,7 @@ pub fn run_client(command: &str, options: &Options) -> Result<String, Failure> {
         "command" => {
             let hook = fresh_id("hook");
             let response_url = target.response_url(&hook);
-            let trigger = fresh_id("trig.");
+            let trigger = fresh_trigger_id();
             let fields = [
                 ("command", "/ask"),
                 ("text", text.as_str()),
@@ -307,48 +376,100 @@ mod tests {
         line.split_whitespace().map(str::to_string).collect()
     }
 
+    fn serve_options(line: &str) -> ServeOptions {
+        match parse(&args(line)) {
+            Ok((_, Options::Serve(options))) => options,
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    fn client(url: &str, text: Option<&str>) -> Options {
+        let common = ClientOptions { url: url.into(), sim: "http://127.0.0.1:8790".into(), secret: None, team: None, timeout: 10 };
+        Options::Client { common, text: text.map(str::to_string) }
+    }
+
     #[test]
     fn flags_are_parsed_per_subcommand() {
         let (command, options) =
             parse(&args("serve --port 0 --fail-rate 0.2 --error chat.postMessage=not_in_channel --error chat.update=cant_update_message")).unwrap();
         assert_eq!(command, "serve");
-        let faults = options.faults().unwrap();
-        assert_eq!((faults.fail_rate, faults.errors.len()), (0.2, 2));
-        let (_, serve) = parse(&args("serve --enforce-tiers --port 0")).unwrap();
-        assert!(serve.switch("enforce-tiers") && !options.switch("enforce-tiers"));
-        let (_, options) = parse(&args("mention --url=http://127.0.0.1:9 --text hi")).unwrap();
-        assert_eq!(options.one("url"), Some("http://127.0.0.1:9"));
+        let Options::Serve(serve) = &options else { panic!("{options:?}") };
+        let faults = serve.faults().unwrap();
+        assert_eq!((serve.port, faults.fail_rate, faults.errors.len()), (0, 0.2, 2));
+        assert!(serve_options("serve --enforce-tiers --port 0").enforce_tiers && !serve.enforce_tiers);
+        assert_eq!(parse(&args("mention --url=http://127.0.0.1:9 --text hi")).unwrap(), ("mention".into(), client("http://127.0.0.1:9", Some("hi"))));
+        assert_eq!(parse(&args("click")).unwrap(), ("click".into(), client("http://127.0.0.1:8787", None)));
+        assert_eq!(parse(&args("dm")).unwrap().1, client("http://127.0.0.1:8787", Some("hello from slackline-sim")));
+        // The defaults, and a flag given twice: the last one wins.
+        let defaults = serve_options("serve").faults().unwrap();
+        assert_eq!((serve_options("serve").port, defaults.retry_after_s, defaults.seed, defaults.any()), (8790, Some(1), Some(1), false));
+        assert_eq!(serve_options("serve --port 1 --port 2").port, 2);
+        let Options::Client { common, .. } = parse(&args("storm --team T1 --timeout 3 --secret s --sim http://127.0.0.1:1")).unwrap().1 else { panic!() };
+        assert_eq!((common.team.as_deref(), common.timeout, common.secret.as_deref(), common.sim.as_str()), (Some("T1"), 3, Some("s"), "http://127.0.0.1:1"));
+    }
+
+    #[test]
+    fn a_script_is_read_and_flags_override_it() {
+        let path = std::env::temp_dir().join(format!("slackline-sim-faults-{}.json", std::process::id()));
+        std::fs::write(&path, r#"{"seed": 7, "slow_ms": 300, "fail_rate": 0.1, "retry_after_s": 2, "errors": {"chat.update": "message_not_found"}}"#).unwrap();
+        let line = format!("serve --script {} --fail-rate 0.3 --error chat.postMessage=not_in_channel", path.display());
+        let faults = serve_options(&line).faults().unwrap();
+        assert_eq!((faults.seed, faults.slow_ms, faults.fail_rate, faults.retry_after_s, faults.errors.len()), (Some(7), 300, 0.3, Some(2), 2));
+        std::fs::write(&path, r#"{"typo_rate": 1}"#).unwrap();
+        assert!(serve_options(&line).faults().unwrap_err().0.contains("typo_rate"));
+        std::fs::remove_file(&path).unwrap();
+        assert!(serve_options(&line).faults().unwrap_err().0.contains("--script"));
     }
 
     #[test]
     fn bad_flags_give_a_usage_error_naming_them() {
         let err = |line: &str| parse(&args(line)).unwrap_err().0;
-        assert!(err("").contains("subcommand"));
-        assert!(err("launch").contains("unknown subcommand `launch`"));
-        assert!(err("serve --url x").contains("takes no --url"));
-        assert!(err("serve --enforce-tiers=yes").contains("--enforce-tiers takes no value"));
-        assert!(err("serve --port").contains("--port needs a value"));
-        assert!(err("mention hello").contains("unexpected argument `hello`"));
-        let (_, options) = parse(&args("serve --fail-rate lots")).unwrap();
-        assert!(options.faults().unwrap_err().0.contains("--fail-rate must be a number"));
-        let (_, options) = parse(&args("serve --fail-rate 2")).unwrap();
-        assert!(options.faults().unwrap_err().0.contains("fail_rate must be between 0 and 1"));
-        let (_, options) = parse(&args("serve --error nope")).unwrap();
-        assert!(options.faults().unwrap_err().0.contains("METHOD=CODE"));
+        assert!(err("").contains("Usage: slackline-sim <COMMAND>"), "no subcommand: the help");
+        assert!(err("launch").contains("unrecognized subcommand 'launch'"));
+        assert!(err("serve --url x").contains("unexpected argument '--url'"));
+        assert!(err("click --text hi").contains("unexpected argument '--text'"));
+        assert!(err("serve --enforce-tiers=yes").contains("'--enforce-tiers'"));
+        assert!(err("serve --port").contains("a value is required for '--port <N>'"));
+        assert!(err("serve --port 70000").contains("'--port <N>'"));
+        assert!(err("mention hello").contains("unexpected argument 'hello'"));
+        assert!(err("serve --fail-rate lots").contains("invalid value 'lots' for '--fail-rate <F>'"));
+        assert!(err("serve --error nope").contains("--error takes METHOD=CODE, not `nope`"));
+        assert!(serve_options("serve --fail-rate 2").faults().unwrap_err().0.contains("fail_rate must be between 0 and 1"));
+        let late = usage_error("serve", &Usage("fail_rate must be between 0 and 1, not 2".into())).render().to_string();
+        assert!(late.contains("fail_rate must be between 0 and 1") && late.contains("Usage: slackline-sim serve"), "{late}");
+    }
+
+    #[test]
+    fn every_subcommand_has_its_help_with_exit_code_zero() {
+        for (sub, has, lacks) in [
+            ("serve", "--enforce-tiers", "--url"),
+            ("mention", "--text", "--port"),
+            ("dm", "--text", "--port"),
+            ("command", "--text", "--port"),
+            ("click", "--timeout", "--text"),
+            ("storm", "--secret", "--text"),
+        ] {
+            let help = parse_command_line(&args(&format!("{sub} --help"))).unwrap_err();
+            let text = help.render().to_string();
+            assert_eq!(help.exit_code(), 0, "{sub}");
+            assert!(text.contains(has) && !text.contains(lacks), "{sub}: {text}");
+        }
+        assert_eq!(parse_command_line(&args("serve --bogus")).unwrap_err().exit_code(), 2);
+        assert_eq!(parse_command_line(&args("--help")).unwrap_err().exit_code(), 0);
     }
 
     #[test]
     fn a_port_in_use_and_a_dead_server_are_clear_errors() {
         let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = taken.local_addr().unwrap().port().to_string();
-        let (_, options) = parse(&["serve".into(), "--port".into(), port]).unwrap();
+        let port = taken.local_addr().unwrap().port();
+        let (_, options) = parse(&args(&format!("serve --port {port}"))).unwrap();
         match serve(&options) {
             Err(Failure::Unexpected(why)) => assert!(why.contains("cannot listen"), "{why}"),
             other => panic!("{:?}", other.map(|(_, banner)| banner)),
         }
         let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let url = format!("http://127.0.0.1:{closed}");
-        let (_, options) = parse(&["mention".into(), "--url".into(), url.clone(), "--sim".into(), url, "--secret".into(), "s".into()]).unwrap();
+        let (_, options) = parse(&args(&format!("mention --url {url} --sim {url} --secret s"))).unwrap();
         match run_client("mention", &options) {
             Err(Failure::Send(SendError::NotRunning(_))) => {}
             other => panic!("{other:?}"),

@@ -4,7 +4,8 @@
 
 use crate::slack::signature::SigningSecret;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Why a request to slackline or the fake did not get through.
@@ -43,6 +44,9 @@ pub struct SimCall {
     pub path: String,
     /// The JSON body, if it was JSON.
     pub json: Option<Value>,
+    /// The arguments (the JSON body's fields, or a form's, over the query string's).
+    #[serde(default)]
+    pub args: Map<String, Value>,
     /// When it arrived, in ms since the fake started.
     pub at_ms: u64,
     /// Answered 429 (over the enforced rate tiers of `serve --enforce-tiers`, or a fault).
@@ -51,9 +55,9 @@ pub struct SimCall {
 }
 
 impl SimCall {
-    /// A top-level string field of the body.
+    /// A top-level string argument (of the JSON body, the form body or the query string).
     pub fn field(&self, name: &str) -> Option<&str> {
-        self.json.as_ref()?.get(name)?.as_str()
+        self.args.get(name).or_else(|| self.json.as_ref()?.get(name))?.as_str()
     }
 }
 
@@ -95,6 +99,35 @@ pub fn fresh_ts() -> String {
 pub fn fresh_id(prefix: &str) -> String {
     let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
     format!("{prefix}{:X}{:X}", std::process::id(), now.as_nanos() & 0xFFFF_FFFF_FFFF)
+}
+
+/// A fresh `trigger_id`, shaped like Slack's (`12345.98765.abcd2358fdea`): the ms since the epoch
+/// it was minted at, a sequence number, and a check. The fake Slack dates it by
+/// [`trigger_minted_at`] and refuses it after 3 s, as Slack does (`expired_trigger_id`).
+pub fn fresh_trigger_id() -> String {
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    trigger_id_minted_at(now.as_millis() as u64)
+}
+
+/// A `trigger_id` as if minted at `unix_ms` (ms since the epoch): an expired one, for a test.
+pub fn trigger_id_minted_at(unix_ms: u64) -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let seq = (u64::from(std::process::id()) << 20) | (NEXT.fetch_add(1, Ordering::Relaxed) & 0xF_FFFF);
+    format!("{unix_ms}.{seq}.{:016x}", trigger_check(unix_ms, seq))
+}
+
+/// When a `trigger_id` of [`fresh_trigger_id`] was minted (ms since the epoch); `None` for any
+/// other id (Slack's own, a test's), which cannot be dated.
+pub fn trigger_minted_at(trigger_id: &str) -> Option<u64> {
+    let mut parts = trigger_id.split('.');
+    let (ms, seq, check) = (parts.next()?.parse().ok()?, parts.next()?.parse().ok()?, parts.next()?);
+    (parts.next().is_none() && check == format!("{:016x}", trigger_check(ms, seq))).then_some(ms)
+}
+
+/// FNV-1a of the time and sequence: tells the simulator's trigger ids from others'.
+fn trigger_check(ms: u64, seq: u64) -> u64 {
+    let bytes = b"slackline-sim trigger".iter().chain(&ms.to_le_bytes()).chain(&seq.to_le_bytes()).copied().collect::<Vec<u8>>();
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, b| (hash ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3))
 }
 
 impl Target {
@@ -200,7 +233,7 @@ pub fn direct_message(channel: &str, ts: &str, text: &str) -> Value {
 /// A click on the "Mark resolved" button of a message at `channel`/`ts`.
 pub fn resolve_click(team: &str, channel: &str, ts: &str) -> Value {
     json!({
-        "type": "block_actions", "trigger_id": fresh_id("trig."), "team": {"id": team}, "user": {"id": "U1", "team_id": team},
+        "type": "block_actions", "trigger_id": fresh_trigger_id(), "team": {"id": team}, "user": {"id": "U1", "team_id": team},
         "container": {"type": "message", "channel_id": channel, "message_ts": ts},
         "actions": [{"action_id": crate::app::RESOLVE_ACTION_ID, "value": "resolve", "type": "button"}],
     })
@@ -228,5 +261,19 @@ mod tests {
         assert_eq!(direct_message("D1", "1.2", "hi")["channel_type"], "im");
         assert_eq!(resolve_click("T1", "C1", "1.2")["actions"][0]["action_id"], crate::app::RESOLVE_ACTION_ID);
         assert!(fresh_ts().contains('.') && fresh_id("C").starts_with('C'));
+    }
+
+    #[test]
+    fn the_simulators_trigger_ids_carry_their_time_and_no_other_ids_do() {
+        let id = trigger_id_minted_at(1_700_000_000_123);
+        assert_eq!(id.split('.').count(), 3, "Slack's shape: {id}");
+        assert_eq!(trigger_minted_at(&id), Some(1_700_000_000_123));
+        assert_ne!(trigger_id_minted_at(1_700_000_000_123), id, "each id is new");
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as u64;
+        assert!(trigger_minted_at(&fresh_trigger_id()).is_some_and(|at| at.abs_diff(now) < 60_000));
+        let forged = id.replacen("1700000000123", "1700000000124", 1);
+        for other in ["12345.98765.abcd2358fdea", "398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c", "trig.1A2B", "", forged.as_str()] {
+            assert_eq!(trigger_minted_at(other), None, "{other}");
+        }
     }
 }

@@ -6,23 +6,33 @@
 //! script, like the real thing: `{"ok":true,...}`, `{"ok":false,"error":X}`, HTTP 429 with
 //! `Retry-After`, HTTP 5xx, or a delay (longer than the client's timeout, if asked). A scripted
 //! rule applies only to calls whose body contains its needle (a unique channel, say), so tests
-//! sharing the fake do not disturb each other. Unscripted calls get a success.
+//! sharing the fake do not disturb each other, and it applies to any method name, known or not.
 //!
-//! Slack Lists (`slackLists.items.create`, `.update`, `.delete`, `.list`) are stateful, in
-//! [`super::lists`]: an unscripted call (or [`Reply::Ok`], also after a [`Reply::Delay`]) is
-//! applied and gets the real answer; a scripted refusal (`Error`, `RateLimited`, `Status`, `Json`,
-//! `Reset`) writes nothing, as Slack refused; [`Reply::Applied`] writes, then answers with its inner
-//! reply (Slack acted, the answer was lost). Tests read and change the rows as people in Slack
-//! would with [`FakeSlack::list_rows`], [`FakeSlack::add_row`], [`FakeSlack::edit_row`], ...
+//! An unscripted call (or [`Reply::Ok`], also after a [`Reply::Delay`]) gets Slack's own answer
+//! for its method, as strict as Slack's: a method the fake does not implement
+//! ([`super::web::METHODS`], [`super::lists::METHODS`]) answers `unknown_method`, a call without a
+//! token (`Authorization: Bearer`, or a `token` form field) `not_authed` (except
+//! `oauth.v2.access`), and each method its own answer or refusal ([`super::web`]: `chat.update`
+//! keeps the message's `ts`, `reactions.add` twice is `already_reacted`, `views.open` answers a
+//! view and refuses an expired `trigger_id`, ...). Arguments are read from a JSON body, a form body
+//! (`application/x-www-form-urlencoded`, as Slack's SDKs send some methods) and the query string.
+//!
+//! Stateful methods keep their state here: Slack Lists (`slackLists.items.create`, `.update`,
+//! `.delete`, `.list`, in [`super::lists`]), reactions, views and streams ([`super::web`]). A
+//! scripted refusal (`Error`, `RateLimited`, `Status`, `Json`, `Reset`) changes nothing, as Slack
+//! refused; [`Reply::Applied`] applies the call, then answers with its inner reply (Slack acted,
+//! the answer was lost). Tests read and change a List's rows as people in Slack would with
+//! [`FakeSlack::list_rows`], [`FakeSlack::add_row`], [`FakeSlack::edit_row`], ...
 
-use super::lists::{self, Lists};
+use super::lists::Lists;
 pub use super::lists::{FakeRow, FAKE_BOT_USER};
 use super::tiers::Enforcer;
-use serde_json::{json, Value};
+pub use super::web::{knows, FAKE_TEAM};
+use super::web::{refusal, Web};
+use serde_json::{json, Map, Value};
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// One recorded call.
 #[derive(Debug, Clone)]
@@ -37,6 +47,9 @@ pub struct Call {
     pub body: String,
     /// The body, if it is JSON.
     pub json: Option<Value>,
+    /// The arguments: the query string's fields, then the body's (a JSON object's, or a form's,
+    /// as strings).
+    pub args: Map<String, Value>,
     /// When it arrived.
     pub at: Instant,
     /// Answered 429: over the enforced rate tiers ([`FakeSlack::enforce_tiers`]), or scripted
@@ -50,16 +63,30 @@ impl Call {
         self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 
-    /// A top-level string field of the JSON body.
+    /// A top-level string argument (of the JSON body, the form body or the query string).
     pub fn field(&self, name: &str) -> Option<&str> {
-        self.json.as_ref()?.get(name)?.as_str()
+        self.args.get(name)?.as_str()
+    }
+
+    /// The caller's token, as Slack reads it: `Authorization: Bearer …`, else (when the body is not
+    /// JSON) a `token` argument of the form body or the query string; `None` if empty.
+    pub fn token(&self) -> Option<&str> {
+        let bearer = self.header("authorization").and_then(|h| h.strip_prefix("Bearer ")).map(str::trim);
+        let field = || if self.json.is_some() { None } else { self.field("token") };
+        bearer.filter(|t| !t.is_empty()).or_else(|| field().filter(|t| !t.trim().is_empty()))
+    }
+
+    /// Whether this is a Web API call (`/api/…`), not an LLM or `response_url` one.
+    fn is_web_api(&self) -> bool {
+        !matches!(self.method.as_str(), "llm" | "response_url")
     }
 }
 
 /// A scripted answer.
 #[derive(Debug, Clone)]
 pub enum Reply {
-    /// 200 `{"ok": true, ...}` (for the LLM: a completion with this text in `content`).
+    /// The real answer: the method's own (`{"ok": true, ...}`, or Slack's refusal: `unknown_method`,
+    /// `not_authed`, `already_reacted`, ...; for the LLM a completion, for a `response_url` `ok`).
     Ok,
     /// 200 `{"ok": false, "error": code}`.
     Error(&'static str),
@@ -73,9 +100,10 @@ pub enum Reply {
     Completion(String),
     /// 200 with exactly this JSON body (e.g. an `oauth.v2.access` answer).
     Json(Value),
-    /// For a Lists method: apply it for real, then answer with this reply instead (its `Ok` is the
-    /// real answer). Slack acted, but the caller may not learn it: `Status(503)`, `Reset`, a long
-    /// `Delay`. For other methods, just this reply.
+    /// For a Web API method: apply it for real (a List's row written, a reaction added, a view
+    /// opened), then answer with this reply instead (its `Ok` is the real answer). Slack acted, but
+    /// the caller may not learn it: `Status(503)`, `Reset`, a long `Delay`. For the LLM and
+    /// `response_url`, just this reply.
     Applied(Box<Reply>),
     /// Close the connection without any HTTP answer: the client sees a network error (the socket
     /// is shut down under tiny_http, see [`reset`]).
@@ -104,6 +132,8 @@ struct State {
     /// Chooses the reply of a call no rule matches (`slackline-sim serve`'s faults).
     default: Option<Chooser>,
     lists: Lists,
+    /// Reactions, views, streams.
+    web: Web,
     started: Instant,
     /// Slack's rate tiers, when enforced.
     tiers: Option<Enforcer>,
@@ -125,8 +155,15 @@ impl FakeSlack {
     pub fn start_on(port: u16) -> std::io::Result<FakeSlack> {
         let server = tiny_http::Server::http(("127.0.0.1", port)).map_err(std::io::Error::other)?;
         let port = server.server_addr().to_ip().map(|a| a.port()).unwrap_or(port);
-        let state =
-            Arc::new(Mutex::new(State { calls: Vec::new(), rules: Vec::new(), default: None, lists: Lists::default(), started: Instant::now(), tiers: None }));
+        let state = Arc::new(Mutex::new(State {
+            calls: Vec::new(),
+            rules: Vec::new(),
+            default: None,
+            lists: Lists::default(),
+            web: Web::default(),
+            started: Instant::now(),
+            tiers: None,
+        }));
         let shared = state.clone();
         std::thread::spawn(move || {
             for request in server.incoming_requests() {
@@ -266,22 +303,27 @@ fn method_of(path: &str) -> String {
 fn record(request: &mut tiny_http::Request) -> Call {
     let mut body = String::new();
     let _ = request.as_reader().read_to_string(&mut body);
-    Call {
-        method: method_of(request.url()),
-        path: request.url().to_string(),
-        headers: request.headers().iter().map(|h| (h.field.to_string(), h.value.to_string())).collect(),
-        json: serde_json::from_str(&body).ok(),
-        body,
-        at: Instant::now(),
-        rate_limited: false,
+    let headers: Vec<(String, String)> = request.headers().iter().map(|h| (h.field.to_string(), h.value.to_string())).collect();
+    let form = headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("content-type") && v.to_ascii_lowercase().starts_with("application/x-www-form-urlencoded"));
+    let json: Option<Value> = if form { None } else { serde_json::from_str(&body).ok() };
+    let mut args = Map::new();
+    let query = request.url().split_once('?').map_or("", |(_, q)| q);
+    let mut add = |text: &str| args.extend(form_urlencoded::parse(text.as_bytes()).map(|(k, v)| (k.into_owned(), Value::String(v.into_owned()))));
+    add(query);
+    match &json {
+        Some(Value::Object(fields)) => args.extend(fields.clone()),
+        _ if form => add(&body),
+        _ => {}
     }
+    Call { method: method_of(request.url()), path: request.url().to_string(), headers, json, args, body, at: Instant::now(), rate_limited: false }
 }
 
 fn next_reply(state: &Mutex<State>, call: &mut Call) -> Reply {
     let mut state = state.lock().unwrap();
     let now_secs = call.at.duration_since(state.started).as_secs_f64();
-    let token = call.header("authorization").unwrap_or("").to_string();
-    let reply = match state.tiers.as_mut().map(|t| t.check(&token, &call.method, call.json.as_ref(), now_secs)) {
+    let token = call.token().unwrap_or("").to_string();
+    let args = Value::Object(call.args.clone());
+    let reply = match state.tiers.as_mut().map(|t| t.check(&token, &call.method, Some(&args), now_secs)) {
         Some(Err(retry_after)) => Reply::RateLimited(retry_after),
         _ => scripted_reply(&mut state, call),
     };
@@ -302,18 +344,16 @@ fn scripted_reply(state: &mut State, call: &Call) -> Reply {
     }
 }
 
-static TS: AtomicU64 = AtomicU64::new(1);
-
 /// A successful `oauth.v2.access` answer for a simulated workspace.
 fn oauth_answer() -> Value {
     json!({
         "ok": true, "access_token": "xoxb-sim-token", "token_type": "bot", "scope": "app_mentions:read,chat:write,im:history,commands",
-        "bot_user_id": FAKE_BOT_USER, "app_id": "ASIM", "team": {"id": "TSIM", "name": "Simulated"}, "enterprise": null,
+        "bot_user_id": FAKE_BOT_USER, "app_id": super::web::FAKE_APP_ID, "team": {"id": FAKE_TEAM, "name": "Simulated"}, "enterprise": null,
         "is_enterprise_install": false, "authed_user": {"id": "U1"}
     })
 }
 
-/// Answers `call` with `reply`. `applied` is the real answer of a Lists call already applied (by
+/// Answers `call` with `reply`. `applied` is the real answer of a call already applied (by
 /// [`Reply::Applied`]), so it is not applied twice.
 fn respond(request: tiny_http::Request, call: &Call, reply: Reply, state: &Mutex<State>, port: u16, applied: Option<Value>) {
     let (status, body, retry_after) = match reply {
@@ -322,23 +362,15 @@ fn respond(request: tiny_http::Request, call: &Call, reply: Reply, state: &Mutex
             return respond(request, call, *then, state, port, applied);
         }
         Reply::Applied(then) => {
-            let applied = applied.or_else(|| lists::handles(&call.method).then(|| apply_lists(state, call)));
+            let applied = applied.or_else(|| call.is_web_api().then(|| real_answer(state, call)));
             return respond(request, call, *then, state, port, applied);
         }
         Reply::Reset => return super::reset::reset(request, port),
-        Reply::Ok if lists::handles(&call.method) => (200, applied.unwrap_or_else(|| apply_lists(state, call)), None),
         Reply::Ok if call.method == "llm" => (200, completion(&format!("LLM answer to: {}", prompt_of(call))), None),
+        Reply::Ok if call.method == "response_url" => (200, json!("ok"), None),
+        Reply::Ok => (200, applied.unwrap_or_else(|| real_answer(state, call)), None),
         Reply::Completion(text) => (200, completion(&text), None),
         Reply::Json(body) => (200, body, None),
-        Reply::Ok if call.method == "response_url" => (200, json!("ok"), None),
-        Reply::Ok if call.method == "auth.test" => {
-            (200, json!({"ok": true, "user_id": FAKE_BOT_USER, "bot_id": "BFAKE", "team_id": "TSIM", "team": "Simulated"}), None)
-        }
-        Reply::Ok if call.method == "oauth.v2.access" => (200, oauth_answer(), None),
-        Reply::Ok => {
-            let ts = format!("1700000000.{:06}", TS.fetch_add(1, Ordering::Relaxed));
-            (200, json!({"ok": true, "channel": call.field("channel"), "ts": ts}), None)
-        }
         Reply::Error(code) => (200, json!({"ok": false, "error": code}), None),
         Reply::RateLimited(secs) => (429, json!({"ok": false, "error": "ratelimited"}), Some(secs)),
         Reply::Status(code) => (code, json!({"ok": false, "error": format!("http {code}")}), None),
@@ -360,13 +392,40 @@ fn completion(text: &str) -> Value {
     json!({"id": "cmpl-1", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]})
 }
 
-/// Applies a Lists call to the fake's state; a call without a bearer token is `not_authed`.
-fn apply_lists(state: &Mutex<State>, call: &Call) -> Value {
-    let token = call.header("authorization").and_then(|h| h.strip_prefix("Bearer ")).unwrap_or("");
-    if token.trim().is_empty() {
-        return json!({"ok": false, "error": "not_authed"});
+/// Slack's answer to a Web API call, applied to the fake's state: `unknown_method` for a method
+/// the fake does not implement, `not_authed` without a token (`oauth.v2.access` authenticates by
+/// its client id and secret instead), else the method's own answer.
+fn real_answer(state: &Mutex<State>, call: &Call) -> Value {
+    let method = call.method.as_str();
+    if !knows(method) {
+        return refusal("unknown_method");
     }
-    state.lock().unwrap().lists.apply(&call.method, call.json.as_ref())
+    if method == "oauth.v2.access" {
+        return oauth_answer();
+    }
+    if call.token().is_none() {
+        return refusal("not_authed");
+    }
+    let mut state = state.lock().unwrap();
+    if super::lists::handles(method) {
+        return state.lists.apply(method, Some(&lists_args(call)));
+    }
+    let now_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    state.web.apply(method, &call.args, now_ms)
+}
+
+/// A Lists call's arguments; from a form body, its JSON-encoded `initial_fields` and `cells`, and
+/// its `limit` and `archived`, decoded as Slack decodes them.
+fn lists_args(call: &Call) -> Value {
+    let mut args = call.args.clone();
+    if call.json.is_none() {
+        for key in ["initial_fields", "cells", "limit", "archived"] {
+            if let Some(decoded) = args.get(key).and_then(Value::as_str).and_then(|v| serde_json::from_str::<Value>(v).ok()) {
+                args.insert(key.into(), decoded);
+            }
+        }
+    }
+    Value::Object(args)
 }
 
 /// `GET /_sim/calls?after=N`: the recorded calls from position N on, as JSON (not recorded).
@@ -376,7 +435,7 @@ fn list_calls(request: tiny_http::Request, state: &Mutex<State>) {
         let state = state.lock().unwrap();
         let started = state.started;
         state.calls.iter().enumerate().skip(after).map(|(index, c)| {
-            json!({"index": index, "method": c.method, "path": c.path, "json": c.json, "at_ms": c.at.duration_since(started).as_millis() as u64, "rate_limited": c.rate_limited})
+            json!({"index": index, "method": c.method, "path": c.path, "json": c.json, "args": c.args, "at_ms": c.at.duration_since(started).as_millis() as u64, "rate_limited": c.rate_limited})
         }).collect()
     };
     let response =

@@ -38,8 +38,11 @@ const TYPED_KEYS: [&str; 15] = [
 const DEFAULT_PAGE: usize = 100;
 
 /// The methods this module answers.
+pub const METHODS: [&str; 4] = ["slackLists.items.create", "slackLists.items.update", "slackLists.items.delete", "slackLists.items.list"];
+
+/// Whether this module answers `method`.
 pub fn handles(method: &str) -> bool {
-    matches!(method, "slackLists.items.create" | "slackLists.items.update" | "slackLists.items.delete" | "slackLists.items.list")
+    METHODS.contains(&method)
 }
 
 /// A row as the fake holds it.

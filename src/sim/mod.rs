@@ -1,10 +1,12 @@
 //! `slackline-sim`, native only (never in the Worker bundle): a Slack simulator that users and
 //! the end-to-end tests share.
 //!
-//! - [`fake`]: a fake Slack Web API on 127.0.0.1 (`chat.*`, `auth.test`, `oauth.v2.access`,
-//!   `response_url` posts, an OpenAI-compatible LLM, stateful `slackLists.items.*` in [`lists`])
-//!   that records every call and answers like Slack, faults included (`ok: false`, 429 with
-//!   `Retry-After`, 5xx, slow answers, an answer lost after acting, a reset connection);
+//! - [`fake`]: a fake Slack Web API on 127.0.0.1 (the methods of [`web`]: `chat.*`, `reactions.*`,
+//!   `views.*`, `assistant.threads.*`, `auth.test`, `oauth.v2.access`, ...; stateful
+//!   `slackLists.items.*` in [`lists`]; `response_url` posts; an OpenAI-compatible LLM) that
+//!   records every call and answers as strictly as Slack (`unknown_method`, `not_authed`, ...),
+//!   faults included (`ok: false`, 429 with `Retry-After`, 5xx, slow answers, an answer lost after
+//!   acting, a reset connection);
 //! - [`faults`]: the faults `serve` injects, from flags or a JSON script;
 //! - [`client`]: Slack's side: signed events, commands and clicks sent to a running slackline;
 //! - [`cli`]: the command line (`serve`, `mention`, `dm`, `command`, `click`, `storm`).
@@ -18,6 +20,7 @@ pub mod faults;
 pub mod lists;
 mod reset;
 pub mod tiers;
+pub mod web;
 
 use std::time::{Duration, Instant};
 
@@ -35,13 +38,15 @@ pub fn eventually<T>(what: &str, timeout: Duration, mut probe: impl FnMut() -> O
     }
 }
 
-/// `slackline-sim`'s main: runs the subcommand in `args`; returns the process exit code.
+/// `slackline-sim`'s main: runs the subcommand in `args`; returns the process exit code (0; 1
+/// when slackline or the fake did not answer as expected; 2 for a bad command line, after
+/// printing what is wrong; `--help` prints the help and exits 0).
 pub fn main(args: Vec<String>) -> i32 {
-    let (command, options) = match cli::parse(&args) {
+    let (command, options) = match cli::parse_command_line(&args) {
         Ok(parsed) => parsed,
-        Err(usage) => {
-            eprintln!("slackline-sim: {}\n\n{}", usage.0, cli::USAGE);
-            return 2;
+        Err(e) => {
+            let _ = e.print();
+            return e.exit_code();
         }
     };
     let outcome = match command.as_str() {
@@ -54,8 +59,9 @@ pub fn main(args: Vec<String>) -> i32 {
     match outcome {
         Ok(()) => 0,
         Err(cli::Failure::Usage(usage)) => {
-            eprintln!("slackline-sim: {}\n\n{}", usage.0, cli::USAGE);
-            2
+            let e = cli::usage_error(&command, &usage);
+            let _ = e.print();
+            e.exit_code()
         }
         Err(cli::Failure::Send(e)) => {
             eprintln!("slackline-sim: {e}");

@@ -1,0 +1,357 @@
+//! The fake Slack's Web API methods other than Lists ([`super::lists`]): which methods it knows
+//! ([`METHODS`]) and what each answers, like Slack's, with the little state Slack's answers
+//! depend on (reactions, views, streams), kept in memory.
+//!
+//! Messages are not stored: `chat.update` or `chat.delete` of any `ts` succeeds (the fake cannot
+//! know every message a test plays Slack's side of) and answers the message's own `ts`. A
+//! `trigger_id` minted by the simulator ([`super::client::fresh_trigger_id`]) carries its time,
+//! and `views.open` / `views.push` refuse it as `expired_trigger_id` after [`TRIGGER_TTL_MS`]; any
+//! other `trigger_id` is taken as fresh.
+
+use super::client::trigger_minted_at;
+use super::lists::FAKE_BOT_USER;
+use serde_json::{json, Map, Value};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The team of the fake's bot token (`auth.test`, `oauth.v2.access`, views' `team_id`).
+pub const FAKE_TEAM: &str = "TSIM";
+/// The fake's bot id.
+pub const FAKE_BOT_ID: &str = "BFAKE";
+/// The fake's app id.
+pub const FAKE_APP_ID: &str = "ASIM";
+/// How long a `trigger_id` can open or push a view, as Slack's: 3 s after the interaction.
+pub const TRIGGER_TTL_MS: u64 = 3_000;
+
+/// Every Web API method the fake implements besides the Lists methods ([`super::lists::METHODS`]).
+/// Any other method answers `unknown_method`, unless a test scripts it.
+pub const METHODS: &[&str] = &[
+    "auth.test",
+    "oauth.v2.access",
+    "chat.postMessage",
+    "chat.update",
+    "chat.delete",
+    "chat.postEphemeral",
+    "chat.getPermalink",
+    "chat.startStream",
+    "chat.appendStream",
+    "chat.stopStream",
+    "reactions.add",
+    "reactions.remove",
+    "views.open",
+    "views.push",
+    "views.update",
+    "views.publish",
+    "assistant.threads.setStatus",
+    "assistant.threads.setSuggestedPrompts",
+    "assistant.threads.setTitle",
+    "conversations.info",
+    "users.info",
+];
+
+/// Whether the fake implements `method` (Lists included).
+pub fn knows(method: &str) -> bool {
+    METHODS.contains(&method) || super::lists::handles(method)
+}
+
+/// The Web API's state: what later answers depend on.
+#[derive(Default)]
+pub struct Web {
+    /// (channel, timestamp, name) of every reaction the bot added.
+    reactions: HashSet<(String, String, String)>,
+    /// Views by id.
+    views: HashMap<String, Value>,
+    /// `external_id` → view id.
+    external_ids: HashMap<String, String>,
+    /// The Home tab view of each user.
+    homes: HashMap<String, String>,
+    /// Streams the fake started: (channel, ts) → the text so far, and whether stopped.
+    streams: HashMap<(String, String), (String, bool)>,
+}
+
+type Answer = Result<Value, Value>;
+
+impl Web {
+    /// Answers one call of a method of [`METHODS`] (not `oauth.v2.access`, not Lists) with
+    /// arguments `args`, at `now_ms` (ms since the epoch), as Slack would.
+    pub fn apply(&mut self, method: &str, args: &Map<String, Value>, now_ms: u64) -> Value {
+        let answer = match method {
+            "auth.test" => Ok(
+                json!({"ok": true, "url": "https://simulated.slack.com/", "team": "Simulated", "user": "slackline", "team_id": FAKE_TEAM, "user_id": FAKE_BOT_USER, "bot_id": FAKE_BOT_ID, "is_enterprise_install": false}),
+            ),
+            "chat.postMessage" => post_message(args),
+            "chat.update" => update_message(args),
+            "chat.delete" => delete_message(args),
+            "chat.postEphemeral" => post_ephemeral(args),
+            "chat.getPermalink" => permalink(args),
+            "chat.startStream" => self.start_stream(args),
+            "chat.appendStream" => self.append_stream(args, false),
+            "chat.stopStream" => self.append_stream(args, true),
+            "reactions.add" => self.react(args, true),
+            "reactions.remove" => self.react(args, false),
+            "views.open" | "views.push" => self.open_view(args, now_ms),
+            "views.update" => self.update_view(args),
+            "views.publish" => self.publish_view(args),
+            "assistant.threads.setStatus" => assistant(args, "status"),
+            "assistant.threads.setSuggestedPrompts" => assistant(args, "prompts"),
+            "assistant.threads.setTitle" => assistant(args, "title"),
+            "conversations.info" => conversation(args),
+            "users.info" => user(args),
+            _ => Err(refusal("unknown_method")),
+        };
+        answer.unwrap_or_else(|refused| refused)
+    }
+
+    fn react(&mut self, args: &Map<String, Value>, add: bool) -> Answer {
+        let (Some(channel), Some(timestamp)) = (text(args, "channel"), text(args, "timestamp")) else { return Err(refusal("no_item_specified")) };
+        let name = text(args, "name").map(|n| n.trim_matches(':')).filter(|n| !n.is_empty()).ok_or_else(|| refusal("invalid_name"))?;
+        let key = (channel.to_string(), timestamp.to_string(), name.to_string());
+        let changed = if add { self.reactions.insert(key) } else { self.reactions.remove(&key) };
+        match (changed, add) {
+            (true, _) => Ok(json!({"ok": true})),
+            (false, true) => Err(refusal("already_reacted")),
+            (false, false) => Err(refusal("no_reaction")),
+        }
+    }
+
+    /// `views.open`, `views.push`: a new modal (its own root: the fake does not keep the stack).
+    fn open_view(&mut self, args: &Map<String, Value>, now_ms: u64) -> Answer {
+        let trigger = text(args, "trigger_id").or_else(|| text(args, "interactivity_pointer")).ok_or_else(|| missing("trigger_id"))?;
+        if trigger_minted_at(trigger).is_some_and(|minted| now_ms.saturating_sub(minted) > TRIGGER_TTL_MS) {
+            return Err(refusal("expired_trigger_id"));
+        }
+        let given = view_arg(args, &["modal"])?;
+        let id = fresh_view_id();
+        let view = self.store_view(&id, &given, None)?;
+        Ok(json!({"ok": true, "view": view}))
+    }
+
+    fn update_view(&mut self, args: &Map<String, Value>) -> Answer {
+        let id = match (text(args, "view_id"), text(args, "external_id")) {
+            (Some(id), _) => id.to_string(),
+            (None, Some(external)) => self.external_ids.get(external).cloned().ok_or_else(|| refusal("not_found"))?,
+            (None, None) => return Err(missing("view_id")),
+        };
+        let old = self.views.get(&id).cloned().ok_or_else(|| refusal("not_found"))?;
+        if text(args, "hash").is_some_and(|hash| old["hash"] != hash) {
+            return Err(refusal("hash_conflict"));
+        }
+        let given = view_arg(args, &["modal", "home"])?;
+        let view = self.store_view(&id, &given, Some(&old))?;
+        Ok(json!({"ok": true, "view": view}))
+    }
+
+    fn publish_view(&mut self, args: &Map<String, Value>) -> Answer {
+        let user = text(args, "user_id").ok_or_else(|| missing("user_id"))?.to_string();
+        let given = view_arg(args, &["home"])?;
+        let old = self.homes.get(&user).and_then(|id| self.views.get(id)).cloned();
+        if let (Some(hash), Some(old)) = (text(args, "hash"), &old) {
+            if old["hash"] != hash {
+                return Err(refusal("hash_conflict"));
+            }
+        }
+        let id = old.as_ref().and_then(|v| v["id"].as_str()).map_or_else(fresh_view_id, str::to_string);
+        let view = self.store_view(&id, &given, old.as_ref())?;
+        self.homes.insert(user, id);
+        Ok(json!({"ok": true, "view": view}))
+    }
+
+    /// Stores the view `id` made of the caller's `given` view (and the `old` one it replaces).
+    fn store_view(&mut self, id: &str, given: &Map<String, Value>, old: Option<&Value>) -> Answer {
+        let external = given.get("external_id").and_then(Value::as_str).unwrap_or("");
+        if !external.is_empty() && self.external_ids.get(external).is_some_and(|owner| owner != id) {
+            return Err(refusal("duplicate_external_id"));
+        }
+        let field = |name: &str, default: Value| given.get(name).cloned().unwrap_or(default);
+        let view = json!({
+            "id": id, "team_id": FAKE_TEAM, "type": given["type"], "title": field("title", Value::Null),
+            "submit": field("submit", Value::Null), "close": field("close", Value::Null), "blocks": field("blocks", json!([])),
+            "private_metadata": field("private_metadata", json!("")), "callback_id": field("callback_id", json!("")),
+            "external_id": external, "state": {"values": {}}, "hash": fresh_hash(),
+            "clear_on_close": field("clear_on_close", json!(false)), "notify_on_close": field("notify_on_close", json!(false)),
+            "previous_view_id": old.map_or(Value::Null, |o| o["previous_view_id"].clone()),
+            "root_view_id": old.map_or_else(|| json!(id), |o| o["root_view_id"].clone()),
+            "app_id": FAKE_APP_ID, "app_installed_team_id": FAKE_TEAM, "bot_id": FAKE_BOT_ID,
+        });
+        if let Some(previous) = old.and_then(|o| o["external_id"].as_str()).filter(|e| !e.is_empty() && *e != external) {
+            self.external_ids.remove(previous);
+        }
+        if !external.is_empty() {
+            self.external_ids.insert(external.to_string(), id.to_string());
+        }
+        self.views.insert(id.to_string(), view.clone());
+        Ok(view)
+    }
+
+    fn start_stream(&mut self, args: &Map<String, Value>) -> Answer {
+        let channel = channel(args)?;
+        message_ts(args, "thread_ts")?;
+        let ts = fresh_message_ts();
+        let so_far = text(args, "markdown_text").unwrap_or("").to_string();
+        self.streams.insert((channel.to_string(), ts.clone()), (so_far, false));
+        Ok(json!({"ok": true, "channel": channel, "ts": ts}))
+    }
+
+    /// `chat.appendStream`, or `chat.stopStream` when `stop`.
+    fn append_stream(&mut self, args: &Map<String, Value>, stop: bool) -> Answer {
+        let channel = channel(args)?;
+        let ts = message_ts(args, "ts")?;
+        let added = text(args, "markdown_text").unwrap_or("");
+        if !stop && added.is_empty() && args.get("chunks").is_none() {
+            return Err(missing("markdown_text"));
+        }
+        // A stream the fake did not start (a test's own ts) is taken as streaming.
+        let (so_far, stopped) = self.streams.entry((channel.to_string(), ts.to_string())).or_default();
+        if *stopped {
+            return Err(refusal("message_not_in_streaming_state"));
+        }
+        so_far.push_str(added);
+        if !stop {
+            return Ok(json!({"ok": true, "channel": channel, "ts": ts}));
+        }
+        *stopped = true;
+        let message = json!({"type": "message", "text": so_far, "user": FAKE_BOT_USER, "bot_id": FAKE_BOT_ID, "ts": ts});
+        Ok(json!({"ok": true, "channel": channel, "ts": ts, "message": message}))
+    }
+}
+
+/// A message needs some content: Slack answers `no_text` without any.
+fn has_content(args: &Map<String, Value>) -> Result<(), Value> {
+    match ["text", "blocks", "attachments", "markdown_text"].iter().any(|k| args.get(*k).is_some_and(|v| !v.is_null() && v != "")) {
+        true => Ok(()),
+        false => Err(refusal("no_text")),
+    }
+}
+
+fn post_message(args: &Map<String, Value>) -> Answer {
+    let channel = channel(args)?;
+    has_content(args)?;
+    let ts = fresh_message_ts();
+    let mut message = json!({"type": "message", "text": text(args, "text").unwrap_or(""), "user": FAKE_BOT_USER, "bot_id": FAKE_BOT_ID, "app_id": FAKE_APP_ID, "team": FAKE_TEAM, "ts": ts});
+    if let Some(thread) = text(args, "thread_ts") {
+        message["thread_ts"] = json!(thread);
+    }
+    Ok(json!({"ok": true, "channel": channel, "ts": ts, "message": message}))
+}
+
+fn update_message(args: &Map<String, Value>) -> Answer {
+    let channel = channel(args)?;
+    let ts = message_ts(args, "ts")?;
+    has_content(args)?;
+    let text = text(args, "text").unwrap_or("");
+    let message = json!({"type": "message", "text": text, "user": FAKE_BOT_USER, "bot_id": FAKE_BOT_ID, "app_id": FAKE_APP_ID, "team": FAKE_TEAM});
+    Ok(json!({"ok": true, "channel": channel, "ts": ts, "text": text, "message": message}))
+}
+
+fn delete_message(args: &Map<String, Value>) -> Answer {
+    let channel = channel(args)?;
+    Ok(json!({"ok": true, "channel": channel, "ts": message_ts(args, "ts")?}))
+}
+
+fn post_ephemeral(args: &Map<String, Value>) -> Answer {
+    channel(args)?;
+    text(args, "user").ok_or_else(|| refusal("user_not_in_channel"))?;
+    has_content(args)?;
+    Ok(json!({"ok": true, "message_ts": fresh_message_ts()}))
+}
+
+fn permalink(args: &Map<String, Value>) -> Answer {
+    let channel = channel(args)?;
+    let ts = message_ts(args, "message_ts")?;
+    Ok(json!({"ok": true, "channel": channel, "permalink": format!("https://simulated.slack.com/archives/{channel}/p{}", ts.replace('.', ""))}))
+}
+
+fn assistant(args: &Map<String, Value>, field: &str) -> Answer {
+    text(args, "channel_id").ok_or_else(|| refusal("channel_not_found"))?;
+    message_ts(args, "thread_ts")?;
+    if args.get(field).is_none() {
+        return Err(missing(field));
+    }
+    Ok(json!({"ok": true}))
+}
+
+fn conversation(args: &Map<String, Value>) -> Answer {
+    let id = channel(args)?;
+    let kind = |prefix: char| id.starts_with(prefix);
+    Ok(json!({"ok": true, "channel": {
+        "id": id, "name": id.to_lowercase(), "is_channel": kind('C'), "is_group": kind('G'), "is_im": kind('D'), "is_mpim": false,
+        "is_private": kind('G') || kind('D'), "is_archived": false, "is_general": false, "is_member": true, "created": 1_600_000_000,
+        "context_team_id": FAKE_TEAM,
+    }}))
+}
+
+fn user(args: &Map<String, Value>) -> Answer {
+    let id = text(args, "user").ok_or_else(|| refusal("user_not_found"))?;
+    let name = id.to_lowercase();
+    Ok(json!({"ok": true, "user": {
+        "id": id, "team_id": FAKE_TEAM, "name": name, "real_name": name, "deleted": false, "is_bot": id == FAKE_BOT_USER,
+        "is_admin": false, "tz": "Etc/UTC", "profile": {"real_name": name, "display_name": name},
+    }}))
+}
+
+/// A non-empty string argument.
+fn text<'a>(args: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
+    args.get(name).and_then(Value::as_str).filter(|s| !s.is_empty())
+}
+
+/// The `channel` argument: Slack answers `channel_not_found` without it.
+fn channel(args: &Map<String, Value>) -> Result<&str, Value> {
+    text(args, "channel").ok_or_else(|| refusal("channel_not_found"))
+}
+
+/// A message `ts` argument.
+fn message_ts<'a>(args: &'a Map<String, Value>, name: &str) -> Result<&'a str, Value> {
+    text(args, name).ok_or_else(|| refusal("message_not_found"))
+}
+
+/// The `view` argument (an object, or the JSON-encoded string form bodies carry) of one of `types`.
+fn view_arg(args: &Map<String, Value>, types: &[&str]) -> Result<Map<String, Value>, Value> {
+    let view = match args.get("view") {
+        Some(Value::Object(view)) => view.clone(),
+        Some(Value::String(encoded)) => match serde_json::from_str(encoded) {
+            Ok(Value::Object(view)) => view,
+            _ => return Err(invalid("view must be a JSON-encoded object")),
+        },
+        _ => return Err(missing("view")),
+    };
+    match view.get("type").and_then(Value::as_str) {
+        Some(kind) if types.contains(&kind) => Ok(view),
+        _ => Err(invalid(&format!("view.type must be {}", types.join(" or ")))),
+    }
+}
+
+/// `{"ok": false, "error": error}`.
+pub fn refusal(error: &str) -> Value {
+    json!({"ok": false, "error": error})
+}
+
+fn invalid(message: &str) -> Value {
+    json!({"ok": false, "error": "invalid_arguments", "response_metadata": {"messages": [format!("[ERROR] {message}")]}})
+}
+
+fn missing(field: &str) -> Value {
+    invalid(&format!("missing required field: {field}"))
+}
+
+/// A message `ts` (seconds.micros) of now, unique and increasing across the process.
+pub fn fresh_message_ts() -> String {
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64);
+    let next = |last: u64| last.max(now.saturating_sub(1)) + 1;
+    let micros = next(LAST.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |last| Some(next(last))).unwrap_or(0));
+    format!("{}.{:06}", micros / 1_000_000, micros % 1_000_000)
+}
+
+fn fresh_view_id() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    format!("V{:06X}{n:04X}", secs & 0xFF_FFFF)
+}
+
+fn fresh_hash() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    format!("{secs}.{:08x}", NEXT.fetch_add(1, Ordering::Relaxed).wrapping_mul(0x9E37_79B9) & 0xFFFF_FFFF)
+}

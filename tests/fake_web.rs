@@ -1,0 +1,241 @@
+//! The fake Slack's Web API methods, over HTTP, answered as Slack answers them: `unknown_method`
+//! for a method it does not implement (unless scripted), `not_authed` without a token, the
+//! message's own `ts` from `chat.update`, reactions and views with their state and refusals,
+//! expired trigger ids, form bodies as well as JSON ones.
+#![cfg(not(target_arch = "wasm32"))]
+
+use serde_json::{json, Value};
+use slackline::sim::client::{fresh_trigger_id, trigger_id_minted_at};
+use slackline::sim::fake::{FakeSlack, Reply};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+const TOKEN: &str = "xoxb-fake-web";
+
+fn agent() -> ureq::Agent {
+    ureq::AgentBuilder::new().timeout(Duration::from_secs(5)).build()
+}
+
+/// The status and JSON body of an answer.
+fn answer(result: Result<ureq::Response, ureq::Error>) -> (u16, Value) {
+    let response = match result {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("{e}"),
+    };
+    (response.status(), response.into_json().expect("a JSON body"))
+}
+
+/// A JSON call with the bearer token.
+fn call(fake: &FakeSlack, method: &str, body: Value) -> Value {
+    let (status, body) = answer(agent().post(&format!("{}/{method}", fake.api_url())).set("Authorization", &format!("Bearer {TOKEN}")).send_json(body));
+    assert_eq!(status, 200, "{method}: {body}");
+    body
+}
+
+/// A form call (`application/x-www-form-urlencoded`), as Slack's SDKs send some methods.
+fn form(fake: &FakeSlack, method: &str, fields: &[(&str, &str)]) -> Value {
+    answer(agent().post(&format!("{}/{method}", fake.api_url())).send_form(fields)).1
+}
+
+fn error_of(body: &Value) -> &str {
+    assert_eq!(body["ok"], false, "{body}");
+    body["error"].as_str().unwrap()
+}
+
+fn ok(body: Value) -> Value {
+    assert_eq!(body["ok"], true, "{body}");
+    body
+}
+
+#[test]
+fn an_unknown_method_is_unknown_unless_scripted() {
+    let fake = FakeSlack::start();
+    assert_eq!(error_of(&call(&fake, "chat.postMesage", json!({"channel": "C1", "text": "typo"}))), "unknown_method");
+    assert_eq!(error_of(&form(&fake, "no.such.method", &[])), "unknown_method", "with no token either");
+    fake.script("users.lookupByEmail", "", vec![Reply::Json(json!({"ok": true, "user": {"id": "U7"}}))]);
+    assert_eq!(call(&fake, "users.lookupByEmail", json!({"email": "a@b.c"}))["user"]["id"], "U7");
+    assert_eq!(error_of(&call(&fake, "users.lookupByEmail", json!({}))), "unknown_method", "the script ran out");
+    for method in slackline::sim::web::METHODS.iter().chain(&slackline::sim::lists::METHODS) {
+        assert!(slackline::sim::fake::knows(method), "{method}");
+    }
+}
+
+#[test]
+fn a_call_without_a_token_is_not_authed_and_a_form_token_counts() {
+    let fake = FakeSlack::start();
+    let url = format!("{}/chat.postMessage", fake.api_url());
+    for request in [agent().post(&url), agent().post(&url).set("Authorization", "Bearer "), agent().post(&url).set("Authorization", "Basic eDp5")] {
+        assert_eq!(error_of(&answer(request.send_json(json!({"channel": "C1", "text": "hi"}))).1), "not_authed");
+    }
+    assert_eq!(error_of(&form(&fake, "chat.postMessage", &[("channel", "C1"), ("text", "hi")])), "not_authed");
+    assert_eq!(error_of(&form(&fake, "auth.test", &[])), "not_authed");
+    assert_eq!(error_of(&form(&fake, "slackLists.items.list", &[("list_id", "F1")])), "not_authed");
+    let posted = ok(form(&fake, "chat.postMessage", &[("token", TOKEN), ("channel", "C1"), ("text", "hi")]));
+    assert_eq!(posted["channel"], "C1");
+    assert_eq!(ok(form(&fake, "auth.test", &[("token", TOKEN)]))["user_id"], "UFAKEBOT");
+    let query = answer(agent().post(&format!("{}/auth.test?token={TOKEN}", fake.api_url())).send_string("")).1;
+    assert_eq!(ok(query)["team_id"], "TSIM");
+    // oauth.v2.access is authenticated by the app's client id and secret, not a bearer token.
+    let exchanged = ok(form(&fake, "oauth.v2.access", &[("client_id", "1.2"), ("client_secret", "s"), ("code", "c")]));
+    assert_eq!(exchanged["access_token"], "xoxb-sim-token");
+    // A List's rows from a form body: the cells JSON-encoded, as Slack's SDKs send them.
+    let cell = json!([{"column_id": "Col1", "rich_text": [{"type": "rich_text", "elements": []}]}]).to_string();
+    let created = ok(form(&fake, "slackLists.items.create", &[("token", TOKEN), ("list_id", "F1"), ("initial_fields", &cell)]));
+    let listed = ok(form(&fake, "slackLists.items.list", &[("token", TOKEN), ("list_id", "F1"), ("limit", "10"), ("archived", "false")]));
+    assert_eq!(listed["items"][0]["id"], created["item"]["id"]);
+    // The recorded call has the form's arguments.
+    let recorded = fake.calls("chat.postMessage", "text=hi");
+    assert_eq!(recorded.last().unwrap().field("channel"), Some("C1"));
+}
+
+#[test]
+fn chat_methods_answer_as_slack_does() {
+    let fake = FakeSlack::start();
+    let first = ok(call(&fake, "chat.postMessage", json!({"channel": "C1", "text": "one", "thread_ts": "1.2"})));
+    let second = ok(call(&fake, "chat.postMessage", json!({"channel": "C1", "text": "two"})));
+    let (ts1, ts2) = (first["ts"].as_str().unwrap(), second["ts"].as_str().unwrap());
+    let as_number = |ts: &str| ts.parse::<f64>().unwrap();
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs_f64();
+    assert!(as_number(ts1) < as_number(ts2) && (now - as_number(ts2)).abs() < 60.0, "fresh, increasing: {ts1} {ts2}");
+    assert_eq!((first["channel"].as_str(), first["message"]["text"].as_str(), first["message"]["thread_ts"].as_str()), (Some("C1"), Some("one"), Some("1.2")));
+    assert_eq!(error_of(&call(&fake, "chat.postMessage", json!({"channel": "C1"}))), "no_text");
+    assert_eq!(error_of(&call(&fake, "chat.postMessage", json!({"text": "where"}))), "channel_not_found");
+
+    let updated = ok(call(&fake, "chat.update", json!({"channel": "C1", "ts": ts1, "text": "edited"})));
+    assert_eq!(
+        (updated["channel"].as_str(), updated["ts"].as_str(), updated["text"].as_str()),
+        (Some("C1"), Some(ts1), Some("edited")),
+        "the message's own ts"
+    );
+    assert_eq!(error_of(&call(&fake, "chat.update", json!({"channel": "C1", "text": "which"}))), "message_not_found");
+    assert_eq!(error_of(&call(&fake, "chat.update", json!({"channel": "C1", "ts": ts1}))), "no_text");
+    let blocks = ok(call(&fake, "chat.update", json!({"channel": "C1", "ts": ts1, "blocks": [{"type": "divider"}]})));
+    assert_eq!(blocks["ts"], ts1);
+    let deleted = ok(call(&fake, "chat.delete", json!({"channel": "C1", "ts": ts2})));
+    assert_eq!((deleted["channel"].as_str(), deleted["ts"].as_str()), (Some("C1"), Some(ts2)));
+
+    let ephemeral = ok(call(&fake, "chat.postEphemeral", json!({"channel": "C1", "user": "U1", "text": "psst"})));
+    assert!(ephemeral["message_ts"].as_str().is_some_and(|ts| ts.contains('.')) && ephemeral.get("ts").is_none(), "{ephemeral}");
+    let link = ok(call(&fake, "chat.getPermalink", json!({"channel": "C1", "message_ts": "1700000000.000100"})));
+    assert!(link["permalink"].as_str().unwrap().ends_with("/archives/C1/p1700000000000100"), "{link}");
+    assert_eq!(ok(call(&fake, "conversations.info", json!({"channel": "C1"})))["channel"]["id"], "C1");
+    assert_eq!(ok(call(&fake, "users.info", json!({"user": "U1"})))["user"]["id"], "U1");
+}
+
+#[test]
+fn streams_start_append_and_stop_once() {
+    let fake = FakeSlack::start();
+    let started = ok(call(&fake, "chat.startStream", json!({"channel": "C1", "thread_ts": "1.2"})));
+    let ts = started["ts"].as_str().unwrap();
+    let appended = ok(call(&fake, "chat.appendStream", json!({"channel": "C1", "ts": ts, "markdown_text": "Hello, "})));
+    assert_eq!(appended["ts"], ts);
+    let stopped = ok(call(&fake, "chat.stopStream", json!({"channel": "C1", "ts": ts, "markdown_text": "world"})));
+    assert_eq!((stopped["ts"].as_str(), stopped["message"]["text"].as_str()), (Some(ts), Some("Hello, world")));
+    assert_eq!(error_of(&call(&fake, "chat.appendStream", json!({"channel": "C1", "ts": ts, "markdown_text": "more"}))), "message_not_in_streaming_state");
+    assert_eq!(error_of(&call(&fake, "chat.startStream", json!({"channel": "C1"}))), "message_not_found", "a stream is a thread's reply");
+}
+
+#[test]
+fn a_reaction_is_added_once_and_removed_once() {
+    let fake = FakeSlack::start();
+    let add = [("token", TOKEN), ("channel", "C1"), ("timestamp", "1.2"), ("name", "eyes")];
+    ok(form(&fake, "reactions.add", &add));
+    assert_eq!(error_of(&form(&fake, "reactions.add", &add)), "already_reacted");
+    assert_eq!(error_of(&call(&fake, "reactions.add", json!({"channel": "C1", "timestamp": "1.2", "name": ":eyes:"}))), "already_reacted", "colons or not");
+    ok(call(&fake, "reactions.add", json!({"channel": "C1", "timestamp": "1.2", "name": "tada"})));
+    ok(call(&fake, "reactions.add", json!({"channel": "C2", "timestamp": "1.2", "name": "eyes"})));
+    ok(form(&fake, "reactions.remove", &add));
+    assert_eq!(error_of(&form(&fake, "reactions.remove", &add)), "no_reaction");
+    ok(form(&fake, "reactions.add", &add));
+    assert_eq!(error_of(&call(&fake, "reactions.add", json!({"channel": "C1", "name": "eyes"}))), "no_item_specified");
+    assert_eq!(error_of(&call(&fake, "reactions.add", json!({"channel": "C1", "timestamp": "1.2"}))), "invalid_name");
+    // Slack acted, the answer was lost: the retry finds the reaction there.
+    fake.script("reactions.add", "lost", vec![Reply::Applied(Box::new(Reply::Status(503)))]);
+    let lost = json!({"channel": "Clost", "timestamp": "1.2", "name": "eyes"});
+    let (status, _) =
+        answer(agent().post(&format!("{}/reactions.add", fake.api_url())).set("Authorization", &format!("Bearer {TOKEN}")).send_json(lost.clone()));
+    assert_eq!(status, 503);
+    assert_eq!(error_of(&call(&fake, "reactions.add", lost)), "already_reacted");
+    // A scripted refusal adds nothing.
+    fake.script("reactions.add", "refused", vec![Reply::Error("ratelimited")]);
+    let refused = json!({"channel": "Crefused", "timestamp": "1.2", "name": "eyes"});
+    assert_eq!(error_of(&call(&fake, "reactions.add", refused.clone())), "ratelimited");
+    ok(call(&fake, "reactions.add", refused));
+}
+
+fn modal(callback_id: &str) -> Value {
+    json!({"type": "modal", "callback_id": callback_id, "title": {"type": "plain_text", "text": "Hi"}, "blocks": [], "private_metadata": "m"})
+}
+
+#[test]
+fn views_are_opened_updated_and_published_like_slacks() {
+    let fake = FakeSlack::start();
+    let opened = ok(call(&fake, "views.open", json!({"trigger_id": fresh_trigger_id(), "view": modal("first")})))["view"].clone();
+    let id = opened["id"].as_str().unwrap();
+    assert!(id.starts_with('V') && id.len() >= 9 && id.chars().all(|c| c.is_ascii_alphanumeric()), "{id}");
+    assert_eq!(
+        (opened["team_id"].as_str(), opened["type"].as_str(), opened["callback_id"].as_str(), opened["private_metadata"].as_str()),
+        (Some("TSIM"), Some("modal"), Some("first"), Some("m"))
+    );
+    assert_eq!((opened["state"].clone(), opened["root_view_id"].as_str()), (json!({"values": {}}), Some(id)));
+    assert!(opened["hash"].as_str().is_some_and(|h| !h.is_empty()) && opened["bot_id"].is_string() && opened["app_id"].is_string());
+
+    let updated = ok(call(&fake, "views.update", json!({"view_id": id, "hash": opened["hash"], "view": modal("second")})))["view"].clone();
+    assert_eq!((updated["id"].as_str(), updated["callback_id"].as_str()), (Some(id), Some("second")));
+    assert_ne!(updated["hash"], opened["hash"]);
+    assert_eq!(error_of(&call(&fake, "views.update", json!({"view_id": id, "hash": opened["hash"], "view": modal("stale")}))), "hash_conflict");
+    assert_eq!(error_of(&call(&fake, "views.update", json!({"view_id": "VNOSUCH", "view": modal("x")}))), "not_found");
+    assert_eq!(error_of(&call(&fake, "views.update", json!({"external_id": "nope", "view": modal("x")}))), "not_found");
+
+    // A form body carries the view JSON-encoded; an external_id finds it again, and is unique.
+    let mut external = modal("ext");
+    external["external_id"] = json!("ext-1");
+    let encoded = external.to_string();
+    let pushed = ok(form(&fake, "views.push", &[("token", TOKEN), ("trigger_id", "12345.98765.abcd2358fdea"), ("view", &encoded)]));
+    let by_external = ok(call(&fake, "views.update", json!({"external_id": "ext-1", "view": external})));
+    assert_eq!(by_external["view"]["id"], pushed["view"]["id"]);
+    assert_eq!(error_of(&form(&fake, "views.open", &[("token", TOKEN), ("trigger_id", "1.2.3"), ("view", &encoded)])), "duplicate_external_id");
+    assert_eq!(error_of(&call(&fake, "views.open", json!({"trigger_id": "1.2.3", "view": {"type": "home"}}))), "invalid_arguments");
+    assert_eq!(error_of(&call(&fake, "views.open", json!({"view": modal("no trigger")}))), "invalid_arguments");
+    assert_eq!(error_of(&call(&fake, "views.open", json!({"trigger_id": "1.2.3"}))), "invalid_arguments");
+
+    let home = json!({"type": "home", "blocks": []});
+    let first = ok(call(&fake, "views.publish", json!({"user_id": "U1", "view": home})))["view"].clone();
+    let again = ok(call(&fake, "views.publish", json!({"user_id": "U1", "view": home})))["view"].clone();
+    assert_eq!((first["type"].as_str(), again["id"].clone()), (Some("home"), first["id"].clone()), "one Home tab per user");
+    assert_ne!(ok(call(&fake, "views.publish", json!({"user_id": "U2", "view": home})))["view"]["id"], first["id"]);
+    assert_eq!(error_of(&call(&fake, "views.publish", json!({"view": home}))), "invalid_arguments");
+}
+
+#[test]
+fn a_trigger_id_older_than_three_seconds_has_expired() {
+    let fake = FakeSlack::start();
+    let now_ms = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as u64;
+    for method in ["views.open", "views.push"] {
+        let old = trigger_id_minted_at(now_ms - 3_500);
+        assert_eq!(error_of(&call(&fake, method, json!({"trigger_id": old, "view": modal("late")}))), "expired_trigger_id", "{method}");
+        let recent = trigger_id_minted_at(now_ms - 1_000);
+        ok(call(&fake, method, json!({"trigger_id": recent, "view": modal("in time")})));
+        // An id the simulator did not mint cannot be dated: fresh.
+        ok(call(&fake, method, json!({"trigger_id": "398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c", "view": modal("theirs")})));
+    }
+}
+
+#[test]
+fn assistant_threads_methods_need_their_thread() {
+    let fake = FakeSlack::start();
+    ok(call(&fake, "assistant.threads.setStatus", json!({"channel_id": "D1", "thread_ts": "1.2", "status": "is thinking..."})));
+    ok(call(&fake, "assistant.threads.setTitle", json!({"channel_id": "D1", "thread_ts": "1.2", "title": "Plans"})));
+    ok(call(&fake, "assistant.threads.setSuggestedPrompts", json!({"channel_id": "D1", "thread_ts": "1.2", "prompts": [{"title": "a", "message": "b"}]})));
+    assert_eq!(error_of(&call(&fake, "assistant.threads.setTitle", json!({"channel_id": "D1", "thread_ts": "1.2"}))), "invalid_arguments");
+    assert_eq!(error_of(&call(&fake, "assistant.threads.setStatus", json!({"thread_ts": "1.2", "status": "x"}))), "channel_not_found");
+}
+
+#[test]
+fn the_call_log_lists_form_arguments() {
+    let fake = FakeSlack::start();
+    form(&fake, "reactions.add", &[("token", TOKEN), ("channel", "Clog"), ("timestamp", "1.2"), ("name", "eyes")]);
+    let listed: Value = agent().get(&format!("{}/_sim/calls", fake.base_url())).call().unwrap().into_json().unwrap();
+    let call = listed.as_array().unwrap().iter().find(|c| c["method"] == "reactions.add").expect("recorded");
+    assert_eq!((call["args"]["channel"].as_str(), call["json"].clone()), (Some("Clog"), Value::Null));
+}

@@ -1,0 +1,54 @@
+//! The `slackline-sim` binary's command line: each subcommand's `--help` exits 0 with its options,
+//! a bad command line exits 2 naming what is wrong.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::process::Command;
+
+fn sim(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_slackline-sim")).args(args).output().expect("run slackline-sim");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn each_subcommand_answers_help_with_its_options_and_exit_0() {
+    let common = ["--url <URL>", "--sim <URL>", "--secret <S>", "--team <T>", "--timeout <S>"];
+    let serve = [
+        "--port <N>",
+        "--slow-ms <MS>",
+        "--fail-rate <F>",
+        "--ratelimit-rate <F>",
+        "--retry-after <S>",
+        "--error <METHOD=CODE>",
+        "--script <FILE.json>",
+        "--seed <N>",
+        "--enforce-tiers",
+    ];
+    for (sub, text) in [("serve", false), ("mention", true), ("dm", true), ("command", true), ("click", false), ("storm", false)] {
+        let (code, stdout, stderr) = sim(&[sub, "--help"]);
+        assert_eq!((code, stderr.as_str()), (0, ""), "{sub} --help");
+        assert!(stdout.contains(&format!("Usage: slackline-sim {sub} [OPTIONS]")), "{stdout}");
+        let expected: &[&str] = if sub == "serve" { &serve } else { &common };
+        for flag in expected {
+            assert!(stdout.contains(flag), "{sub} --help lacks {flag}:\n{stdout}");
+        }
+        assert_eq!(stdout.contains("--text <T>"), text, "{sub}: {stdout}");
+    }
+    let (code, stdout, _) = sim(&["--help"]);
+    assert!(code == 0 && ["serve", "mention", "dm", "command", "click", "storm"].iter().all(|s| stdout.contains(s)), "{stdout}");
+}
+
+#[test]
+fn a_bad_command_line_exits_2_and_names_the_flag() {
+    for (args, named) in [
+        (&["serve", "--url", "x"][..], "unexpected argument '--url'"),
+        (&["serve", "--fail-rate", "lots"], "'--fail-rate <F>'"),
+        (&["serve", "--fail-rate", "2", "--port", "0"], "fail_rate must be between 0 and 1"),
+        (&["mention", "--timeout"], "'--timeout <S>'"),
+        (&["launch"], "unrecognized subcommand 'launch'"),
+        (&[], "Usage: slackline-sim <COMMAND>"),
+    ] {
+        let (code, stdout, stderr) = sim(args);
+        assert_eq!(code, 2, "{args:?}: {stdout}{stderr}");
+        assert!(stderr.contains(named), "{args:?}: {stderr}");
+    }
+}
