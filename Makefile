@@ -23,23 +23,26 @@ export MINIFLARE_WORKERD_V8_FLAGS += --no-logfile-per-isolate --logfile=/dev/nul
 endif
 endif
 
-WORKER_SOURCES := $(shell find src -name '*.rs') Cargo.toml Cargo.lock
+# The bot make dev, make try and the tests serve: a crate of examples/ built on the library.
+APP ?= echo
+BOT := examples/$(APP)
+WORKER_SOURCES := $(shell find src $(BOT)/src -name '*.rs') Cargo.toml Cargo.lock $(BOT)/Cargo.toml
 
 FUZZ_TARGETS := signature events command interaction
 FUZZ_SECONDS ?= 10
 
-.PHONY: setup build worker dev try test lint test-wasm fuzz fuzz-smoke bench soak clean
+.PHONY: setup build worker dev try test lint test-wasm test-template new fuzz fuzz-smoke bench soak clean
 
 setup:
 	@scripts/setup.sh
 
 # The Worker bundle. Rebuilt only when a source changed, so wrangler's [build] hook and the
 # end-to-end harness can call it on every start for free.
-build/index.js: $(WORKER_SOURCES)
-	worker-build --release
-	@touch build/index.js
+$(BOT)/build/index.js: $(WORKER_SOURCES)
+	cd $(BOT) && worker-build --release
+	@touch $(BOT)/build/index.js
 
-worker: build/index.js
+worker: $(BOT)/build/index.js
 
 build: setup
 	@$(MAKE) --no-print-directory worker
@@ -49,7 +52,7 @@ build: setup
 	@echo "created .dev.vars from .dev.vars.example (edit it; make dev never overwrites it)"
 
 dev: build .dev.vars
-	wrangler dev --ip 127.0.0.1 --port $(PORT) --inspector-port $(INSPECTOR_PORT) --persist-to $(PERSIST_TO)
+	wrangler dev $(BOT)/build/index.js --ip 127.0.0.1 --port $(PORT) --inspector-port $(INSPECTOR_PORT) --persist-to $(PERSIST_TO)
 
 # The round trip without Slack: the simulator's fake Slack, slackline, a mention and its reply.
 try: build
@@ -61,6 +64,7 @@ test: build
 	cargo test --locked --doc --quiet
 	$(MAKE) --no-print-directory try
 	$(MAKE) --no-print-directory test-wasm
+	$(MAKE) --no-print-directory test-template
 	$(MAKE) --no-print-directory fuzz-smoke
 
 # rustfmt (rustfmt.toml) and clippy with every warning an error, native and wasm32 (the adapters
@@ -68,8 +72,24 @@ test: build
 lint: setup
 	cargo fmt --check
 	cargo fmt --check --manifest-path fuzz/Cargo.toml
-	cargo clippy --locked --all-targets --quiet -- -D warnings
-	cargo clippy --locked --lib --tests --target wasm32-unknown-unknown --quiet -- -D warnings
+	cargo clippy --locked --workspace --all-targets --quiet -- -D warnings
+	cargo clippy --locked --workspace --lib --tests --target wasm32-unknown-unknown --quiet -- -D warnings
+
+# A new bot from the template (template/): its own folder, Cargo.toml (slackline by path, this
+# checkout), wrangler.toml, manifest.json, src/ with a test, README, Makefile.
+new:
+	@test -n "$(DIR)" || { echo "usage: make new DIR=path/to/mybot"; exit 2; }
+	@test ! -e "$(DIR)" || { echo "make new: $(DIR) already exists"; exit 2; }
+	@mkdir -p "$(DIR)" && cp -R template/. "$(DIR)/" && cp Cargo.lock "$(DIR)/Cargo.lock"
+	@sed -i "s#SLACKLINE_PATH#$(CURDIR)#g" "$(DIR)/Cargo.toml" "$(DIR)/Makefile" "$(DIR)/README.md"
+	@echo "created $(DIR): cd $(DIR) && make test && make dev"
+
+# The template builds to wasm32 and passes its own test, as a user gets it from `make new`.
+TEMPLATE_CHECK := target/template-check
+test-template:
+	rm -rf $(TEMPLATE_CHECK)
+	$(MAKE) --no-print-directory new DIR=$(TEMPLATE_CHECK)
+	CARGO_TARGET_DIR=$(CURDIR)/target/template-target $(MAKE) --no-print-directory -C $(TEMPLATE_CHECK) test
 
 test-wasm:
 	cargo test --locked --target wasm32-unknown-unknown --test wasm_core
@@ -95,4 +115,4 @@ fuzz-smoke: setup
 fuzz: fuzz-smoke
 
 clean:
-	rm -rf build target .wrangler
+	rm -rf build examples/*/build target .wrangler

@@ -766,8 +766,8 @@ fn main() {
     drop((floor_cli, app_cli));
 
     // 6: bundle size.
-    let wasm = format!("{root}/build/index_bg.wasm");
-    let js = format!("{root}/build/index.js");
+    let wasm = format!("{root}/examples/echo/build/index_bg.wasm");
+    let js = format!("{root}/examples/echo/build/index.js");
     let raw = std::fs::metadata(&wasm).map(|m| m.len()).unwrap_or(0) + std::fs::metadata(&js).map(|m| m.len()).unwrap_or(0);
     println!(
         "| 6 | bundle (index_bg.wasm + index.js) raw / gzip -9 | {:.0} KiB / {:.0} KiB |",

@@ -5,6 +5,10 @@
 //! team's Durable Object) *before* the 200, and the work is delivered at least once from a
 //! transactional outbox by the actor's alarm.
 //!
+//! slackline is a library: a bot is its own crate that depends on it, builds its app with the
+//! listener API ([`app::listen`]) and becomes a Worker with [`worker!`] (see `template/`, and
+//! `examples/echo`, the bot the repository serves).
+//!
 //! # Layout
 //!
 //! Pure core (no `worker::` imports; tested natively with `cargo test`):
@@ -58,5 +62,74 @@ pub mod sql;
 pub mod testing;
 pub mod url_parts;
 
+/// The adapters between the pure core and the Workers runtime (wasm32 only): the front door, the
+/// team and directory actors, the sweep. A bot's crate reaches them through [`worker!`].
 #[cfg(target_arch = "wasm32")]
-mod runtime;
+pub mod runtime;
+
+/// Makes this crate a Cloudflare Worker running slackline with the app `make_app()` builds (an
+/// `impl slackline::app::App`, e.g. a [`app::listen::Listeners`]): exports the Worker's `fetch` and
+/// the two Durable Object classes its `wrangler.toml` binds, `TeamActor` and `Directory`. One
+/// call, in the bot's `src/lib.rs`; the bot's crate also depends on `worker` (`=0.8.7`), whose
+/// macros the expansion uses. On other targets (the bot's native tests) it expands to nothing.
+///
+/// ```ignore
+/// fn app() -> slackline::app::listen::Listeners {
+///     slackline::app::listen::Listeners::new().mention(|_, cx| { cx.reply("hi"); Ok(()) })
+/// }
+/// slackline::worker!(app);
+/// ```
+#[macro_export]
+macro_rules! worker {
+    ($make_app:expr) => {
+        #[cfg(target_arch = "wasm32")]
+        mod __slackline_worker {
+            // The app's constructor is named where the macro is called.
+            #[allow(unused_imports)]
+            use super::*;
+            use ::worker::wasm_bindgen;
+
+            #[::worker::event(fetch)]
+            async fn fetch(req: ::worker::Request, env: ::worker::Env, ctx: ::worker::Context) -> ::worker::Result<::worker::Response> {
+                $crate::runtime::front_door::fetch(req, env, ctx).await
+            }
+
+            /// One Durable Object per Slack installation: the receipts, the outbox, the alarm.
+            #[::worker::durable_object]
+            pub struct TeamActor {
+                inner: $crate::runtime::team::TeamActor,
+            }
+
+            impl ::worker::DurableObject for TeamActor {
+                fn new(state: ::worker::State, env: ::worker::Env) -> Self {
+                    let app: ::std::rc::Rc<dyn $crate::app::App> = ::std::rc::Rc::new(($make_app)());
+                    TeamActor { inner: $crate::runtime::team::TeamActor::new(state, env, app) }
+                }
+
+                async fn fetch(&self, req: ::worker::Request) -> ::worker::Result<::worker::Response> {
+                    self.inner.fetch(req).await
+                }
+
+                async fn alarm(&self) -> ::worker::Result<::worker::Response> {
+                    self.inner.alarm().await
+                }
+            }
+
+            /// The deployment's directory: the teams, consumed OAuth states.
+            #[::worker::durable_object]
+            pub struct Directory {
+                inner: $crate::runtime::directory::Directory,
+            }
+
+            impl ::worker::DurableObject for Directory {
+                fn new(state: ::worker::State, env: ::worker::Env) -> Self {
+                    Directory { inner: $crate::runtime::directory::Directory::new(state, env) }
+                }
+
+                async fn fetch(&self, req: ::worker::Request) -> ::worker::Result<::worker::Response> {
+                    self.inner.fetch(req).await
+                }
+            }
+        }
+    };
+}

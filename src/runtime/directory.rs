@@ -9,7 +9,7 @@ use super::{clock, log, store};
 use crate::logs::{ErrorLine, LogLine};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, Response, Result, SqlStorage, State};
+use worker::{Env, Method, Request, Response, Result, SqlStorage, State};
 
 /// The binding and the one name it is reached by.
 pub const BINDING: &str = "DIRECTORY";
@@ -17,8 +17,8 @@ const NAME: &str = "directory";
 /// The most teams one page of `GET /admin/teams` returns (also the default `limit`).
 const MAX_TEAMS: i64 = 1_000;
 
-/// The directory actor.
-#[durable_object]
+/// The directory actor (a bot's crate exports it as the `Directory` class through
+/// `slackline::worker!`).
 pub struct Directory {
     sql: SqlStorage,
 }
@@ -37,8 +37,9 @@ struct StateNote {
     expires_at: i64,
 }
 
-impl DurableObject for Directory {
-    fn new(state: State, _env: Env) -> Self {
+impl Directory {
+    /// The actor on its storage.
+    pub fn new(state: State, _env: Env) -> Self {
         let sql = state.storage().sql();
         if let Err(e) = store::directory::directory_migrate(&sql) {
             log::error(LogLine::SchemaError(ErrorLine { actor: Some("directory".into()), ..ErrorLine::new(e) }));
@@ -46,7 +47,8 @@ impl DurableObject for Directory {
         Directory { sql }
     }
 
-    async fn fetch(&self, mut req: Request) -> Result<Response> {
+    /// Serves one request.
+    pub async fn fetch(&self, mut req: Request) -> Result<Response> {
         let now = clock::now_ms();
         match (req.method(), req.path().as_str()) {
             (Method::Get, "/teams") => teams_page(&req, &self.sql),

@@ -17,7 +17,7 @@ use crate::slack::envelope::{self, Dispatch, Inbound, ParseError};
 use crate::slack::signature;
 use futures::StreamExt;
 use serde_json::json;
-use worker::{event, Env, Method, Request, Response};
+use worker::{Env, Method, Request, Response};
 
 impl From<team::Late> for FrontDoorError {
     fn from(late: team::Late) -> Self {
@@ -61,8 +61,8 @@ impl SlackRoute {
     }
 }
 
-#[event(fetch)]
-async fn fetch(req: Request, env: Env, _ctx: worker::Context) -> worker::Result<Response> {
+/// The Worker's `fetch`: every request. A bot's crate exports it through `slackline::worker!`.
+pub async fn fetch(req: Request, env: Env, _ctx: worker::Context) -> worker::Result<Response> {
     let started = clock::now_ms();
     let path = req.path();
     let config = match env::config(&env) {

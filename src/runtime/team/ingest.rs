@@ -6,7 +6,7 @@
 
 use super::error::ActorError;
 use super::TeamActor;
-use crate::app::{self, Decision, DefaultApp};
+use crate::app::{self, Decision};
 use crate::config::Config;
 use crate::ingest::{IngestOutcome, Receipt};
 use crate::logs::{Alert, UninstallLine};
@@ -29,7 +29,7 @@ impl TeamActor {
         let ctx = app::Context { llm_enabled: config.llm.is_some() };
         let (decision, ack) = match hooks.handler_fails {
             Some(why) => (Decision::Failed(why), None),
-            None => app::decide(&DefaultApp, &dispatch, &ctx),
+            None => app::decide(&*self.app, &dispatch, &ctx),
         };
         let now = clock::now_ms();
         // A failed handler's request is recorded with its receipt and kept, parked as

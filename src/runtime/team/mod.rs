@@ -25,6 +25,7 @@ use error::ActorError;
 use super::store;
 use super::sweep::{credential, Nudge, Sweeper};
 use super::{clock, env, log};
+use crate::app::App;
 use crate::config::Config;
 use crate::logs::{Alert, ErrorLine, LogLine, SweepLine};
 use crate::outbox::pace::Pacer;
@@ -32,7 +33,8 @@ use crate::outbox::Trigger;
 use crate::routes::{ApiRoute, ROUTE_HEADER};
 
 use std::cell::{Cell, RefCell};
-use worker::{durable_object, wasm_bindgen, DurableObject, Env, Method, Request, Response, Result, ScheduledTime, SqlStorage, State};
+use std::rc::Rc;
+use worker::{wasm_bindgen, Env, Method, Request, Response, Result, ScheduledTime, SqlStorage, State};
 
 /// The Durable Object binding of the team actors.
 pub const BINDING: &str = "TEAM";
@@ -86,8 +88,8 @@ pub const PRUNE_EVERY_MS: i64 = 60_000;
 /// The most rows one admin listing returns.
 const MAX_PAGE: i64 = 200;
 
-/// The team actor.
-#[durable_object]
+/// The team actor (a bot's crate exports it as the `TeamActor` class through `slackline::worker!`,
+/// with its app).
 pub struct TeamActor {
     state: State,
     env: Env,
@@ -108,10 +110,13 @@ pub struct TeamActor {
     /// Slack's rate budgets as this instance has spent them, with the stored holds read back at
     /// start (see `runtime::pacing`).
     pacer: RefCell<Pacer>,
+    /// The app: its handlers decide each request's effects inside the ingest unit.
+    app: Rc<dyn App>,
 }
 
-impl DurableObject for TeamActor {
-    fn new(state: State, env: Env) -> Self {
+impl TeamActor {
+    /// The actor on its storage, running `app`.
+    pub fn new(state: State, env: Env, app: Rc<dyn App>) -> Self {
         let sql = state.storage().sql();
         if let Err(e) = store::migrate(&sql) {
             log::error(LogLine::SchemaError(ErrorLine::new(e)));
@@ -127,14 +132,17 @@ impl DurableObject for TeamActor {
             nudges: RefCell::new(Vec::new()),
             credentials: credential::Cache::default(),
             pacer,
+            app,
         }
     }
 
-    async fn fetch(&self, req: Request) -> Result<Response> {
+    /// Serves one request.
+    pub async fn fetch(&self, req: Request) -> Result<Response> {
         Ok(self.serve(req).await.unwrap_or_else(ActorError::into_response))
     }
 
-    async fn alarm(&self) -> Result<Response> {
+    /// The alarm: one sweep, then the alarm re-armed.
+    pub async fn alarm(&self) -> Result<Response> {
         self.armed_at.set(None);
         match env::config(&self.env) {
             Ok(config) => {
@@ -241,16 +249,7 @@ impl TeamActor {
         }
         let (nudge, nudges) = super::sweep::nudges();
         self.nudges.borrow_mut().push(nudge);
-        let sweeper = Sweeper {
-            storage: &storage,
-            sql: &self.sql,
-            config,
-            team,
-            prune,
-            credentials: &self.credentials,
-            pacer: &self.pacer,
-            app: &crate::app::DefaultApp,
-        };
+        let sweeper = Sweeper { storage: &storage, sql: &self.sql, config, team, prune, credentials: &self.credentials, pacer: &self.pacer, app: &*self.app };
         let mut report = sweeper.run(trigger, nudges).await;
         // `run` dropped its receiving side: forget every nudge whose sweep has ended.
         self.nudges.borrow_mut().retain(|nudge| !nudge.is_closed());

@@ -1,0 +1,56 @@
+//! A Slack bot on slackline: its listeners, and one line that makes it a Cloudflare Worker.
+//!
+//! Handlers are pure: they answer with effects (`cx.reply`, `cx.react`, `cx.open_modal`, …) that
+//! slackline records with the event before the 200 and delivers afterwards, at least once, paced
+//! by Slack's rate limits. See slackline's `docs/app.md`.
+
+use serde_json::json;
+use slackline::app::listen::{Listeners, Pattern};
+
+/// The bot.
+pub fn app() -> Listeners {
+    Listeners::new()
+        .mention(|m, cx| {
+            cx.reply(&format!("Hi <@{}>! You said: {}", m.message.user.as_deref().unwrap_or("there"), m.words()));
+            Ok(())
+        })
+        .message(Pattern::contains("hello"), |_, cx| {
+            cx.react("wave");
+            Ok(())
+        })
+        .command("/mybot", |c, cx| {
+            cx.ack_ephemeral("On it…");
+            cx.respond(json!({ "response_type": "in_channel", "text": format!("You asked: {}", c.text) }));
+            Ok(())
+        })
+}
+
+slackline::worker!(app);
+
+#[cfg(test)]
+mod tests {
+    use super::app;
+    use slackline::testing::{command, handle, mention, message};
+
+    #[test]
+    fn a_mention_gets_a_threaded_reply() {
+        let done = handle(&app(), &mention("C1", "U1", "<@UBOT> how are you?"));
+        let (method, args) = &done.calls()[0];
+        assert_eq!(method, "chat.postMessage");
+        assert_eq!(args["text"], "Hi <@U1>! You said: how are you?");
+        assert!(args["thread_ts"].is_string());
+    }
+
+    #[test]
+    fn hello_gets_a_wave_and_other_chatter_nothing() {
+        assert_eq!(handle(&app(), &message("C1", "U1", "Hello team")).calls()[0].1["name"], "wave");
+        assert_eq!(handle(&app(), &message("C1", "U1", "lunch?")).ignored, Some("no_listener"));
+    }
+
+    #[test]
+    fn the_command_answers_at_once_and_then_in_the_channel() {
+        let done = handle(&app(), &command("/mybot", "status"));
+        assert_eq!(done.ack.unwrap()["text"], "On it…");
+        assert_eq!(done.effects.len(), 1);
+    }
+}
