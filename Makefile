@@ -60,7 +60,7 @@ try: build
 
 test: build
 	$(MAKE) --no-print-directory lint
-	cargo test --locked --lib --bins --tests --quiet -- --test-threads=4
+	cargo test --locked --workspace --lib --bins --tests --quiet -- --test-threads=4
 	cargo test --locked --doc --quiet
 	$(MAKE) --no-print-directory try
 	$(MAKE) --no-print-directory test-wasm

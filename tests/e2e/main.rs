@@ -12,6 +12,7 @@ mod support;
 
 mod admin;
 mod delivery;
+mod examples;
 mod foundation;
 mod handler;
 mod ingress;

@@ -21,8 +21,8 @@ use std::time::Duration;
 pub struct Settings {
     pub name: String,
     pub vars: Vec<(String, String)>,
-    /// Another wrangler config than the project's (the benchmarks' floor Worker; set by
-    /// `benches/load/harness.rs`).
+    /// Another wrangler config than the project's (an example bot's; the benchmarks' floor
+    /// Worker, set by `benches/load/harness.rs`).
     pub config: Option<PathBuf>,
     /// Serve through `scripts/serve.mjs` (dev tooling off) instead of `wrangler dev` (the
     /// benchmarks).
