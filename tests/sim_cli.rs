@@ -23,6 +23,22 @@ fn each_subcommand_answers_help_with_its_options_and_exit_0() {
         "--seed <N>",
         "--enforce-tiers",
     ];
+    let inputs = [
+        ("shortcut", &["--callback-id <ID>", "--message", "--wait <METHOD>"][..]),
+        ("submit", &["--callback-id <ID>", "--value <BLOCK.ACTION=VALUE>", "--wait <METHOD>"]),
+        ("options", &["--action-id <ID>", "--block-id <ID>", "--query <Q>", "--wait <METHOD>"]),
+        ("react", &["--name <EMOJI>", "--channel <C>", "--ts <TS>", "--wait <METHOD>"]),
+        ("home", &["--wait <METHOD>"]),
+    ];
+    for (sub, own) in inputs {
+        let (code, stdout, stderr) = sim(&[sub, "--help"]);
+        assert_eq!((code, stderr.as_str()), (0, ""), "{sub} --help");
+        assert!(stdout.contains(&format!("Usage: slackline-sim {sub} [OPTIONS]")), "{stdout}");
+        for flag in common.iter().chain(own) {
+            assert!(stdout.contains(flag), "{sub} --help lacks {flag}:\n{stdout}");
+        }
+        assert!(!stdout.contains("--text <T>") && !stdout.contains("--port <N>"), "{sub}: {stdout}");
+    }
     for (sub, text) in [("serve", false), ("mention", true), ("dm", true), ("command", true), ("click", false), ("storm", false)] {
         let (code, stdout, stderr) = sim(&[sub, "--help"]);
         assert_eq!((code, stderr.as_str()), (0, ""), "{sub} --help");
@@ -34,7 +50,8 @@ fn each_subcommand_answers_help_with_its_options_and_exit_0() {
         assert_eq!(stdout.contains("--text <T>"), text, "{sub}: {stdout}");
     }
     let (code, stdout, _) = sim(&["--help"]);
-    assert!(code == 0 && ["serve", "mention", "dm", "command", "click", "storm"].iter().all(|s| stdout.contains(s)), "{stdout}");
+    let all = ["serve", "mention", "dm", "command", "click", "storm", "shortcut", "submit", "options", "react", "home"];
+    assert!(code == 0 && all.iter().all(|s| stdout.contains(s)), "{stdout}");
 }
 
 #[test]
@@ -45,6 +62,11 @@ fn a_bad_command_line_exits_2_and_names_the_flag() {
         (&["serve", "--fail-rate", "2", "--port", "0"], "fail_rate must be between 0 and 1"),
         (&["mention", "--timeout"], "'--timeout <S>'"),
         (&["launch"], "unrecognized subcommand 'launch'"),
+        (&["submit"], "--callback-id <ID>"),
+        (&["submit", "--callback-id", "cb", "--value", "nope"], "--value takes BLOCK.ACTION=VALUE, not `nope`"),
+        (&["options", "--query", "x"], "--action-id <ID>"),
+        (&["react", "--name"], "'--name <EMOJI>'"),
+        (&["home", "--text", "hi"], "unexpected argument '--text'"),
         (&[], "Usage: slackline-sim <COMMAND>"),
     ] {
         let (code, stdout, stderr) = sim(args);

@@ -2,7 +2,10 @@
 //! the subcommand's options; a usage error names what is wrong (exit 2). Each subcommand returns
 //! its report as text, or an error for `main` to print with a non-zero exit.
 
-use super::client::{direct_message, envelope, fresh_id, fresh_trigger_id, fresh_ts, mention, resolve_click, SendError, SimCall, Target};
+use super::client::{
+    app_home_opened, block_suggestion, direct_message, envelope, fresh_id, fresh_trigger_id, fresh_ts, global_shortcut, mention, message_shortcut,
+    reaction_added, resolve_click, view_submission, SendError, SimCall, Target,
+};
 use super::fake::FakeSlack;
 use super::faults::Faults;
 use clap::{Args, CommandFactory, Parser, Subcommand};
@@ -43,6 +46,21 @@ enum Sub {
     /// Sends Slack's retries, duplicates and fresh-id copies of one message; counts the replies (1 is right).
     #[command(args_override_self = true)]
     Storm(ClientOptions),
+    /// Runs a global shortcut (`--message`: a message shortcut); prints the ack.
+    #[command(args_override_self = true)]
+    Shortcut(ShortcutOptions),
+    /// Submits a modal (`view_submission`) with input values; prints the ack's body (the `response_action`).
+    #[command(args_override_self = true)]
+    Submit(SubmitOptions),
+    /// Asks for an external select's options (`block_suggestion`); prints the ack's body (the options).
+    #[command(args_override_self = true)]
+    Options(SuggestOptions),
+    /// Sends a `reaction_added` by U1 on a message; prints the ack.
+    #[command(args_override_self = true)]
+    React(ReactOptions),
+    /// Sends an `app_home_opened` (the Home tab) for U1; prints the ack.
+    #[command(args_override_self = true)]
+    Home(InputOptions),
 }
 
 /// `serve`'s options. The fault flags override `--script`'s values.
@@ -107,6 +125,114 @@ pub struct TextOptions {
     text: String,
 }
 
+/// The subcommands that send Slack's other inputs (`shortcut`, `submit`, `options`, `react`,
+/// `home`): the client options, and a method to wait for, since an app may answer these or not.
+#[derive(Debug, Clone, PartialEq, Args)]
+pub struct InputOptions {
+    #[command(flatten)]
+    common: ClientOptions,
+    /// After the ack, wait for a call of METHOD (e.g. views.open, chat.postMessage) to the fake Slack and print it
+    #[arg(long, value_name = "METHOD")]
+    wait: Option<String>,
+}
+
+/// `shortcut`'s options.
+#[derive(Debug, Clone, PartialEq, Args)]
+pub struct ShortcutOptions {
+    #[command(flatten)]
+    input: InputOptions,
+    /// The shortcut's callback_id
+    #[arg(long, value_name = "ID")]
+    callback_id: String,
+    /// A message shortcut (`message_action`, on a message, with a response_url) instead of a global one
+    #[arg(long)]
+    message: bool,
+}
+
+/// `submit`'s options.
+#[derive(Debug, Clone, PartialEq, Args)]
+pub struct SubmitOptions {
+    #[command(flatten)]
+    input: InputOptions,
+    /// The modal's callback_id
+    #[arg(long, value_name = "ID")]
+    callback_id: String,
+    /// A plain_text_input's value in state.values (repeatable)
+    #[arg(long = "value", value_name = "BLOCK.ACTION=VALUE", value_parser = block_action_value, action = clap::ArgAction::Append)]
+    values: Vec<(String, String, String)>,
+}
+
+/// `options`' options.
+#[derive(Debug, Clone, PartialEq, Args)]
+pub struct SuggestOptions {
+    #[command(flatten)]
+    input: InputOptions,
+    /// The external select's action_id
+    #[arg(long, value_name = "ID")]
+    action_id: String,
+    /// The external select's block_id
+    #[arg(long, value_name = "ID", default_value = "sim_block")]
+    block_id: String,
+    /// What the user typed
+    #[arg(long, value_name = "Q", default_value = "")]
+    query: String,
+}
+
+/// `react`'s options.
+#[derive(Debug, Clone, PartialEq, Args)]
+pub struct ReactOptions {
+    #[command(flatten)]
+    input: InputOptions,
+    /// The emoji's name, without colons (e.g. eyes)
+    #[arg(long, value_name = "EMOJI")]
+    name: String,
+    /// The message's channel [default: a fresh one]
+    #[arg(long, value_name = "C")]
+    channel: Option<String>,
+    /// The message's ts [default: a fresh one]
+    #[arg(long, value_name = "TS")]
+    ts: Option<String>,
+}
+
+/// One of Slack's inputs that an app may or may not answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// `shortcut`: a global shortcut, or with `message` a message shortcut.
+    Shortcut {
+        /// `--callback-id`.
+        callback_id: String,
+        /// `--message`.
+        message: bool,
+    },
+    /// `submit`: a `view_submission`.
+    Submit {
+        /// `--callback-id`.
+        callback_id: String,
+        /// `--value`s, as `(block_id, action_id, value)`.
+        values: Vec<(String, String, String)>,
+    },
+    /// `options`: a `block_suggestion`.
+    Suggest {
+        /// `--action-id`.
+        action_id: String,
+        /// `--block-id`.
+        block_id: String,
+        /// `--query`.
+        query: String,
+    },
+    /// `react`: a `reaction_added`.
+    React {
+        /// `--name`.
+        name: String,
+        /// `--channel`.
+        channel: Option<String>,
+        /// `--ts`.
+        ts: Option<String>,
+    },
+    /// `home`: an `app_home_opened`.
+    Home,
+}
+
 /// A command line, a setting or a file that could not be used (exit 2).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Usage(pub String);
@@ -123,6 +249,22 @@ pub enum Options {
         /// `--text`.
         text: Option<String>,
     },
+    /// `shortcut`, `submit`, `options`, `react` or `home`'s.
+    Input {
+        /// The common ones.
+        common: ClientOptions,
+        /// `--wait`: the method of a call to the fake Slack to wait for after the ack.
+        wait: Option<String>,
+        /// What to send.
+        input: Input,
+    },
+}
+
+fn block_action_value(text: &str) -> Result<(String, String, String), String> {
+    match text.split_once('=').map(|(key, value)| (key.split_once('.'), value)) {
+        Some((Some((block, action)), value)) if !block.is_empty() && !action.is_empty() => Ok((block.into(), action.into(), value.into())),
+        _ => Err(format!("--value takes BLOCK.ACTION=VALUE, not `{text}`")),
+    }
 }
 
 fn method_and_code(pair: &str) -> Result<(String, String), String> {
@@ -137,6 +279,7 @@ fn method_and_code(pair: &str) -> Result<(String, String), String> {
 pub fn parse_command_line(args: &[String]) -> Result<(String, Options), clap::Error> {
     let cli = Cli::try_parse_from(std::iter::once("slackline-sim".to_string()).chain(args.iter().cloned()))?;
     let client = |common: ClientOptions, text: Option<String>| Options::Client { common, text };
+    let input = |name: &str, o: InputOptions, input: Input| (name.to_string(), Options::Input { common: o.common, wait: o.wait, input });
     Ok(match cli.command {
         Sub::Serve(options) => ("serve".into(), Options::Serve(options)),
         Sub::Mention(o) => ("mention".into(), client(o.common, Some(o.text))),
@@ -144,6 +287,11 @@ pub fn parse_command_line(args: &[String]) -> Result<(String, Options), clap::Er
         Sub::Command(o) => ("command".into(), client(o.common, Some(o.text))),
         Sub::Click(common) => ("click".into(), client(common, None)),
         Sub::Storm(common) => ("storm".into(), client(common, None)),
+        Sub::Shortcut(o) => input("shortcut", o.input, Input::Shortcut { callback_id: o.callback_id, message: o.message }),
+        Sub::Submit(o) => input("submit", o.input, Input::Submit { callback_id: o.callback_id, values: o.values }),
+        Sub::Options(o) => input("options", o.input, Input::Suggest { action_id: o.action_id, block_id: o.block_id, query: o.query }),
+        Sub::React(o) => input("react", o.input, Input::React { name: o.name, channel: o.channel, ts: o.ts }),
+        Sub::Home(o) => input("home", o, Input::Home),
     })
 }
 
@@ -274,8 +422,12 @@ fn delivered(target: &Target, before: usize, sent_at: Instant, timeout: Duration
     Ok(format!("← {}\n  delivered {} ms after the ack", describe(&call), sent_at.elapsed().as_millis()))
 }
 
-/// Runs one client subcommand against a running slackline and fake Slack.
+/// Runs one client subcommand against a running slackline and fake Slack (for `shortcut`,
+/// `submit`, `options`, `react` and `home`, the fake only with `--wait`).
 pub fn run_client(command: &str, options: &Options) -> Result<String, Failure> {
+    if let Options::Input { common, wait, input } = options {
+        return run_input(common, wait.as_deref(), input);
+    }
     let Options::Client { common, text } = options else { return Err(Failure::Usage(Usage(format!("`{command}` takes a client subcommand's options")))) };
     let target = common.target()?;
     let timeout = Duration::from_secs(common.timeout);
@@ -329,6 +481,50 @@ pub fn run_client(command: &str, options: &Options) -> Result<String, Failure> {
         }
         "storm" => storm(&target, &team, before, timeout),
         other => Err(Failure::Usage(Usage(format!("unknown subcommand `{other}`")))),
+    }
+}
+
+/// Sends one of Slack's other inputs; reports the ack's status and body (a `view_submission`'s
+/// `response_action`, a `block_suggestion`'s options), then, with `wait`, the first call of that
+/// method slackline made to the fake Slack.
+fn run_input(common: &ClientOptions, wait: Option<&str>, input: &Input) -> Result<String, Failure> {
+    let target = common.target()?;
+    let team = common.team.clone().unwrap_or_else(|| fresh_id("T"));
+    let before = match wait {
+        Some(_) => Some(target.call_count()?),
+        None => None,
+    };
+    let ack = match input {
+        Input::Shortcut { callback_id, message: false } => target.interaction(&global_shortcut(&team, callback_id))?,
+        Input::Shortcut { callback_id, message: true } => {
+            let response_url = target.response_url(&fresh_id("hook"));
+            target.interaction(&message_shortcut(&team, callback_id, &fresh_id("C"), &fresh_ts(), &response_url))?
+        }
+        Input::Submit { callback_id, values } => target.interaction(&view_submission(&team, callback_id, values))?,
+        Input::Suggest { action_id, block_id, query } => target.interaction(&block_suggestion(&team, action_id, block_id, query))?,
+        Input::React { name, channel, ts } => {
+            let (channel, ts) = (channel.clone().unwrap_or_else(|| fresh_id("C")), ts.clone().unwrap_or_else(fresh_ts));
+            target.event(&envelope(&team, &fresh_id("Ev"), reaction_added(&channel, &ts, name)), &[])?
+        }
+        Input::Home => target.event(&envelope(&team, &fresh_id("Ev"), app_home_opened(&fresh_id("D"))), &[])?,
+    };
+    let head = acked(&ack)?;
+    let body = if ack.body.trim().is_empty() { "(empty)".to_string() } else { ack.body.trim().to_string() };
+    let report = format!(
+        "{head}: status {}
+  body: {body}",
+        ack.status
+    );
+    match (wait, before) {
+        (Some(method), Some(before)) => {
+            let timeout = Duration::from_secs(common.timeout);
+            Ok(format!(
+                "{report}
+{}",
+                delivered(&target, before, ack.at, timeout, &format!("{method} call"), |c| c.method == method)?
+            ))
+        }
+        _ => Ok(report),
     }
 }
 
@@ -404,6 +600,21 @@ mod tests {
         let defaults = serve_options("serve").faults().unwrap();
         assert_eq!((serve_options("serve").port, defaults.retry_after_s, defaults.seed, defaults.any()), (8790, Some(1), Some(1), false));
         assert_eq!(serve_options("serve --port 1 --port 2").port, 2);
+        let values = |v: &[(&str, &str, &str)]| v.iter().map(|(b, a, x)| (b.to_string(), a.to_string(), x.to_string())).collect::<Vec<_>>();
+        let Options::Input { wait, input, .. } = parse(&args("submit --callback-id cb --value b1.a1=x --value b1.a2=y=z --wait views.update")).unwrap().1
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (wait.as_deref(), input),
+            (Some("views.update"), Input::Submit { callback_id: "cb".into(), values: values(&[("b1", "a1", "x"), ("b1", "a2", "y=z")]) })
+        );
+        let Options::Input { wait, input, .. } = parse(&args("options --action-id pick")).unwrap().1 else { panic!() };
+        assert_eq!((wait, input), (None, Input::Suggest { action_id: "pick".into(), block_id: "sim_block".into(), query: String::new() }));
+        let Options::Input { input, .. } = parse(&args("shortcut --callback-id cb --message")).unwrap().1 else { panic!() };
+        assert_eq!(input, Input::Shortcut { callback_id: "cb".into(), message: true });
+        let Options::Input { input, .. } = parse(&args("react --name eyes --ts 1.2")).unwrap().1 else { panic!() };
+        assert_eq!(input, Input::React { name: "eyes".into(), channel: None, ts: Some("1.2".into()) });
         let Options::Client { common, .. } = parse(&args("storm --team T1 --timeout 3 --secret s --sim http://127.0.0.1:1")).unwrap().1 else { panic!() };
         assert_eq!((common.team.as_deref(), common.timeout, common.secret.as_deref(), common.sim.as_str()), (Some("T1"), 3, Some("s"), "http://127.0.0.1:1"));
     }
@@ -448,6 +659,11 @@ mod tests {
             ("command", "--text", "--port"),
             ("click", "--timeout", "--text"),
             ("storm", "--secret", "--text"),
+            ("shortcut", "--message", "--text"),
+            ("submit", "--value", "--text"),
+            ("options", "--action-id", "--port"),
+            ("react", "--name", "--text"),
+            ("home", "--wait", "--text"),
         ] {
             let help = parse_command_line(&args(&format!("{sub} --help"))).unwrap_err();
             let text = help.render().to_string();

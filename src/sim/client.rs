@@ -1,6 +1,7 @@
 //! The simulator's Slack side: signed requests to a running slackline, shaped like Slack's own
-//! (an `app_mention`, a DM, a slash command, a button click), and the fake Slack's record of what
-//! slackline sent back, read over HTTP (`GET /_sim/calls?after=N`).
+//! (an `app_mention`, a DM, a `reaction_added`, an `app_home_opened`, a slash command, a button
+//! click, a global or message shortcut, a `view_submission`, a `block_suggestion`), and the fake
+//! Slack's record of what slackline sent back, read over HTTP (`GET /_sim/calls?after=N`).
 
 use crate::slack::signature::SigningSecret;
 use serde::Deserialize;
@@ -239,6 +240,95 @@ pub fn resolve_click(team: &str, channel: &str, ts: &str) -> Value {
     })
 }
 
+/// The acting user `U1` of `team`, as interactivity payloads carry it.
+fn sim_user(team: &str) -> Value {
+    json!({"id": "U1", "username": "sim", "name": "sim", "team_id": team})
+}
+
+/// The `team` of an interactivity payload.
+fn sim_team(team: &str) -> Value {
+    json!({"id": team, "domain": "sim"})
+}
+
+/// A global shortcut (`type: shortcut`) with `callback_id`, by `U1`.
+pub fn global_shortcut(team: &str, callback_id: &str) -> Value {
+    json!({
+        "type": "shortcut", "token": "sim", "action_ts": fresh_ts(), "team": sim_team(team), "user": sim_user(team),
+        "is_enterprise_install": false, "enterprise": null, "callback_id": callback_id, "trigger_id": fresh_trigger_id(),
+    })
+}
+
+/// A message shortcut (`type: message_action`) with `callback_id`, run by `U1` on a message of
+/// `U2` at `channel`/`ts`; `response_url` is where the app may answer.
+pub fn message_shortcut(team: &str, callback_id: &str, channel: &str, ts: &str, response_url: &str) -> Value {
+    json!({
+        "type": "message_action", "token": "sim", "action_ts": fresh_ts(), "team": sim_team(team), "user": sim_user(team),
+        "is_enterprise_install": false, "enterprise": null, "callback_id": callback_id, "trigger_id": fresh_trigger_id(),
+        "channel": {"id": channel, "name": "sim"}, "message_ts": ts, "response_url": response_url,
+        "message": {"type": "message", "user": "U2", "ts": ts, "text": "a message to run the shortcut on"},
+    })
+}
+
+/// A modal's `state.values` from `(block_id, action_id, value)`s: each a `plain_text_input`.
+pub fn state_values(values: &[(String, String, String)]) -> Value {
+    let mut blocks = Map::new();
+    for (block, action, value) in values {
+        let actions = blocks.entry(block.clone()).or_insert_with(|| Value::Object(Map::new()));
+        actions[action.as_str()] = json!({"type": "plain_text_input", "value": value});
+    }
+    Value::Object(blocks)
+}
+
+/// A submission (`view_submission`) by `U1` of a modal with `callback_id` whose inputs hold
+/// `values` (`(block_id, action_id, value)`): the view has one input block per block id.
+pub fn view_submission(team: &str, callback_id: &str, values: &[(String, String, String)]) -> Value {
+    let view_id = fresh_id("V");
+    let mut blocks: Vec<Value> = Vec::new();
+    for (block, action, _) in values {
+        if !blocks.iter().any(|b| b["block_id"] == block.as_str()) {
+            blocks.push(json!({
+                "type": "input", "block_id": block, "label": {"type": "plain_text", "text": block},
+                "element": {"type": "plain_text_input", "action_id": action},
+            }));
+        }
+    }
+    json!({
+        "type": "view_submission", "token": "sim", "api_app_id": "ASIM", "team": sim_team(team), "user": sim_user(team),
+        "is_enterprise_install": false, "enterprise": null, "trigger_id": fresh_trigger_id(),
+        "view": {
+            "id": view_id, "team_id": team, "type": "modal", "callback_id": callback_id, "external_id": "",
+            "title": {"type": "plain_text", "text": "slackline-sim"}, "submit": {"type": "plain_text", "text": "Submit"},
+            "blocks": blocks, "state": {"values": state_values(values)}, "private_metadata": "",
+            "hash": format!("{}.{:08x}", now_secs(), std::process::id()), "root_view_id": view_id, "previous_view_id": null,
+            "app_id": "ASIM", "app_installed_team_id": team, "bot_id": "BSIM",
+        },
+        "response_urls": [],
+    })
+}
+
+/// A `block_suggestion`: `U1` typed `query` into the external select `action_id` of `block_id`
+/// in a modal; the ack's body holds the options.
+pub fn block_suggestion(team: &str, action_id: &str, block_id: &str, query: &str) -> Value {
+    let view_id = fresh_id("V");
+    json!({
+        "type": "block_suggestion", "token": "sim", "api_app_id": "ASIM", "team": sim_team(team), "user": sim_user(team),
+        "is_enterprise_install": false, "enterprise": null, "action_id": action_id, "block_id": block_id, "value": query,
+        "action_ts": fresh_ts(), "container": {"type": "view", "view_id": view_id},
+        "view": {"id": view_id, "team_id": team, "type": "modal", "callback_id": "", "state": {"values": {}}, "private_metadata": "", "app_installed_team_id": team},
+    })
+}
+
+/// A `reaction_added`: `U1` reacted with `reaction` (an emoji name, no colons) to `U2`'s message
+/// at `channel`/`ts`.
+pub fn reaction_added(channel: &str, ts: &str, reaction: &str) -> Value {
+    json!({"type": "reaction_added", "user": "U1", "reaction": reaction, "item_user": "U2", "item": {"type": "message", "channel": channel, "ts": ts}, "event_ts": fresh_ts()})
+}
+
+/// An `app_home_opened`: `U1` opened the app's Home tab; `channel` is the app's DM with them.
+pub fn app_home_opened(channel: &str) -> Value {
+    json!({"type": "app_home_opened", "user": "U1", "channel": channel, "tab": "home", "event_ts": fresh_ts()})
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,6 +351,23 @@ mod tests {
         assert_eq!(direct_message("D1", "1.2", "hi")["channel_type"], "im");
         assert_eq!(resolve_click("T1", "C1", "1.2")["actions"][0]["action_id"], crate::app::RESOLVE_ACTION_ID);
         assert!(fresh_ts().contains('.') && fresh_id("C").starts_with('C'));
+        let values = [("b1", "a1", "x"), ("b1", "a2", "y"), ("b2", "a1", "z")].map(|(b, a, v)| (b.to_string(), a.to_string(), v.to_string()));
+        let submission = view_submission("T1", "cb", &values);
+        assert_eq!(
+            submission["view"]["state"]["values"],
+            json!({"b1": {"a1": {"type": "plain_text_input", "value": "x"}, "a2": {"type": "plain_text_input", "value": "y"}}, "b2": {"a1": {"type": "plain_text_input", "value": "z"}}})
+        );
+        assert_eq!((submission["view"]["type"].as_str(), submission["view"]["blocks"].as_array().map(Vec::len)), (Some("modal"), Some(2)));
+        assert!(trigger_minted_at(submission["trigger_id"].as_str().unwrap()).is_some());
+        assert_eq!(global_shortcut("T1", "cb")["type"], "shortcut");
+        let shortcut = message_shortcut("T1", "cb", "C1", "1.2", "http://x/response/h");
+        assert_eq!(
+            (shortcut["type"].as_str(), shortcut["message"]["ts"].as_str(), shortcut["channel"]["id"].as_str()),
+            (Some("message_action"), Some("1.2"), Some("C1"))
+        );
+        assert_eq!(block_suggestion("T1", "pick", "b", "al")["value"], "al");
+        assert_eq!(reaction_added("C1", "1.2", "eyes")["item"], json!({"type": "message", "channel": "C1", "ts": "1.2"}));
+        assert_eq!(app_home_opened("D1")["tab"], "home");
     }
 
     #[test]

@@ -8,8 +8,10 @@
 //!   faults included (`ok: false`, 429 with `Retry-After`, 5xx, slow answers, an answer lost after
 //!   acting, a reset connection);
 //! - [`faults`]: the faults `serve` injects, from flags or a JSON script;
-//! - [`client`]: Slack's side: signed events, commands and clicks sent to a running slackline;
-//! - [`cli`]: the command line (`serve`, `mention`, `dm`, `command`, `click`, `storm`).
+//! - [`client`]: Slack's side: signed events, commands, clicks, shortcuts, modal submissions and
+//!   options requests sent to a running slackline;
+//! - [`cli`]: the command line (`serve`, `mention`, `dm`, `command`, `click`, `storm`,
+//!   `shortcut`, `submit`, `options`, `react`, `home`).
 //!
 //! See `docs/simulator.md`.
 
