@@ -1,0 +1,124 @@
+use super::*;
+
+fn args(line: &str) -> Vec<String> {
+    line.split_whitespace().map(str::to_string).collect()
+}
+
+fn serve_options(line: &str) -> ServeOptions {
+    match parse(&args(line)) {
+        Ok((_, Options::Serve(options))) => options,
+        other => panic!("{line}: {other:?}"),
+    }
+}
+
+fn client(url: &str, text: Option<&str>) -> Options {
+    let common = ClientOptions { url: url.into(), sim: "http://127.0.0.1:8790".into(), secret: None, team: None, timeout: 10 };
+    Options::Client { common, text: text.map(str::to_string) }
+}
+
+#[test]
+fn flags_are_parsed_per_subcommand() {
+    let (command, options) =
+        parse(&args("serve --port 0 --fail-rate 0.2 --error chat.postMessage=not_in_channel --error chat.update=cant_update_message")).unwrap();
+    assert_eq!(command, "serve");
+    let Options::Serve(serve) = &options else { panic!("{options:?}") };
+    let faults = serve.faults().unwrap();
+    assert_eq!((serve.port, faults.fail_rate, faults.errors.len()), (0, 0.2, 2));
+    assert!(serve_options("serve --enforce-tiers --port 0").enforce_tiers && !serve.enforce_tiers);
+    assert_eq!(parse(&args("mention --url=http://127.0.0.1:9 --text hi")).unwrap(), ("mention".into(), client("http://127.0.0.1:9", Some("hi"))));
+    assert_eq!(parse(&args("click")).unwrap(), ("click".into(), client("http://127.0.0.1:8787", None)));
+    assert_eq!(parse(&args("dm")).unwrap().1, client("http://127.0.0.1:8787", Some("hello from slackline-sim")));
+    // The defaults, and a flag given twice: the last one wins.
+    let defaults = serve_options("serve").faults().unwrap();
+    assert_eq!((serve_options("serve").port, defaults.retry_after_s, defaults.seed, defaults.any()), (8790, Some(1), Some(1), false));
+    assert_eq!(serve_options("serve --port 1 --port 2").port, 2);
+    let values = |v: &[(&str, &str, &str)]| v.iter().map(|(b, a, x)| (b.to_string(), a.to_string(), x.to_string())).collect::<Vec<_>>();
+    let Options::Input { wait, input, .. } = parse(&args("submit --callback-id cb --value b1.a1=x --value b1.a2=y=z --wait views.update")).unwrap().1 else {
+        panic!()
+    };
+    assert_eq!(
+        (wait.as_deref(), input),
+        (Some("views.update"), Input::Submit { callback_id: "cb".into(), values: values(&[("b1", "a1", "x"), ("b1", "a2", "y=z")]) })
+    );
+    let Options::Input { wait, input, .. } = parse(&args("options --action-id pick")).unwrap().1 else { panic!() };
+    assert_eq!((wait, input), (None, Input::Suggest { action_id: "pick".into(), block_id: "sim_block".into(), query: String::new() }));
+    let Options::Input { input, .. } = parse(&args("shortcut --callback-id cb --message")).unwrap().1 else { panic!() };
+    assert_eq!(input, Input::Shortcut { callback_id: "cb".into(), message: true });
+    let Options::Input { input, .. } = parse(&args("react --name eyes --ts 1.2")).unwrap().1 else { panic!() };
+    assert_eq!(input, Input::React { name: "eyes".into(), channel: None, ts: Some("1.2".into()) });
+    let Options::Client { common, .. } = parse(&args("storm --team T1 --timeout 3 --secret s --sim http://127.0.0.1:1")).unwrap().1 else { panic!() };
+    assert_eq!((common.team.as_deref(), common.timeout, common.secret.as_deref(), common.sim.as_str()), (Some("T1"), 3, Some("s"), "http://127.0.0.1:1"));
+}
+
+#[test]
+fn a_script_is_read_and_flags_override_it() {
+    let path = std::env::temp_dir().join(format!("slackline-sim-faults-{}.json", std::process::id()));
+    std::fs::write(&path, r#"{"seed": 7, "slow_ms": 300, "fail_rate": 0.1, "retry_after_s": 2, "errors": {"chat.update": "message_not_found"}}"#).unwrap();
+    let line = format!("serve --script {} --fail-rate 0.3 --error chat.postMessage=not_in_channel", path.display());
+    let faults = serve_options(&line).faults().unwrap();
+    assert_eq!((faults.seed, faults.slow_ms, faults.fail_rate, faults.retry_after_s, faults.errors.len()), (Some(7), 300, 0.3, Some(2), 2));
+    std::fs::write(&path, r#"{"typo_rate": 1}"#).unwrap();
+    assert!(serve_options(&line).faults().unwrap_err().0.contains("typo_rate"));
+    std::fs::remove_file(&path).unwrap();
+    assert!(serve_options(&line).faults().unwrap_err().0.contains("--script"));
+}
+
+#[test]
+fn bad_flags_give_a_usage_error_naming_them() {
+    let err = |line: &str| parse(&args(line)).unwrap_err().0;
+    assert!(err("").contains("Usage: slackline-sim <COMMAND>"), "no subcommand: the help");
+    assert!(err("launch").contains("unrecognized subcommand 'launch'"));
+    assert!(err("serve --url x").contains("unexpected argument '--url'"));
+    assert!(err("click --text hi").contains("unexpected argument '--text'"));
+    assert!(err("serve --enforce-tiers=yes").contains("'--enforce-tiers'"));
+    assert!(err("serve --port").contains("a value is required for '--port <N>'"));
+    assert!(err("serve --port 70000").contains("'--port <N>'"));
+    assert!(err("mention hello").contains("unexpected argument 'hello'"));
+    assert!(err("serve --fail-rate lots").contains("invalid value 'lots' for '--fail-rate <F>'"));
+    assert!(err("serve --error nope").contains("--error takes METHOD=CODE, not `nope`"));
+    assert!(serve_options("serve --fail-rate 2").faults().unwrap_err().0.contains("fail_rate must be between 0 and 1"));
+    let late = usage_error("serve", &Usage("fail_rate must be between 0 and 1, not 2".into())).render().to_string();
+    assert!(late.contains("fail_rate must be between 0 and 1") && late.contains("Usage: slackline-sim serve"), "{late}");
+}
+
+#[test]
+fn every_subcommand_has_its_help_with_exit_code_zero() {
+    for (sub, has, lacks) in [
+        ("serve", "--enforce-tiers", "--url"),
+        ("mention", "--text", "--port"),
+        ("dm", "--text", "--port"),
+        ("command", "--text", "--port"),
+        ("click", "--timeout", "--text"),
+        ("storm", "--secret", "--text"),
+        ("shortcut", "--message", "--text"),
+        ("submit", "--value", "--text"),
+        ("options", "--action-id", "--port"),
+        ("react", "--name", "--text"),
+        ("home", "--wait", "--text"),
+    ] {
+        let help = parse_command_line(&args(&format!("{sub} --help"))).unwrap_err();
+        let text = help.render().to_string();
+        assert_eq!(help.exit_code(), 0, "{sub}");
+        assert!(text.contains(has) && !text.contains(lacks), "{sub}: {text}");
+    }
+    assert_eq!(parse_command_line(&args("serve --bogus")).unwrap_err().exit_code(), 2);
+    assert_eq!(parse_command_line(&args("--help")).unwrap_err().exit_code(), 0);
+}
+
+#[test]
+fn a_port_in_use_and_a_dead_server_are_clear_errors() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let (_, options) = parse(&args(&format!("serve --port {port}"))).unwrap();
+    match serve(&options) {
+        Err(Failure::Unexpected(why)) => assert!(why.contains("cannot listen"), "{why}"),
+        other => panic!("{:?}", other.map(|(_, banner)| banner)),
+    }
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{closed}");
+    let (_, options) = parse(&args(&format!("mention --url {url} --sim {url} --secret s"))).unwrap();
+    match run_client("mention", &options) {
+        Err(Failure::Send(SendError::NotRunning(_))) => {}
+        other => panic!("{other:?}"),
+    }
+}
