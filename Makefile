@@ -52,7 +52,7 @@ build: setup
 	@echo "created .dev.vars from .dev.vars.example (edit it; make dev never overwrites it)"
 
 dev: build .dev.vars
-	wrangler dev $(BOT)/build/index.js --ip 127.0.0.1 --port $(PORT) --inspector-port $(INSPECTOR_PORT) --persist-to $(PERSIST_TO)
+	wrangler dev --config wrangler.toml $(BOT)/build/index.js --ip 127.0.0.1 --port $(PORT) --inspector-port $(INSPECTOR_PORT) --persist-to $(PERSIST_TO)
 
 # The round trip without Slack: the simulator's fake Slack, slackline, a mention and its reply.
 try: build
