@@ -35,6 +35,13 @@ pub struct Context {
     pub llm_enabled: bool,
 }
 
+impl Context {
+    /// The handlers' context under this deployment's settings.
+    pub fn of(config: &crate::config::Config) -> Context {
+        Context { llm_enabled: config.llm.is_some() }
+    }
+}
+
 /// A handler's answer for one request.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decision {

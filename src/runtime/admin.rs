@@ -44,9 +44,9 @@ fn caller(req: &Request, token: &Secret) -> Option<Caller> {
 }
 
 /// Serves `/admin/...`.
-pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Response, FrontDoorError> {
+pub async fn route(mut req: Request, env: &Env, config: &Config, hooks: &TestHooks) -> Result<Response, FrontDoorError> {
     let token = config.admin_token.as_ref().ok_or(FrontDoorError::AdminOff)?;
-    let client = guard::client(&req, &TestHooks::read(&req, config));
+    let client = guard::client(&req, hooks);
     guard::check(&client)?;
     let path = req.path();
     let segments: Vec<String> = path.trim_matches('/').split('/').map(str::to_string).collect();
@@ -82,16 +82,12 @@ pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Respo
     Ok(call(env, &team, &route, &query).await?)
 }
 
-/// Sends `route` (with the request's query string) to the team's actor.
+/// Sends `route` (with the request's query string) to the team's actor. The actor matches the
+/// typed route, not the method, so every call is a POST.
 async fn call(env: &Env, team: &TeamKey, route: &AdminRoute, query: &str) -> worker::Result<Response> {
     let headers = Headers::new();
     headers.set(ROUTE_HEADER, &serde_json::to_string(route).map_err(|e| worker::Error::RustError(e.to_string()))?)?;
-    let method = match route {
-        AdminRoute::Stats | AdminRoute::Audit | AdminRoute::Outbox | AdminRoute::Row { .. } => Method::Get,
-        AdminRoute::Discard { .. } => Method::Delete,
-        _ => Method::Post,
-    };
-    team::call(env, team.as_str(), method, &format!("/admin{query}"), None, Some(headers)).await
+    team::call(env, team.as_str(), Method::Post, &format!("/admin{query}"), None, Some(headers)).await
 }
 
 /// `POST /admin/login`: checks the token from the form body and sets the session cookie.

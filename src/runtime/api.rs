@@ -21,10 +21,9 @@ use crate::routes::{ApiRoute, RouteError, TeamKey, Verb, ROUTE_HEADER};
 use worker::{Env, Request, Response};
 
 /// Serves `/api/...`.
-pub async fn route(mut req: Request, env: &Env, config: &Config) -> Result<Response, FrontDoorError> {
+pub async fn route(mut req: Request, env: &Env, config: &Config, hooks: &TestHooks) -> Result<Response, FrontDoorError> {
     let token = config.api_token.as_ref().ok_or(FrontDoorError::NotFound)?;
-    let hooks = TestHooks::read(&req, config);
-    let client = guard::client(&req, &hooks);
+    let client = guard::client(&req, hooks);
     guard::check(&client)?;
     let bearer = header(&req, "authorization");
     match bearer.as_deref().and_then(|b| b.strip_prefix("Bearer ")) {

@@ -98,8 +98,8 @@ async fn route(req: Request, env: &Env, config: &Config, started: i64) -> Result
         (Method::Post, "/slack/events") => slack(req, env, config, SlackRoute::Events, (started, now), &hooks).await,
         (Method::Post, "/slack/commands") => slack(req, env, config, SlackRoute::Commands, (started, now), &hooks).await,
         (Method::Post, "/slack/interactivity") => slack(req, env, config, SlackRoute::Interactivity, (started, now), &hooks).await,
-        (_, p) if p == "/admin" || p.starts_with("/admin/") => admin::route(req, env, config).await,
-        (_, p) if p.starts_with("/api/") => api::route(req, env, config).await,
+        (_, p) if p == "/admin" || p.starts_with("/admin/") => admin::route(req, env, config, &hooks).await,
+        (_, p) if p.starts_with("/api/") => api::route(req, env, config, &hooks).await,
         _ => Err(FrontDoorError::NotFound),
     }
 }
@@ -225,7 +225,7 @@ async fn dispatch_to_actor(d: Dispatch, env: &Env, config: &Config, line: &mut R
 /// (past it the call is aborted: the unit may still commit, and Slack's retry is a duplicate).
 async fn record_at_actor(env: &Env, d: &Dispatch, budget_ms: i64, hooks: &TestHooks) -> Result<IngestOutcome, FrontDoorError> {
     let body = serde_json::to_string(d).map_err(|e| FrontDoorError::Internal(e.to_string()))?;
-    let headers = match hooks.actor_delay_ms.is_some() || hooks.handler_fails.is_some() {
+    let headers = match hooks.for_the_actor() {
         true => {
             let headers = worker::Headers::new();
             hooks.forward(&headers)?;

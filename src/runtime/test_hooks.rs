@@ -45,7 +45,13 @@ impl TestHooks {
         }
     }
 
-    /// Adds the hooks the team actor reads (the clock, the delay) to a forwarded request.
+    /// Whether any hook the team actor reads (the clock, the delay, the failure) is set.
+    pub fn for_the_actor(&self) -> bool {
+        self.now_ms.is_some() || self.actor_delay_ms.is_some() || self.handler_fails.is_some()
+    }
+
+    /// Adds the hooks the team actor reads (the clock, the delay, the failure) to a forwarded
+    /// request.
     pub fn forward(&self, headers: &Headers) -> worker::Result<()> {
         if let Some(now) = self.now_ms {
             headers.set(NOW, &now.to_string())?;

@@ -26,7 +26,7 @@ impl TeamActor {
         let dispatch: Dispatch = request_json(&mut req).await?;
         let hooks = TestHooks::read(&req, config);
         hooks.delay().await;
-        let ctx = app::Context { llm_enabled: config.llm.is_some() };
+        let ctx = app::Context::of(config);
         let (decision, ack) = match hooks.handler_fails {
             Some(why) => (Decision::Failed(why), None),
             None => app::decide(&*self.app, &dispatch, &ctx),

@@ -18,7 +18,7 @@ pub fn run(job: &Job<'_>, dispatch: &Value) -> JobOutcome {
     let Ok(dispatch) = serde_json::from_value::<Dispatch>(dispatch.clone()) else {
         return JobOutcome::verdict(Verdict::Permanent { code: reasons::BAD_PAYLOAD.into() });
     };
-    let ctx = Context { llm_enabled: job.config.llm.is_some() };
+    let ctx = Context::of(job.config);
     match app::decide(job.app, &dispatch, &ctx).0 {
         Decision::Enqueue(effects) => {
             let now = clock::now_ms();
