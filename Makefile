@@ -39,7 +39,7 @@ setup:
 # The Worker bundle. Rebuilt only when a source changed, so wrangler's [build] hook and the
 # end-to-end harness can call it on every start for free.
 $(BOT)/build/index.js: $(WORKER_SOURCES)
-	cd $(BOT) && worker-build --release
+	cd $(BOT) && $(CURDIR)/scripts/worker-build.sh --release
 	@touch $(BOT)/build/index.js
 
 worker: $(BOT)/build/index.js

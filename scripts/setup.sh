@@ -3,7 +3,8 @@
 # Idempotent and quiet when everything is already there (about a second), so `make dev` and
 # `make test` call it every time. On a fresh machine it takes about 6 minutes (two `cargo install`s).
 #
-#   - the rustfmt and clippy components                 (rustup; make test lints)
+#   - the rustfmt, clippy and rust-src components       (rustup; make test lints, the Worker
+#                                                        unwinds: scripts/worker-build.sh)
 #   - the wasm32-unknown-unknown Rust target            (rustup)
 #   - worker-build, pinned                              (cargo install, into ~/.cargo/bin)
 #   - wasm-bindgen CLI at exactly Cargo.lock's version  (cargo install; worker-build would otherwise
@@ -23,8 +24,9 @@ export PATH="$CARGO_BIN:$PATH"
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 
-# make test runs rustfmt and clippy.
-for component in rustfmt clippy; do
+# make test runs rustfmt and clippy; the Worker's build rebuilds the standard library from
+# rust-src with panic=unwind (scripts/worker-build.sh).
+for component in rustfmt clippy rust-src; do
   if ! rustup component list --installed | grep -q "^$component"; then
     say "adding the $component component"
     rustup component add "$component"

@@ -192,6 +192,9 @@ pub struct Config {
     /// and `x-slackline-test-actor-delay-ms` to slow the team actor down (to exceed the ack budget).
     /// For end-to-end tests only; never set it in production.
     pub allow_test_clock: bool,
+    /// `TEST_PANIC_MARKER` (with `ALLOW_TEST_CLOCK=1` only): the app's handlers panic on any request
+    /// whose payload contains this text, as a buggy handler would. For end-to-end tests only.
+    pub test_panic_marker: Option<String>,
     /// Settings that are legal but risky, logged at start of each request that builds a config.
     pub warnings: Vec<String>,
 }
@@ -293,6 +296,7 @@ impl Config {
                 Some(_) => return Err(ConfigError { var: "LOG_DELIVERIES", problem: "must be all or failures".into() }),
             },
             allow_test_clock: v.text("ALLOW_TEST_CLOCK").as_deref() == Some("1"),
+            test_panic_marker: v.text("TEST_PANIC_MARKER").filter(|m| !m.is_empty() && v.text("ALLOW_TEST_CLOCK").as_deref() == Some("1")),
             allow_bench_seed: v.text("ALLOW_BENCH_SEED").as_deref() == Some("1"),
             warnings: Vec::new(),
         };

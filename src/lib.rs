@@ -97,13 +97,13 @@ macro_rules! worker {
             /// One Durable Object per Slack installation: the receipts, the outbox, the alarm.
             #[::worker::durable_object]
             pub struct TeamActor {
-                inner: $crate::runtime::team::TeamActor,
+                inner: ::std::panic::AssertUnwindSafe<$crate::runtime::team::TeamActor>,
             }
 
             impl ::worker::DurableObject for TeamActor {
                 fn new(state: ::worker::State, env: ::worker::Env) -> Self {
                     let app: ::std::rc::Rc<dyn $crate::app::App> = ::std::rc::Rc::new(($make_app)());
-                    TeamActor { inner: $crate::runtime::team::TeamActor::new(state, env, app) }
+                    TeamActor { inner: ::std::panic::AssertUnwindSafe($crate::runtime::team::TeamActor::new(state, env, app)) }
                 }
 
                 async fn fetch(&self, req: ::worker::Request) -> ::worker::Result<::worker::Response> {
@@ -118,12 +118,12 @@ macro_rules! worker {
             /// The deployment's directory: the teams, consumed OAuth states.
             #[::worker::durable_object]
             pub struct Directory {
-                inner: $crate::runtime::directory::Directory,
+                inner: ::std::panic::AssertUnwindSafe<$crate::runtime::directory::Directory>,
             }
 
             impl ::worker::DurableObject for Directory {
                 fn new(state: ::worker::State, env: ::worker::Env) -> Self {
-                    Directory { inner: $crate::runtime::directory::Directory::new(state, env) }
+                    Directory { inner: ::std::panic::AssertUnwindSafe($crate::runtime::directory::Directory::new(state, env)) }
                 }
 
                 async fn fetch(&self, req: ::worker::Request) -> ::worker::Result<::worker::Response> {

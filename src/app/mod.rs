@@ -20,6 +20,7 @@
 //! ```
 
 mod default_app;
+pub mod guard;
 pub mod listen;
 
 pub use default_app::{strip_mentions, DefaultApp, RESOLVE_ACTION_ID};
@@ -79,13 +80,17 @@ pub trait App {
 }
 
 /// Runs the app on one dispatch: its decision, and the immediate body for a command.
+///
+/// A handler that panics fails like one that returns an error ([`Decision::Failed`], the
+/// panic's message and location as the reason, no ack body): see [`guard`].
 pub fn decide(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> (Decision, Option<Value>) {
-    match dispatch {
+    guard::guarded(|| match dispatch {
         Dispatch::Event(e) => (app.on_event(e, ctx), None),
         Dispatch::Command(c) => {
             let reply = app.on_command(c, ctx);
             (reply.decision, Some(reply.ack))
         }
         Dispatch::Interaction(i) => app.on_interaction_ack(i, ctx),
-    }
+    })
+    .unwrap_or_else(|why| (Decision::Failed(why), None))
 }

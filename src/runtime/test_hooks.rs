@@ -2,11 +2,14 @@
 //! `ALLOW_TEST_CLOCK=1` (never in production): a request may set the clock (signature
 //! timestamps, install states, idempotency keys), slow the team actor down (to exceed an ack
 //! budget), name its client address (for the failed-token lockout; locally every request comes
-//! from 127.0.0.1), or make the app's handler fail on it (to test `handler_failed`). The Worker
+//! from 127.0.0.1), or make the app's handler fail on it (to test `handler_failed`); `TEST_PANIC_MARKER`
+//! makes the handlers panic instead ([`HookedApp`]). The Worker
 //! forwards the clock, the delay and the failure to the actor with the request.
 
 use super::header;
+use crate::app::{App, CommandReply, Context, Decision};
 use crate::config::Config;
+use crate::slack::envelope::{EventEnvelope, Interaction, SlashCommand};
 use worker::{Headers, Request};
 
 /// `x-slackline-test-now`: the clock, epoch ms.
@@ -70,5 +73,58 @@ impl TestHooks {
         if let Some(ms) = self.actor_delay_ms {
             worker::Delay::from(std::time::Duration::from_millis(ms)).await;
         }
+    }
+}
+
+/// The app as the end-to-end tests may break it: with `TEST_PANIC_MARKER` set (test runtimes
+/// only), its handlers panic on any request whose payload contains the marker, as a buggy handler
+/// would; otherwise it is the app itself. A runtime restarted without the marker is the "fixed"
+/// deployment a redrive then runs.
+pub enum HookedApp<'a> {
+    /// The app as it is.
+    Plain(&'a dyn App),
+    /// The app, but its handlers panic on a request containing `marker`.
+    PanicsOn {
+        /// The app.
+        app: &'a dyn App,
+        /// The text that makes it panic.
+        marker: &'a str,
+    },
+}
+
+impl<'a> HookedApp<'a> {
+    /// The app under this deployment's settings.
+    pub fn of(app: &'a dyn App, config: &'a Config) -> HookedApp<'a> {
+        match &config.test_panic_marker {
+            Some(marker) => HookedApp::PanicsOn { app, marker },
+            None => HookedApp::Plain(app),
+        }
+    }
+
+    fn app(&self, request: &impl serde::Serialize) -> &'a dyn App {
+        match self {
+            HookedApp::Plain(app) => *app,
+            HookedApp::PanicsOn { app, marker } => {
+                if serde_json::to_string(request).is_ok_and(|text| text.contains(*marker)) {
+                    panic!("TEST_PANIC_MARKER {marker:?} in the request");
+                }
+                *app
+            }
+        }
+    }
+}
+
+impl App for HookedApp<'_> {
+    fn on_event(&self, event: &EventEnvelope, ctx: &Context) -> Decision {
+        self.app(event).on_event(event, ctx)
+    }
+    fn on_command(&self, command: &SlashCommand, ctx: &Context) -> CommandReply {
+        self.app(command).on_command(command, ctx)
+    }
+    fn on_interaction(&self, interaction: &Interaction, ctx: &Context) -> Decision {
+        self.app(interaction).on_interaction(interaction, ctx)
+    }
+    fn on_interaction_ack(&self, interaction: &Interaction, ctx: &Context) -> (Decision, Option<serde_json::Value>) {
+        self.app(interaction).on_interaction_ack(interaction, ctx)
     }
 }

@@ -1,10 +1,13 @@
 //! A handler that fails never loses its event: the request is recorded (receipt, 200) and kept as a
 //! parked `handler_failed` row with the handler's error; Slack's retry adds nothing; a redrive runs
 //! the (fixed) handler again and its effects are delivered. The failure is made by the test hook
-//! `x-slackline-test-handler-fails` (`ALLOW_TEST_CLOCK` only), on the shipped app.
+//! `x-slackline-test-handler-fails` (`ALLOW_TEST_CLOCK` only), on the shipped app; a handler that
+//! panics is made by `TEST_PANIC_MARKER` (src/runtime/test_hooks.rs), and caught
+//! (src/app/guard.rs) without resetting the Wasm instance.
 
 use crate::support::slack::{envelope, mention, now_secs, sign};
-use crate::support::{eventually, shared, unique};
+use crate::support::slack::{Answer, Client};
+use crate::support::{eventually, shared, unique, FakeSlack, Runtime, Settings};
 use std::time::Duration;
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -15,20 +18,7 @@ fn a_failed_handler_is_recorded_parked_with_its_error_and_redriven_once_fixed() 
     let c = s.client();
     let (team, channel) = (unique("T"), unique("C"));
     let body = envelope(&team, &unique("Ev"), mention(&channel, "7.1", "please fail")).to_string();
-    let send = |retry: Option<&str>| {
-        let ts = now_secs().to_string();
-        let sig = sign(&ts, body.as_bytes());
-        let mut headers = vec![
-            ("content-type", "application/json"),
-            ("x-slack-request-timestamp", ts.as_str()),
-            ("x-slack-signature", sig.as_str()),
-            ("x-slackline-test-handler-fails", "boom: index out of bounds"),
-        ];
-        if let Some(n) = retry {
-            headers.push(("x-slack-retry-num", n));
-        }
-        c.post_raw("/slack/events", &headers, body.as_bytes())
-    };
+    let send = |retry: Option<&str>| send_signed(&c, &body, retry, &[("x-slackline-test-handler-fails", "boom: index out of bounds")]);
     let first = send(None);
     assert_eq!(first.status, 200, "{}", first.body);
     // Slack's retries of the same event add nothing.
@@ -63,4 +53,86 @@ fn a_failed_handler_is_recorded_parked_with_its_error_and_redriven_once_fixed() 
     assert_eq!(c.admin_post(&format!("/admin/teams/{team}/outbox/{}/redrive", row["id"])).status, 409);
     assert!(c.rows(&team, "pending").is_empty());
     assert_eq!(s.fake.calls("chat.postMessage", &channel).len(), 1, "posted once");
+}
+
+/// A handler that panics (here: on a marker text, `TEST_PANIC_MARKER`, as a bug on one input
+/// would) in the middle of a 200-mention load over 10 teams: the marked event and each of
+/// Slack's retries get a 200, the event is recorded once and parked as `handler_failed` with the
+/// panic's message and location, the Wasm instance is never reset, every other mention is
+/// answered exactly once and no team's deliveries stall; after a redeploy without the bug, a
+/// redrive answers the marked one too.
+#[test]
+fn a_handler_that_panics_mid_load_parks_its_event_and_disturbs_nothing_else() {
+    const MARKER: &str = "PANIC-ON-THIS";
+    let fake = FakeSlack::start();
+    let mut rt = Runtime::start(Settings::new("panics", &fake).var("TEST_PANIC_MARKER", MARKER));
+    let base = rt.base_url();
+    let teams: Vec<String> = (0..10).map(|_| unique("T")).collect();
+    let (marked_team, marked_channel) = (teams[3].clone(), unique("C"));
+    let marked = envelope(&marked_team, &unique("Ev"), mention(&marked_channel, "9.1", &format!("hello {MARKER}"))).to_string();
+    let mentions: Vec<(String, String)> = (0..200).map(|i| (teams[i % teams.len()].clone(), unique("C"))).collect();
+
+    let (statuses, marked_statuses) = std::thread::scope(|scope| {
+        let chunks: Vec<_> = mentions
+            .chunks(25)
+            .map(|chunk| {
+                let base = base.clone();
+                scope.spawn(move || {
+                    let c = Client::new(&base);
+                    chunk.iter().map(|(team, channel)| c.event(&envelope(team, &unique("Ev"), mention(channel, "1.1", "hello"))).status).collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        // The marked event and Slack's three retries of it, while the load runs.
+        let c = Client::new(&base);
+        let marked_statuses: Vec<u16> = [None, Some("1"), Some("2"), Some("3")].into_iter().map(|retry| send_signed(&c, &marked, retry, &[]).status).collect();
+        let statuses: Vec<u16> = chunks.into_iter().flat_map(|h| h.join().expect("a load thread")).collect();
+        (statuses, marked_statuses)
+    });
+    assert!(statuses.iter().all(|s| *s == 200), "every mention acked: {statuses:?}");
+    assert_eq!(marked_statuses, vec![200; 4], "the panicking event and its retries are answered 200");
+
+    let c = rt.client();
+    for (team, channel) in &mentions {
+        let posts = fake.wait_calls("chat.postMessage", channel, 1, WAIT);
+        assert_eq!(posts.len(), 1, "answered once in {channel} ({team})");
+    }
+    for team in &teams {
+        eventually("the team's rows all ended", WAIT, || c.rows(team, "pending").is_empty().then_some(()));
+    }
+    for (_, channel) in &mentions {
+        assert_eq!(fake.calls("chat.postMessage", channel).len(), 1, "never twice in {channel}");
+    }
+    assert_eq!(c.receipts(&marked_team), 1 + mentions.iter().filter(|(t, _)| *t == marked_team).count() as i64, "recorded once, its retries added nothing");
+    let parked = c.rows(&marked_team, "parked");
+    assert_eq!(parked.len(), 1, "{parked:?}");
+    let row = &parked[0];
+    assert_eq!(row["reason"], "handler_failed");
+    let why = row["last_error"].as_str().unwrap_or_default();
+    assert!(why.starts_with("panicked: TEST_PANIC_MARKER") && why.contains("src/runtime/test_hooks.rs:"), "the panic's message and location: {why}");
+    assert!(fake.calls("chat.postMessage", &marked_channel).is_empty(), "nothing performed for the panicking event");
+    assert!(!rt.log_text().contains("Reinitializing Wasm application"), "the instance was never reset");
+
+    // The fix is deployed (the marker no longer panics); the redrive answers the event, once.
+    rt.redeploy(|s| s.without("TEST_PANIC_MARKER"));
+    let c = rt.client();
+    assert_eq!(c.admin_post(&format!("/admin/teams/{marked_team}/outbox/{}/redrive", row["id"])).status, 200);
+    let answer = fake.wait_calls("chat.postMessage", &marked_channel, 1, WAIT);
+    assert_eq!(answer[0].field("thread_ts"), Some("9.1"));
+    eventually("the redriven row done", WAIT, || c.rows(&marked_team, "parked").is_empty().then_some(()));
+    assert_eq!(fake.calls("chat.postMessage", &marked_channel).len(), 1, "answered once");
+}
+
+/// One signed Events API delivery of `body` (with `extra` headers), as Slack's `retry`-th retry
+/// when given.
+fn send_signed(c: &Client, body: &str, retry: Option<&str>, extra: &[(&str, &str)]) -> Answer {
+    let ts = now_secs().to_string();
+    let sig = sign(&ts, body.as_bytes());
+    let mut headers = vec![("content-type", "application/json"), ("x-slack-request-timestamp", ts.as_str()), ("x-slack-signature", sig.as_str())];
+    headers.extend_from_slice(extra);
+    if let Some(n) = retry {
+        headers.push(("x-slack-retry-num", n));
+        headers.push(("x-slack-retry-reason", "http_timeout"));
+    }
+    c.post_raw("/slack/events", &headers, body.as_bytes())
 }

@@ -15,7 +15,7 @@ pub fn tx_sync<T: 'static>(storage: &Storage, f: impl FnOnce() -> worker::Result
     let func: Function = Reflect::get(raw, &JsValue::from_str("transactionSync"))?.dyn_into()?;
     let out: Rc<RefCell<Option<T>>> = Rc::new(RefCell::new(None));
     let slot = out.clone();
-    let callback = Closure::once(move || -> Result<JsValue, JsValue> {
+    let callback = Closure::once_assert_unwind_safe(move || -> Result<JsValue, JsValue> {
         let value = f().map_err(|e| JsValue::from_str(&e.to_string()))?;
         *slot.borrow_mut() = Some(value);
         Ok(JsValue::UNDEFINED)

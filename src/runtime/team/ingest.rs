@@ -13,7 +13,7 @@ use crate::logs::{Alert, UninstallLine};
 use crate::oauth::Installation;
 use crate::outbox::reasons;
 use crate::runtime::store::{self, ingest::Ingest, ingest::NewRow};
-use crate::runtime::test_hooks::TestHooks;
+use crate::runtime::test_hooks::{HookedApp, TestHooks};
 use crate::runtime::{clock, directory, log, request_json};
 use crate::slack::envelope::Dispatch;
 use serde_json::json;
@@ -29,7 +29,7 @@ impl TeamActor {
         let ctx = app::Context::of(config);
         let (decision, ack) = match hooks.handler_fails {
             Some(why) => (Decision::Failed(why), None),
-            None => app::decide(&*self.app, &dispatch, &ctx),
+            None => app::decide(&HookedApp::of(&*self.app, config), &dispatch, &ctx),
         };
         let now = clock::now_ms();
         // A failed handler's request is recorded with its receipt and kept, parked as

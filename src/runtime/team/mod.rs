@@ -24,6 +24,7 @@ use error::ActorError;
 
 use super::store;
 use super::sweep::{credential, Nudge, Sweeper};
+use super::test_hooks::HookedApp;
 use super::{clock, env, log};
 use crate::app::App;
 use crate::config::Config;
@@ -249,7 +250,16 @@ impl TeamActor {
         }
         let (nudge, nudges) = super::sweep::nudges();
         self.nudges.borrow_mut().push(nudge);
-        let sweeper = Sweeper { storage: &storage, sql: &self.sql, config, team, prune, credentials: &self.credentials, pacer: &self.pacer, app: &*self.app };
+        let sweeper = Sweeper {
+            storage: &storage,
+            sql: &self.sql,
+            config,
+            team,
+            prune,
+            credentials: &self.credentials,
+            pacer: &self.pacer,
+            app: &HookedApp::of(&*self.app, config),
+        };
         let mut report = sweeper.run(trigger, nudges).await;
         // `run` dropped its receiving side: forget every nudge whose sweep has ended.
         self.nudges.borrow_mut().retain(|nudge| !nudge.is_closed());

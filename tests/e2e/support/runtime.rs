@@ -301,6 +301,13 @@ impl Runtime {
         self.launch();
     }
 
+    /// A redeploy: the same persistence folder and port, with changed settings.
+    pub fn redeploy(&mut self, change: impl FnOnce(Settings) -> Settings) {
+        let settings = std::mem::replace(&mut self.settings, Settings { name: String::new(), vars: Vec::new(), config: None, bare: false });
+        self.settings = change(settings);
+        self.restart();
+    }
+
     /// The process group id, while running.
     pub fn process_group(&self) -> Option<i32> {
         self.child.as_ref().map(|c| c.id() as i32)
