@@ -269,12 +269,8 @@ impl<'a> Vars<'a> {
 }
 
 impl Config {
-    /// Builds the configuration from a variable lookup (the Worker's `Env`, or a map in tests).
-    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
-        Config::from_vars(&Vars::new(lookup))
-    }
-
-    /// Builds the configuration from the deployment's settings.
+    /// Builds the configuration from the deployment's settings (the Worker's `Env`, or
+    /// [`Vars::of`] in tests).
     pub fn from_vars(v: &Vars) -> Result<Config, ConfigError> {
         let hour_ms = 3_600_000;
         let config = Config {
