@@ -16,6 +16,8 @@ mod pacing;
 #[path = "../tests/e2e/support/mod.rs"]
 #[allow(dead_code, unused_imports)]
 mod support;
+#[path = "load/views.rs"]
+mod views;
 
 use harness::{BenchSettings, Readings};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -486,6 +488,11 @@ fn main() {
     if std::env::var("BENCH_ONLY").as_deref() == Ok("pacing") {
         // `BENCH_ONLY=pacing make bench`: Slack's rate limits, enforced by the fake (about 12 min).
         println!("| # | measure | figure |\n| --- | --- | --- |\n{}", pacing::figures(&scale));
+        return;
+    }
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("views") {
+        // `BENCH_ONLY=views make bench`: ack → views.open under 16 clients, the triage bot.
+        println!("| # | measure | figure |\n| --- | --- | --- |\n{}", views::figures(&scale));
         return;
     }
     let fake = FakeSlack::start();

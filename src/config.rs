@@ -1,7 +1,8 @@
 //! One typed [`Config`], built from the Worker's environment once per isolate (`runtime::env`
 //! caches it: an isolate's bindings never change). The runtime
-//! adapter (`runtime::env`) is the only code that reads `Env`; it hands a lookup function to
-//! [`Config::from_lookup`], which is pure and tested here.
+//! adapter (`runtime::env`) is the only code that reads `Env`; it hands a [`Vars`] reader (a
+//! lookup by name) to [`Config::from_vars`], which is pure and tested here. An app reads its own
+//! settings from the same reader, once, when it is built ([`crate::app::MakeApp`]).
 //!
 //! A malformed value (a number that is not one, a URL without a scheme) is an error naming the
 //! variable: the Worker then refuses every route with 500 and logs that line, rather than run
@@ -214,15 +215,36 @@ impl std::fmt::Display for ConfigError {
     }
 }
 
-struct Vars<F: Fn(&str) -> Option<String>>(F);
+/// The deployment's settings as text, by name: the vars of `wrangler.toml` `[vars]`, `.dev.vars`
+/// and `wrangler secret`. [`Config`] is read from it, and so may an app be (the settings of its
+/// own, such as a channel to post in: see [`crate::app::MakeApp`]). A value is trimmed; a blank
+/// one is missing.
+pub struct Vars<'a> {
+    lookup: Box<Lookup<'a>>,
+}
 
-impl<F: Fn(&str) -> Option<String>> Vars<F> {
-    fn text(&self, var: &str) -> Option<String> {
-        (self.0)(var).map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
+/// A setting's raw value by name.
+type Lookup<'a> = dyn Fn(&str) -> Option<String> + 'a;
+
+impl<'a> Vars<'a> {
+    /// Settings from a lookup (the Worker's `Env`, in `runtime::env`).
+    pub fn new(lookup: impl Fn(&str) -> Option<String> + 'a) -> Vars<'a> {
+        Vars { lookup: Box::new(lookup) }
+    }
+
+    /// Settings from `(name, value)` pairs: an app's native tests.
+    pub fn of(pairs: &[(&str, &str)]) -> Vars<'static> {
+        let map: std::collections::HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Vars::new(move |name| map.get(name).cloned())
+    }
+
+    /// The value of `name`, trimmed; `None` when it is missing or blank.
+    pub fn get(&self, name: &str) -> Option<String> {
+        (self.lookup)(name).map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
     }
 
     fn int(&self, var: &'static str, default: i64, min: i64, max: i64) -> Result<i64, ConfigError> {
-        let Some(raw) = self.text(var) else { return Ok(default) };
+        let Some(raw) = self.get(var) else { return Ok(default) };
         let value: i64 = raw.parse().map_err(|_| ConfigError { var, problem: "is not a whole number".into() })?;
         if !(min..=max).contains(&value) {
             return Err(ConfigError { var, problem: format!("must be between {min} and {max}") });
@@ -231,7 +253,7 @@ impl<F: Fn(&str) -> Option<String>> Vars<F> {
     }
 
     fn url(&self, var: &'static str) -> Result<Option<String>, ConfigError> {
-        let Some(raw) = self.text(var) else { return Ok(None) };
+        let Some(raw) = self.get(var) else { return Ok(None) };
         if !(raw.starts_with("https://") || raw.starts_with("http://")) {
             return Err(ConfigError { var, problem: "must start with https:// or http://".into() });
         }
@@ -240,7 +262,7 @@ impl<F: Fn(&str) -> Option<String>> Vars<F> {
 
     fn schedule(&self) -> Result<Vec<i64>, ConfigError> {
         let var = "RETRY_SCHEDULE_MS";
-        let Some(raw) = self.text(var) else { return Ok(DEFAULT_SCHEDULE_MS.to_vec()) };
+        let Some(raw) = self.get(var) else { return Ok(DEFAULT_SCHEDULE_MS.to_vec()) };
         let steps: Result<Vec<i64>, _> = raw.split(',').map(|s| s.trim().parse::<i64>()).collect();
         match steps {
             Ok(steps) if !steps.is_empty() && steps.iter().all(|s| (1..=86_400_000).contains(s)) => Ok(steps),
@@ -250,27 +272,27 @@ impl<F: Fn(&str) -> Option<String>> Vars<F> {
 }
 
 impl Config {
-    /// Builds the configuration from a variable lookup (the Worker's `Env`, or a map in tests).
-    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
-        let v = Vars(lookup);
+    /// Builds the configuration from the deployment's settings (the Worker's `Env`, or
+    /// [`Vars::of`] in tests).
+    pub fn from_vars(v: &Vars) -> Result<Config, ConfigError> {
         let hour_ms = 3_600_000;
         let config = Config {
-            signing_secret: SigningSecret::parse(v.text("SLACK_SIGNING_SECRET")),
+            signing_secret: SigningSecret::parse(v.get("SLACK_SIGNING_SECRET")),
             slack_api_url: v.url("SLACK_API_URL")?.unwrap_or_else(|| DEFAULT_SLACK_API_URL.into()),
-            bot_token: Secret::parse(v.text("SLACK_BOT_TOKEN")),
-            admin_token: Secret::parse(v.text("ADMIN_TOKEN")),
-            api_token: Secret::parse(v.text("API_TOKEN")),
+            bot_token: Secret::parse(v.get("SLACK_BOT_TOKEN")),
+            admin_token: Secret::parse(v.get("ADMIN_TOKEN")),
+            api_token: Secret::parse(v.get("API_TOKEN")),
             idempotency_ttl_ms: v.int("IDEMPOTENCY_TTL_HOURS", DEFAULT_IDEMPOTENCY_TTL_HOURS, 1, 24 * 30)? * 3_600_000,
             lists_reconcile_ms: v.int("LISTS_RECONCILE_MINUTES", DEFAULT_LISTS_RECONCILE_MINUTES, 1, 7 * 24 * 60)? * 60_000,
             lists_pace_ms: v.int("LISTS_PACE_MS", DEFAULT_LISTS_PACE_MS, 0, 60_000)?,
             lists_page_size: v.int("LISTS_PAGE_SIZE", DEFAULT_LISTS_PAGE_SIZE, 1, 1_000)?,
-            rate_limits: RateLimits::parse(v.text("SLACK_RATE_LIMITS").as_deref()).map_err(|e| ConfigError { var: "SLACK_RATE_LIMITS", problem: e.0 })?,
-            client_id: v.text("SLACK_CLIENT_ID"),
-            client_secret: Secret::parse(v.text("SLACK_CLIENT_SECRET")),
-            bot_scopes: v.text("SLACK_BOT_SCOPES").unwrap_or_else(|| DEFAULT_BOT_SCOPES.into()),
+            rate_limits: RateLimits::parse(v.get("SLACK_RATE_LIMITS").as_deref()).map_err(|e| ConfigError { var: "SLACK_RATE_LIMITS", problem: e.0 })?,
+            client_id: v.get("SLACK_CLIENT_ID"),
+            client_secret: Secret::parse(v.get("SLACK_CLIENT_SECRET")),
+            bot_scopes: v.get("SLACK_BOT_SCOPES").unwrap_or_else(|| DEFAULT_BOT_SCOPES.into()),
             redirect_uri: v.url("SLACK_REDIRECT_URI")?,
             authorize_url: v.url("SLACK_AUTHORIZE_URL")?.unwrap_or_else(|| DEFAULT_AUTHORIZE_URL.into()),
-            cipher: TokenCipher::from_settings(v.text("TOKEN_ENCRYPTION_KEY").as_deref(), v.text("TOKEN_ENCRYPTION_OLD_KEYS").as_deref()).map_err(|_| {
+            cipher: TokenCipher::from_settings(v.get("TOKEN_ENCRYPTION_KEY").as_deref(), v.get("TOKEN_ENCRYPTION_OLD_KEYS").as_deref()).map_err(|_| {
                 ConfigError { var: "TOKEN_ENCRYPTION_KEY", problem: "must be <key id>:<64 hex digits> (old keys: a comma-separated list of the same)".into() }
             })?,
             ack_budget_ms: v.int("ACK_BUDGET_MS", DEFAULT_ACK_BUDGET_MS, 100, 10_000)?,
@@ -284,20 +306,20 @@ impl Config {
             done_retention_ms: v.int("DONE_RETENTION_HOURS", DEFAULT_DONE_RETENTION_HOURS, 1, 24 * 90)? * hour_ms,
             llm: v.url("LLM_API_URL")?.map(|url| LlmConfig {
                 url,
-                api_key: Secret::parse(v.text("LLM_API_KEY")),
-                model: v.text("LLM_MODEL").unwrap_or_else(|| DEFAULT_LLM_MODEL.into()),
+                api_key: Secret::parse(v.get("LLM_API_KEY")),
+                model: v.get("LLM_MODEL").unwrap_or_else(|| DEFAULT_LLM_MODEL.into()),
             }),
             alert_pending_age_ms: v.int("ALERT_PENDING_AGE_MS", DEFAULT_ALERT_PENDING_AGE_MS, 1_000, 7 * 86_400_000)?,
             alert_failure_streak: v.int("ALERT_FAILURE_STREAK", DEFAULT_ALERT_FAILURE_STREAK, 1, 1_000)?,
             redrive_spacing_ms: v.int("REDRIVE_SPACING_MS", DEFAULT_REDRIVE_SPACING_MS, 0, 60_000)?,
-            log_deliveries: match v.text("LOG_DELIVERIES").as_deref() {
+            log_deliveries: match v.get("LOG_DELIVERIES").as_deref() {
                 None | Some("failures") => LogDeliveries::Failures,
                 Some("all") => LogDeliveries::All,
                 Some(_) => return Err(ConfigError { var: "LOG_DELIVERIES", problem: "must be all or failures".into() }),
             },
-            allow_test_clock: v.text("ALLOW_TEST_CLOCK").as_deref() == Some("1"),
-            test_panic_marker: v.text("TEST_PANIC_MARKER").filter(|m| !m.is_empty() && v.text("ALLOW_TEST_CLOCK").as_deref() == Some("1")),
-            allow_bench_seed: v.text("ALLOW_BENCH_SEED").as_deref() == Some("1"),
+            allow_test_clock: v.get("ALLOW_TEST_CLOCK").as_deref() == Some("1"),
+            test_panic_marker: v.get("TEST_PANIC_MARKER").filter(|_| v.get("ALLOW_TEST_CLOCK").as_deref() == Some("1")),
+            allow_bench_seed: v.get("ALLOW_BENCH_SEED").as_deref() == Some("1"),
             warnings: Vec::new(),
         };
         Ok(config.with_warnings())

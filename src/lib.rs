@@ -67,9 +67,12 @@ pub mod url_parts;
 #[cfg(target_arch = "wasm32")]
 pub mod runtime;
 
-/// Makes this crate a Cloudflare Worker running slackline with the app `make_app()` builds (an
+/// Makes this crate a Cloudflare Worker running slackline with the app `make_app` builds (an
 /// `impl slackline::app::App`, e.g. a [`app::listen::Listeners`]): exports the Worker's `fetch` and
-/// the two Durable Object classes its `wrangler.toml` binds, `TeamActor` and `Directory`. One
+/// the two Durable Object classes its `wrangler.toml` binds, `TeamActor` and `Directory`.
+/// `make_app` is `fn() -> impl App`, or `fn(&slackline::app::Vars) -> impl App` for an app that
+/// reads settings of its own (its vars and secrets, once, when the team actor starts: see
+/// [`app::MakeApp`]). One
 /// call, in the bot's `src/lib.rs`; the bot's crate also depends on `worker` (`=0.8.7`), whose
 /// macros the expansion uses. On other targets (the bot's native tests) it expands to nothing.
 ///
@@ -102,7 +105,7 @@ macro_rules! worker {
 
             impl ::worker::DurableObject for TeamActor {
                 fn new(state: ::worker::State, env: ::worker::Env) -> Self {
-                    let app: ::std::rc::Rc<dyn $crate::app::App> = ::std::rc::Rc::new(($make_app)());
+                    let app = $crate::app::make_app(&$make_app, &$crate::runtime::env::vars(&env));
                     TeamActor { inner: ::std::panic::AssertUnwindSafe($crate::runtime::team::TeamActor::new(state, env, app)) }
                 }
 

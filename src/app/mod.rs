@@ -3,7 +3,8 @@
 //! An app implements [`App`]. The team actor calls it inside the atomic unit that records the
 //! receipt, so a handler must be pure and fast: no I/O, no clock, no randomness. Everything slow
 //! (Slack calls, token lookups, LLM calls) is an [`Effect`](crate::effect::Effect) that the outbox
-//! performs after the ack. [`DefaultApp`] is the app slackline ships.
+//! performs after the ack. [`DefaultApp`] is the app slackline ships. An app that needs settings
+//! of its own reads them from the deployment's [`Vars`] when it is built ([`MakeApp`]).
 //!
 //! ```
 //! use slackline::app::{App, Context, Decision, CommandReply};
@@ -22,8 +23,11 @@
 mod default_app;
 pub mod guard;
 pub mod listen;
+mod make;
 
+pub use crate::config::Vars;
 pub use default_app::{strip_mentions, DefaultApp, RESOLVE_ACTION_ID};
+pub use make::{make_app, MakeApp};
 
 use crate::effect::Effect;
 use crate::slack::envelope::{Dispatch, EventEnvelope, Interaction, SlashCommand};

@@ -1,9 +1,7 @@
 use super::*;
-use std::collections::HashMap;
 
 fn config(pairs: &[(&str, &str)]) -> Result<Config, ConfigError> {
-    let map: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    Config::from_lookup(|k| map.get(k).cloned())
+    Config::from_vars(&Vars::of(pairs))
 }
 
 #[test]

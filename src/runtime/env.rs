@@ -1,8 +1,10 @@
-//! The only code that reads the Worker's `Env` for settings: it hands a lookup to the pure
-//! [`Config::from_lookup`]. The result is built once per isolate and shared (the Worker and its
-//! Durable Objects run in the same isolate, and an isolate's bindings never change).
+//! The only code that reads the Worker's `Env` for settings: [`vars`] is the deployment's settings
+//! by name (a var of `wrangler.toml` or `.dev.vars`, else a secret), which the pure
+//! [`Config::from_vars`] and the bot's app constructor read. The config is built once per isolate
+//! and shared (the Worker and its Durable Objects run in the same isolate, and an isolate's
+//! bindings never change).
 
-use crate::config::{Config, ConfigError};
+use crate::config::{Config, ConfigError, Vars};
 use std::cell::RefCell;
 use std::rc::Rc;
 use worker::Env;
@@ -11,13 +13,13 @@ thread_local! {
     static CACHED: RefCell<Option<Result<Rc<Config>, ConfigError>>> = const { RefCell::new(None) };
 }
 
+/// The deployment's settings: a var, else a secret, by name.
+pub fn vars(env: &Env) -> Vars<'static> {
+    let env = env.clone();
+    Vars::new(move |name| env.var(name).map(|v| v.to_string()).or_else(|_| env.secret(name).map(|s| s.to_string())).ok())
+}
+
 /// The typed configuration of this isolate, built from `Env` on first use.
 pub fn config(env: &Env) -> Result<Rc<Config>, ConfigError> {
-    CACHED.with(|cell| {
-        cell.borrow_mut()
-            .get_or_insert_with(|| {
-                Config::from_lookup(|name| env.var(name).map(|v| v.to_string()).or_else(|_| env.secret(name).map(|s| s.to_string())).ok()).map(Rc::new)
-            })
-            .clone()
-    })
+    CACHED.with(|cell| cell.borrow_mut().get_or_insert_with(|| Config::from_vars(&vars(env)).map(Rc::new)).clone())
 }

@@ -1,10 +1,10 @@
 //! The example bots, each a crate of `examples/` served from its own `wrangler.toml` in a runtime
 //! of its own: they run on the library exactly as a user's bot does.
 
-use crate::support::slack::{envelope, message_copy};
-use crate::support::{unique, FakeSlack, Runtime, Settings};
-use serde_json::json;
-use std::path::PathBuf;
+use crate::support::slack::{command_form, envelope, message_copy};
+use crate::support::{eventually, unique, FakeSlack, Runtime, Settings};
+use serde_json::{json, Value};
+use slackline::sim::client::{fresh_trigger_id, view_submission};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -14,14 +14,35 @@ const WAIT: Duration = Duration::from_secs(30);
 fn hello() -> &'static (FakeSlack, Runtime) {
     static HELLO: OnceLock<(FakeSlack, Runtime)> = OnceLock::new();
     HELLO.get_or_init(|| {
-        let root = env!("CARGO_MANIFEST_DIR");
-        let built = std::process::Command::new("make").args(["--no-print-directory", "worker", "APP=hello"]).current_dir(root).status();
-        assert!(built.is_ok_and(|s| s.success()), "make worker APP=hello");
         let fake = FakeSlack::start();
-        let mut settings = Settings::new("hello", &fake);
-        settings.config = Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/hello/wrangler.toml"));
+        let settings = Settings::example("hello", &fake);
         (fake, Runtime::start(settings))
     })
+}
+
+/// `examples/triage`, and the channel its `TRIAGE_CHANNEL` names (unique to this run).
+struct Triage {
+    fake: FakeSlack,
+    runtime: Runtime,
+    channel: String,
+}
+
+fn triage() -> &'static Triage {
+    static TRIAGE: OnceLock<Triage> = OnceLock::new();
+    TRIAGE.get_or_init(|| {
+        let fake = FakeSlack::start();
+        let channel = unique("C");
+        let runtime = Runtime::start(Settings::example("triage", &fake).var("TRIAGE_CHANNEL", &channel));
+        Triage { fake, runtime, channel }
+    })
+}
+
+/// A submission of the incident modal by `user` of `team`: `title` typed, SEV1 picked.
+fn incident_submission(team: &str, user: &str, title: &str) -> Value {
+    let mut payload = view_submission(team, "incident", &[("title".into(), "title_input".into(), title.into())]);
+    payload["view"]["state"]["values"]["severity"] = json!({"severity_select": {"type": "static_select", "selected_option": {"value": "sev1"}}});
+    payload["user"] = json!({"id": user, "team_id": team});
+    payload
 }
 
 #[test]
@@ -45,5 +66,64 @@ fn bolts_getting_started_app_greets_hello_with_a_button_and_answers_its_click_in
     let answers = fake.wait_calls("chat.postMessage", &channel, 2, WAIT);
     let answer = answers.iter().find(|p| p.field("text") == Some("<@U1> clicked the button")).expect("the click's answer");
     assert_eq!(answer.field("thread_ts"), Some("8.2"), "answered in the clicked message's thread");
-    crate::support::eventually("both rows delivered", WAIT, || (c.rows(&team, "done").len() == 2).then_some(()));
+    eventually("both rows delivered", WAIT, || (c.rows(&team, "done").len() == 2).then_some(()));
+}
+
+#[test]
+fn the_incident_command_is_acked_empty_and_slack_receives_views_open_with_the_modal_in_time() {
+    let t = triage();
+    let c = t.runtime.client();
+    let (team, user, trigger) = (unique("T"), unique("U"), fresh_trigger_id());
+    let a = c.post_signed("/slack/commands", "application/x-www-form-urlencoded", command_form(&team, "/incident", &user, &trigger).as_bytes());
+    assert_eq!((a.status, a.body.as_str()), (200, ""), "an empty 200");
+    let opened = t.fake.wait_calls("views.open", &trigger, 1, WAIT)[0].clone();
+    let view = &opened.json.clone().expect("a JSON body")["view"];
+    assert_eq!(view["callback_id"], "incident");
+    let blocks: Vec<&str> = view["blocks"].as_array().expect("blocks").iter().filter_map(|b| b["block_id"].as_str()).collect();
+    assert_eq!(blocks, ["title", "severity"]);
+    // The fake refuses a trigger_id older than 3 s (expired_trigger_id parks the row): done means in time.
+    eventually("the views.open row done", WAIT, || (c.rows(&team, "done").len() == 1).then_some(()));
+    assert!(c.rows(&team, "parked").is_empty());
+}
+
+#[test]
+fn a_submission_with_a_blank_title_gets_exactly_the_errors_body_and_records_nothing_else() {
+    let t = triage();
+    let c = t.runtime.client();
+    let (team, user) = (unique("T"), unique("U"));
+    let a = c.interaction(&incident_submission(&team, &user, "   "));
+    assert_eq!(a.status, 200);
+    assert_eq!(a.json(), json!({"response_action": "errors", "errors": {"title": "Say what is wrong"}}));
+    // Rows are committed before the ack: none now is none ever. The receipt is the only record.
+    assert_eq!(c.receipts(&team), 1, "the submission itself is recorded");
+    assert!(c.all_rows(&team).is_empty(), "no outbox row: {:?}", c.all_rows(&team));
+    let swept = c.admin_post(&format!("/admin/teams/{team}/sweep"));
+    assert_eq!(swept.status, 200, "{}", swept.body);
+    assert!(t.fake.calls("chat.postMessage", &user).is_empty(), "nothing posted");
+}
+
+#[test]
+fn a_valid_submission_is_announced_in_the_triage_channel_and_its_acknowledge_click_answered_in_the_thread() {
+    let t = triage();
+    let c = t.runtime.client();
+    let (team, user, title) = (unique("T"), unique("U"), unique("Checkout fails "));
+    let a = c.interaction(&incident_submission(&team, &user, &title));
+    assert_eq!((a.status, a.body.as_str()), (200, ""), "the modal closes");
+    let announced = t.fake.wait_calls("chat.postMessage", &title, 1, WAIT)[0].clone();
+    assert_eq!(announced.field("channel"), Some(t.channel.as_str()), "posted in TRIAGE_CHANNEL");
+    assert_eq!(announced.field("text"), Some(format!("Incident (SEV1): {title}, reported by <@{user}>").as_str()));
+    let button = &announced.json.clone().expect("a JSON body")["blocks"][2]["elements"][0];
+    assert_eq!((button["action_id"].as_str(), button["text"]["text"].as_str()), (Some("incident_acknowledge"), Some("Acknowledge")));
+
+    let (clicker, ts) = (unique("U"), "9.1");
+    let click = json!({
+        "type": "block_actions", "trigger_id": fresh_trigger_id(), "team": {"id": team}, "user": {"id": clicker, "team_id": team},
+        "container": {"type": "message", "channel_id": t.channel, "message_ts": ts}, "channel": {"id": t.channel}, "message": {"ts": ts},
+        "actions": [{"action_id": "incident_acknowledge", "block_id": "b", "type": "button", "value": "sev1"}],
+    });
+    assert_eq!(c.interaction(&click).status, 200);
+    let answer = t.fake.wait_calls("chat.postMessage", &clicker, 1, WAIT)[0].clone();
+    assert_eq!(answer.field("text"), Some(format!("<@{clicker}> acknowledged this incident").as_str()));
+    assert_eq!((answer.field("channel"), answer.field("thread_ts")), (Some(t.channel.as_str()), Some(ts)), "in the announcement's thread");
+    eventually("both rows delivered", WAIT, || (c.rows(&team, "done").len() == 2).then_some(()));
 }

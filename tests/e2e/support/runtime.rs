@@ -53,6 +53,16 @@ impl Settings {
         Settings { name: name.into(), vars: vars.into_iter().map(|(k, v)| (k.to_string(), v)).collect(), config: None, bare: false }
     }
 
+    /// The settings of the example bot `examples/{app}`, served from its own `wrangler.toml`; its
+    /// Worker bundle is built first (`make worker APP={app}`, quick when it is up to date).
+    pub fn example(app: &str, fake: &FakeSlack) -> Settings {
+        let built = Command::new("make").args(["--no-print-directory", "worker", &format!("APP={app}")]).current_dir(project_root()).status();
+        assert!(built.is_ok_and(|s| s.success()), "make worker APP={app}");
+        let mut settings = Settings::new(app, fake);
+        settings.config = Some(project_root().join("examples").join(app).join("wrangler.toml"));
+        settings
+    }
+
     /// Sets (or replaces) one var.
     pub fn var(mut self, key: &str, value: &str) -> Settings {
         self.vars.retain(|(k, _)| k != key);

@@ -195,6 +195,22 @@ impl Client {
     }
 }
 
+/// The form body of the slash command `command` as Slack posts it: run by `user` of `team` in
+/// `C1`, with `trigger_id` and a `response_url` nobody serves.
+pub fn command_form(team: &str, command: &str, user: &str, trigger_id: &str) -> String {
+    let response_url = format!("https://hooks.slack.test/commands/{trigger_id}");
+    let fields = [
+        ("command", command),
+        ("text", ""),
+        ("team_id", team),
+        ("channel_id", "C1"),
+        ("user_id", user),
+        ("response_url", &response_url),
+        ("trigger_id", trigger_id),
+    ];
+    form_urlencoded::Serializer::new(String::new()).extend_pairs(fields).finish()
+}
+
 /// The simulator's Slack shapes: an `event_callback` envelope (our bot is `UBOT`) and an
 /// `app_mention` by `U1`.
 pub use slackline::sim::client::{envelope, mention};

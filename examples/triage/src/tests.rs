@@ -1,0 +1,97 @@
+//! The bot's behaviour, natively (`slackline::testing`): what each request queues and acks.
+
+use super::*;
+use incident::{Severity, SEVERITY, TITLE};
+use serde_json::{json, Value};
+use slackline::testing::{action, command, handle, view_submission, Handled};
+
+fn triage() -> Listeners {
+    app(&Vars::of(&[(CHANNEL_VAR, "CINCIDENTS")]))
+}
+
+/// A submission's `state.values`: the title typed, the severity picked (if any).
+fn values(title: &str, severity: Option<&str>) -> Value {
+    let mut values = json!({ TITLE.0: { TITLE.1: { "type": "plain_text_input", "value": title } } });
+    if let Some(s) = severity {
+        values[SEVERITY.0] = json!({ SEVERITY.1: { "type": "static_select", "selected_option": { "value": s } } });
+    }
+    values
+}
+
+fn submit(app: &Listeners, title: &str, severity: Option<&str>) -> Handled {
+    handle(app, &view_submission(MODAL, values(title, severity)))
+}
+
+#[test]
+fn the_command_opens_the_modal_with_its_trigger_and_acks_with_an_empty_200() {
+    let done = handle(&triage(), &command(COMMAND, ""));
+    assert_eq!(done.ack, None, "no ack body: an empty 200");
+    let calls = done.calls();
+    assert_eq!(calls.len(), 1);
+    let (method, args) = &calls[0];
+    assert_eq!(method, "views.open");
+    assert!(args["trigger_id"].as_str().is_some_and(|t| t.starts_with("trig.")), "{args}");
+    assert_eq!(args["view"]["callback_id"], MODAL);
+    let blocks: Vec<&str> = args["view"]["blocks"].as_array().unwrap().iter().filter_map(|b| b["block_id"].as_str()).collect();
+    assert_eq!(blocks, [TITLE.0, SEVERITY.0]);
+    assert_eq!(done.effects[0].deadline_after_ms, Some(3_000), "a trigger_id lives 3 s");
+}
+
+#[test]
+fn a_blank_title_is_refused_in_the_modal_and_queues_nothing() {
+    for title in ["", "   "] {
+        let done = submit(&triage(), title, Some("sev1"));
+        assert_eq!(done.ack, Some(json!({ "response_action": "errors", "errors": { "title": "Say what is wrong" } })));
+        assert!(done.effects.is_empty(), "{:?}", done.effects);
+        assert_eq!(done.failed, None);
+    }
+}
+
+#[test]
+fn every_bad_field_is_named_at_once() {
+    let done = submit(&triage(), " ", None);
+    assert_eq!(done.ack.unwrap()["errors"], json!({ "title": "Say what is wrong", "severity": "Pick a severity" }));
+    let too_long = submit(&triage(), &"x".repeat(151), Some("sev2"));
+    assert_eq!(too_long.ack.unwrap()["errors"], json!({ "title": "Keep it under 150 characters" }));
+    assert!(too_long.effects.is_empty());
+}
+
+#[test]
+fn a_valid_submission_is_announced_in_the_triage_channel_with_an_acknowledge_button() {
+    let done = submit(&triage(), "  Checkout <fails> & times out ", Some("sev1"));
+    assert_eq!(done.ack, None, "the modal closes");
+    let calls = done.calls();
+    assert_eq!(calls.len(), 1);
+    let (method, args) = &calls[0];
+    assert_eq!((method.as_str(), args["channel"].as_str()), ("chat.postMessage", Some("CINCIDENTS")));
+    assert_eq!(args["text"], "Incident (SEV1): Checkout &lt;fails&gt; &amp; times out, reported by <@U1>");
+    let button = &args["blocks"][2]["elements"][0];
+    assert_eq!((button["action_id"].as_str(), button["text"]["text"].as_str()), (Some(ACKNOWLEDGE), Some("Acknowledge")));
+    assert!(args.get("thread_ts").is_none(), "a message of its own in the channel");
+}
+
+#[test]
+fn without_a_triage_channel_the_submission_fails_and_is_kept_for_a_redrive() {
+    let done = submit(&app(&Vars::of(&[])), "Checkout fails", Some("sev2"));
+    assert!(done.failed.as_deref().is_some_and(|why| why.contains(CHANNEL_VAR)), "{:?}", done.failed);
+    assert_eq!(done.ack, None);
+}
+
+#[test]
+fn an_acknowledge_click_is_answered_in_the_announcements_thread() {
+    let done = handle(&triage(), &action(ACKNOWLEDGE, "sev1"));
+    let (method, args) = &done.calls()[0];
+    assert_eq!(method, "chat.postMessage");
+    assert_eq!((args["channel"].as_str(), args["text"].as_str()), (Some("C1"), Some("<@U1> acknowledged this incident")));
+    assert!(args["thread_ts"].is_string(), "{args}");
+}
+
+#[test]
+fn severities_round_trip_through_the_select() {
+    for s in Severity::ALL {
+        assert_eq!(Severity::parse(s.value()), Some(s));
+    }
+    assert_eq!(Severity::parse("sev9"), None);
+    let options = &incident::modal()["blocks"][1]["element"]["options"];
+    assert_eq!(options.as_array().map(Vec::len), Some(3));
+}
