@@ -40,6 +40,8 @@ pub struct MessageIn<'a> {
     pub envelope: &'a EventEnvelope,
     /// The event as Slack sent it.
     pub raw: &'a Value,
+    /// A `Pattern::regex` listener's captures (the whole match first); empty otherwise.
+    pub matches: &'a [String],
 }
 
 impl MessageIn<'_> {

@@ -79,7 +79,22 @@ pub enum Pattern {
     Contains(String),
     /// Messages whose text, without leading mentions, starts with this (case-insensitive).
     StartsWith(String),
+    /// Messages whose text a regular expression matches (as written: `(?i)` for any case).
+    Regex(TextRegex),
 }
+
+/// A compiled regular expression (`regex-lite`'s syntax: Rust's `regex` without Unicode
+/// classes), compared by its source.
+#[derive(Debug, Clone)]
+pub struct TextRegex(regex_lite::Regex);
+
+impl PartialEq for TextRegex {
+    fn eq(&self, other: &TextRegex) -> bool {
+        self.0.as_str() == other.0.as_str()
+    }
+}
+
+impl Eq for TextRegex {}
 
 impl Pattern {
     /// Every message.
@@ -97,13 +112,30 @@ impl Pattern {
         Pattern::StartsWith(text.to_lowercase())
     }
 
+    /// Messages a regular expression matches, e.g. `Pattern::regex(r"^deploy (\w+)$")`; the
+    /// handler gets the captures in `MessageIn::matches`. A bad expression is an error here, when
+    /// the app is built, never while Slack waits.
+    pub fn regex(expression: &str) -> Result<Pattern, String> {
+        regex_lite::Regex::new(expression).map(|r| Pattern::Regex(TextRegex(r))).map_err(|e| format!("bad message pattern {expression:?}: {e}"))
+    }
+
     /// Whether `text` matches.
     pub fn matches(&self, text: &str) -> bool {
-        match self {
+        self.captures(text).is_some()
+    }
+
+    /// `Some` when `text` matches: a regular expression's groups (the whole match first, an
+    /// unmatched optional group as ""), nothing for the other patterns.
+    pub fn captures(&self, text: &str) -> Option<Vec<String>> {
+        let matched = match self {
             Pattern::Any => true,
             Pattern::Contains(needle) => text.to_lowercase().contains(needle),
             Pattern::StartsWith(prefix) => super::strip_mentions(text).to_lowercase().starts_with(prefix),
-        }
+            Pattern::Regex(TextRegex(r)) => {
+                return r.captures(text).map(|c| c.iter().map(|g| g.map(|g| g.as_str().to_string()).unwrap_or_default()).collect());
+            }
+        };
+        matched.then(Vec::new)
     }
 }
 
@@ -295,9 +327,9 @@ impl App for Listeners {
                 continue;
             }
             let ran = match (&l.route, message) {
-                (Route::Mention(h), Some(m)) if type_name == "app_mention" => Some(run_message(h, m, envelope, ctx)),
-                (Route::Message(p, h), Some(m)) if type_name == "message" && written_by_people(m) && p.matches(&m.text) => {
-                    Some(run_message(h, m, envelope, ctx))
+                (Route::Mention(h), Some(m)) if type_name == "app_mention" => Some(run_message(h, m, Vec::new(), envelope, ctx)),
+                (Route::Message(p, h), Some(m)) if type_name == "message" && written_by_people(m) => {
+                    p.captures(&m.text).map(|matches| run_message(h, m, matches, envelope, ctx))
                 }
                 (Route::Event(t, h), _) if t == type_name || subtype == Some(t.as_str()) => {
                     let origin = message.map(message_origin).unwrap_or_else(|| event_origin(envelope));
@@ -373,8 +405,8 @@ impl App for Listeners {
     }
 }
 
-fn run_message(h: &MessageHandler, m: &Message, envelope: &EventEnvelope, ctx: &Context) -> Decision {
-    let input = MessageIn { message: m, envelope, raw: &envelope.raw };
+fn run_message(h: &MessageHandler, m: &Message, matches: Vec<String>, envelope: &EventEnvelope, ctx: &Context) -> Decision {
+    let input = MessageIn { message: m, envelope, raw: &envelope.raw, matches: &matches };
     Listeners::run(|cx| h(&input, cx), message_origin(m), ctx).0
 }
 

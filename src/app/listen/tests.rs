@@ -214,3 +214,26 @@ fn the_llm_reply_goes_where_a_reply_goes() {
     let Action::LlmReply { then, .. } = &by_url.effects[0].action else { panic!() };
     assert!(matches!(then, crate::effect::Followup::ResponseUrl { .. }));
 }
+
+#[test]
+fn a_regex_listener_takes_what_its_expression_matches_and_hands_over_the_captures() {
+    let app = Listeners::new().message(Pattern::regex(r"^deploy (\w+)(?: to (\w+))?$").unwrap(), |m, cx| {
+        cx.reply(&format!("deploying {} to {}", m.matches[1], if m.matches[2].is_empty() { "staging" } else { &m.matches[2] }));
+        Ok(())
+    });
+    let done = handle(&app, &message("C1", "U1", "deploy api to prod"));
+    assert_eq!(done.calls()[0].1["text"], "deploying api to prod");
+    assert_eq!(handle(&app, &message("C1", "U1", "deploy web")).calls()[0].1["text"], "deploying web to staging", "an unmatched group is empty");
+    assert_eq!(handle(&app, &message("C1", "U1", "please deploy api")).ignored, Some("no_listener"), "anchored as written");
+    assert_eq!(handle(&app, &message("C1", "U1", "Deploy api")).ignored, Some("no_listener"), "case-sensitive unless (?i)");
+    assert!(Pattern::regex("(?i)^deploy").unwrap().matches("DEPLOY now"));
+}
+
+#[test]
+fn a_bad_expression_is_refused_when_the_app_is_built() {
+    let why = Pattern::regex("deploy (").unwrap_err();
+    assert!(why.starts_with("bad message pattern \"deploy (\""), "{why}");
+    assert_eq!(Pattern::regex("a+").unwrap(), Pattern::regex("a+").unwrap());
+    assert_eq!(Pattern::contains("x").captures("no"), None);
+    assert_eq!(Pattern::contains("x").captures("xx"), Some(vec![]));
+}
