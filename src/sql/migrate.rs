@@ -237,6 +237,26 @@ pub enum Refused {
     Unread(String),
 }
 
+impl Refused {
+    /// The error code of the actor's 500s (`crate::routes::error_body`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Refused::Failed { .. } => "migration_failed",
+            Refused::Newer { .. } => "schema_newer_than_code",
+            Refused::Unreadable(_) | Refused::Unread(_) => "schema_unreadable",
+        }
+    }
+
+    /// Why the actor answers 500 (the `schema` log line has the details).
+    pub fn message(&self) -> String {
+        match self {
+            Refused::Failed { migration, at, .. } => format!("migration {migration} failed; the database is left at version {at}: retry later"),
+            Refused::Newer { db, code } => format!("the database is at schema version {db}, newer than this code's {code}: nothing is written"),
+            Refused::Unreadable(_) | Refused::Unread(_) => "the database's schema version cannot be read: nothing is written".into(),
+        }
+    }
+}
+
 /// Brings `db` to `schema`'s version, one step (one transaction) at a time, stopping at the
 /// first step that fails. Runs before the actor serves anything.
 pub fn run<D: Database>(db: &D, schema: &Schema) -> Outcome {
