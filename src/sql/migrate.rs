@@ -286,5 +286,6 @@ fn read<D: Database>(db: &D) -> Result<Stored, D::Error> {
     Ok(Stored::read(&tables, stamp.as_deref()))
 }
 
-#[cfg(test)]
+// Against bundled SQLite (rusqlite), which the wasm32 tests do not have.
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
