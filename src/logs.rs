@@ -11,7 +11,7 @@ use crate::ingest::Verdict;
 use crate::lists::api::RunView;
 use crate::lists::reconcile::Report;
 use crate::outbox::{Outcome, Trigger};
-use crate::sql::migrate::{self, Ready, Refused, Schema};
+use crate::sql::migrate::{self, Ready, Refused, Schema, Stored};
 use serde::{Deserialize, Serialize};
 
 /// One log line.
@@ -424,7 +424,8 @@ pub struct SchemaLine {
     /// The team key, when the database knows it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub team: Option<String>,
-    /// What the database was: `empty`, `unversioned`, `stamped`, `unreadable`.
+    /// What the database was: `unversioned`, `stamped`, `unreadable` (`empty` when a new actor's
+    /// migration failed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub found: Option<String>,
     /// The migration that failed (`2_outbox_priority`).
@@ -442,7 +443,8 @@ pub struct SchemaLine {
 }
 
 impl SchemaLine {
-    /// The line for `outcome` under `schema`, if any (an up-to-date database prints nothing).
+    /// The line for `outcome` under `schema`, if any: an up-to-date database prints nothing, nor
+    /// does a new actor's (empty) one — a line per new team would be noise.
     pub fn of(schema: &Schema, team: Option<String>, outcome: &migrate::Outcome) -> Option<SchemaLine> {
         let line = |outcome| SchemaLine {
             actor: schema.actor.into(),
@@ -455,7 +457,7 @@ impl SchemaLine {
             error: None,
         };
         Some(match outcome {
-            migrate::Outcome::Ready(Ready::UpToDate) => return None,
+            migrate::Outcome::Ready(Ready::UpToDate | Ready::Migrated { from: Stored::Empty, .. }) => return None,
             migrate::Outcome::Ready(Ready::Migrated { from, .. }) => {
                 SchemaLine { found: Some(from.found().into()), db_version: from.version(), ..line(SchemaOutcome::Migrated) }
             }

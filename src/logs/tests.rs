@@ -148,4 +148,5 @@ fn a_failed_migration_is_one_line_naming_it() {
     let stamped = SchemaLine::of(&TEAM, None, &Outcome::Ready(Ready::Migrated { from: Stored::Unversioned, to: 1 })).unwrap();
     assert_eq!((stamped.outcome, stamped.found.as_deref(), stamped.db_version), (SchemaOutcome::Migrated, Some("unversioned"), Some(0)));
     assert_eq!(SchemaLine::of(&TEAM, None, &Outcome::Ready(Ready::UpToDate)), None, "an up-to-date wake prints nothing");
+    assert_eq!(SchemaLine::of(&TEAM, None, &Outcome::Ready(Ready::Migrated { from: Stored::Empty, to: 1 })), None, "nor a new actor's");
 }
