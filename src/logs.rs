@@ -11,6 +11,7 @@ use crate::ingest::Verdict;
 use crate::lists::api::RunView;
 use crate::lists::reconcile::Report;
 use crate::outbox::{Outcome, Trigger};
+use crate::sql::migrate::{self, Ready, Refused, Schema, Stored};
 use serde::{Deserialize, Serialize};
 
 /// One log line.
@@ -39,8 +40,9 @@ pub enum LogLine {
     Reconcile(ReconcileLine),
     /// A malformed setting (every route answers 500 until it is fixed).
     ConfigError(ErrorLine),
-    /// An actor could not create its tables.
-    SchemaError(ErrorLine),
+    /// An actor migrated its database, or refuses to write it (a failed migration, a database
+    /// newer than the code).
+    Schema(SchemaLine),
     /// The directory could not be told about a team.
     DirectoryError(ErrorLine),
     /// A delivery's request failed below HTTP (connection refused or reset, DNS, ...).
@@ -63,6 +65,7 @@ into_line!(
     RequestLine => Request, SweepLine => Sweep, DeliveryLine => Delivery, AlertLine => Alert,
     InstallLine => Install, UninstallLine => Uninstall, TokenRefreshedLine => TokenRefreshed,
     TokenRefreshFailedLine => TokenRefreshFailed, AdminLine => Admin, ReconcileLine => Reconcile,
+    SchemaLine => Schema,
 );
 
 /// The `alert` field: what an operator should be told about (see `docs/operations.md`).
@@ -394,6 +397,85 @@ impl ReconcileLine {
             counts: run.report,
             error: run.error,
         }
+    }
+}
+
+/// What an actor's wake found its database to be, when it is worth a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchemaOutcome {
+    /// Every migration ran: the actor serves.
+    Migrated,
+    /// A migration failed: the database is left at the version before it; the actor answers 500.
+    Failed,
+    /// The database is newer than the code (a rollback): the actor answers 500, writes nothing.
+    Newer,
+    /// The stamp is not a version, or could not be read: the actor answers 500, writes nothing.
+    Unreadable,
+}
+
+/// `schema`: an actor's database migrated (info) or refused (error), once per wake.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SchemaLine {
+    /// `team` or `directory`.
+    pub actor: String,
+    /// What happened.
+    pub outcome: SchemaOutcome,
+    /// The team key, when the database knows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
+    /// What the database was: `unversioned`, `stamped`, `unreadable` (`empty` when a new actor's
+    /// migration failed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub found: Option<String>,
+    /// The migration that failed (`2_outbox_priority`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub migration: Option<String>,
+    /// The database's version: before migrating, or as left by a failure (0: empty or
+    /// unversioned).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub db_version: Option<u32>,
+    /// The code's version.
+    pub code_version: u32,
+    /// The engine's error, or the unreadable stamp.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl SchemaLine {
+    /// The line for `outcome` under `schema`, if any: an up-to-date database prints nothing, nor
+    /// does a new actor's (empty) one — a line per new team would be noise.
+    pub fn of(schema: &Schema, team: Option<String>, outcome: &migrate::Outcome) -> Option<SchemaLine> {
+        let line = |outcome| SchemaLine {
+            actor: schema.actor.into(),
+            outcome,
+            team,
+            found: None,
+            migration: None,
+            db_version: None,
+            code_version: schema.version(),
+            error: None,
+        };
+        Some(match outcome {
+            migrate::Outcome::Ready(Ready::UpToDate | Ready::Migrated { from: Stored::Empty, .. }) => return None,
+            migrate::Outcome::Ready(Ready::Migrated { from, .. }) => {
+                SchemaLine { found: Some(from.found().into()), db_version: from.version(), ..line(SchemaOutcome::Migrated) }
+            }
+            migrate::Outcome::Refused(Refused::Failed { from, migration, at, error }) => SchemaLine {
+                found: Some(from.found().into()),
+                migration: Some(migration.clone()),
+                db_version: Some(*at),
+                error: Some(error.clone()),
+                ..line(SchemaOutcome::Failed)
+            },
+            migrate::Outcome::Refused(Refused::Newer { db, .. }) => {
+                SchemaLine { found: Some("stamped".into()), db_version: Some(*db), ..line(SchemaOutcome::Newer) }
+            }
+            migrate::Outcome::Refused(Refused::Unreadable(stamp)) => {
+                SchemaLine { found: Some("unreadable".into()), error: Some(stamp.clone()), ..line(SchemaOutcome::Unreadable) }
+            }
+            migrate::Outcome::Refused(Refused::Unread(e)) => SchemaLine { error: Some(e.clone()), ..line(SchemaOutcome::Unreadable) },
+        })
     }
 }
 

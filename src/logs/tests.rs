@@ -74,7 +74,16 @@ fn every_field() -> Vec<LogLine> {
             error: s(),
         }),
         LogLine::ConfigError(error.clone()),
-        LogLine::SchemaError(error.clone()),
+        LogLine::Schema(SchemaLine {
+            actor: "team".into(),
+            outcome: SchemaOutcome::Failed,
+            team: s(),
+            found: s(),
+            migration: s(),
+            db_version: Some(1),
+            code_version: 2,
+            error: s(),
+        }),
         LogLine::DirectoryError(error.clone()),
         LogLine::NetworkError(error.clone()),
         LogLine::AdminError(error),
@@ -123,4 +132,21 @@ fn an_idle_sweep_is_not_worth_a_line() {
     assert_eq!(sweep.fenced, 1);
     sweep.alert = Some(Alert::PendingTooOld);
     assert!(sweep.worth_logging());
+}
+
+#[test]
+fn a_failed_migration_is_one_line_naming_it() {
+    use crate::sql::migrate::{Outcome, Ready, Refused, Stored, TEAM};
+    let failed = Outcome::Refused(Refused::Failed { from: Stored::At(1), migration: "2_x".into(), at: 1, error: "boom".into() });
+    let line = serde_json::to_value(LogLine::from(SchemaLine::of(&TEAM, Some("T1".into()), &failed).unwrap())).unwrap();
+    assert_eq!(
+        line,
+        serde_json::json!({"kind": "schema", "actor": "team", "outcome": "failed", "team": "T1", "found": "stamped", "migration": "2_x", "db_version": 1, "code_version": 1, "error": "boom"})
+    );
+    let newer = SchemaLine::of(&TEAM, None, &Outcome::Refused(Refused::Newer { db: 3, code: 1 })).unwrap();
+    assert_eq!((newer.outcome, newer.db_version), (SchemaOutcome::Newer, Some(3)));
+    let stamped = SchemaLine::of(&TEAM, None, &Outcome::Ready(Ready::Migrated { from: Stored::Unversioned, to: 1 })).unwrap();
+    assert_eq!((stamped.outcome, stamped.found.as_deref(), stamped.db_version), (SchemaOutcome::Migrated, Some("unversioned"), Some(0)));
+    assert_eq!(SchemaLine::of(&TEAM, None, &Outcome::Ready(Ready::UpToDate)), None, "an up-to-date wake prints nothing");
+    assert_eq!(SchemaLine::of(&TEAM, None, &Outcome::Ready(Ready::Migrated { from: Stored::Empty, to: 1 })), None, "nor a new actor's");
 }

@@ -4,9 +4,14 @@
 //! It is never on the hot path of an event: a team actor notes itself here once, the first time
 //! it records its team key, in the background (`wait_until`); installs and uninstalls note
 //! themselves too. Losing such a note loses only a line of the admin list, never an event.
+//!
+//! Like a team actor, it brings its database to the code's schema version before it serves
+//! anything (`store::schema`), and answers 500 to everything if it cannot (a failed migration,
+//! a database newer than the code), with the error body of `crate::routes::error_body`.
 
 use super::{clock, log, store};
 use crate::logs::{ErrorLine, LogLine};
+use crate::sql::migrate::{self, Outcome};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use worker::{Env, Method, Request, Response, Result, SqlStorage, State};
@@ -21,6 +26,8 @@ const MAX_TEAMS: i64 = 1_000;
 /// `slackline::worker!`).
 pub struct Directory {
     sql: SqlStorage,
+    /// What the wake found the schema to be: the directory serves only when it is `Ready`.
+    schema: Outcome,
 }
 
 #[derive(Deserialize)]
@@ -41,14 +48,16 @@ impl Directory {
     /// The actor on its storage.
     pub fn new(state: State, _env: Env) -> Self {
         let sql = state.storage().sql();
-        if let Err(e) = store::directory::directory_migrate(&sql) {
-            log::error(LogLine::SchemaError(ErrorLine { actor: Some("directory".into()), ..ErrorLine::new(e) }));
-        }
-        Directory { sql }
+        let schema = store::schema::bring_up_to_date(&state.storage(), &sql, &migrate::DIRECTORY);
+        log::schema(&migrate::DIRECTORY, None, &schema);
+        Directory { sql, schema }
     }
 
     /// Serves one request.
     pub async fn fetch(&self, mut req: Request) -> Result<Response> {
+        if let Outcome::Refused(refused) = &self.schema {
+            return Ok(super::json_response(500, &crate::routes::error_body(refused.code(), &refused.message(), None)));
+        }
         let now = clock::now_ms();
         match (req.method(), req.path().as_str()) {
             (Method::Get, "/teams") => teams_page(&req, &self.sql),

@@ -14,6 +14,7 @@ pub mod directory;
 pub mod ingest;
 pub mod installation;
 pub mod lists;
+pub mod migrate;
 pub mod notify;
 pub mod outbox;
 pub mod schema;

@@ -1,6 +1,8 @@
-//! The schemas: the team actor's tables and the `Directory` actor's; idempotent, run when an actor starts.
+//! The schemas at version 1: the team actor's tables and the `Directory` actor's, as the last
+//! unversioned release created them. They are migration 1 of [`super::migrate`] (all `IF NOT EXISTS`,
+//! so it adopts a database from before versioning); never edit them: a change is a new migration.
 
-/// The schema; idempotent, run when the actor starts.
+/// The team actor's schema at version 1 (idempotent).
 pub const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (
   key TEXT PRIMARY KEY,
@@ -161,7 +163,7 @@ CREATE TABLE IF NOT EXISTS status_messages (
 ) WITHOUT ROWID;
 ";
 
-/// The directory's schema (one Directory actor for the whole deployment).
+/// The directory's schema at version 1 (one Directory actor for the whole deployment).
 pub const DIRECTORY_SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS teams (
   team_key TEXT PRIMARY KEY,

@@ -32,7 +32,7 @@ fn start_install(c: &Client) -> Started {
     Started { state, nonce, location }
 }
 
-fn access(team: &str, token: &str, extra: Value) -> Value {
+pub(crate) fn access(team: &str, token: &str, extra: Value) -> Value {
     let mut v = json!({
         "ok": true, "access_token": token, "token_type": "bot", "scope": "app_mentions:read,chat:write",
         "bot_user_id": "UBOT", "app_id": "A1", "team": {"id": team, "name": format!("Team {team}")},
@@ -49,7 +49,7 @@ fn finish_install(c: &Client, fake: &FakeSlack, started: &Started, answer: Value
     c.get_with(&path, &[("cookie", &format!("slackline_oauth_state={}", started.nonce))])
 }
 
-fn install(c: &Client, fake: &FakeSlack, answer: Value) -> Answer {
+pub(crate) fn install(c: &Client, fake: &FakeSlack, answer: Value) -> Answer {
     let started = start_install(c);
     let a = finish_install(c, fake, &started, answer);
     assert_eq!(a.status, 200, "{}", a.body);

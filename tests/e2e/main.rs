@@ -22,3 +22,4 @@ mod notify;
 mod pacing;
 mod reliability;
 mod sim;
+mod upgrade;

@@ -5,11 +5,6 @@ use crate::sql;
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V};
 
-/// Creates the directory's tables (idempotent).
-pub fn directory_migrate(sql: &SqlStorage) -> worker::Result<()> {
-    run(sql, sql::schema::DIRECTORY_SCHEMA, vec![])
-}
-
 /// A page of teams by key: at most `limit`, after the key `after`.
 pub fn directory_teams(sql: &SqlStorage, after: &str, limit: i64) -> worker::Result<Vec<Value>> {
     rows(sql, sql::directory::DIRECTORY_LIST, vec![int(limit), text(after)])

@@ -13,6 +13,8 @@
 //! - [`lists`]: Slack Lists: column maps, records, reconciliation passes;
 //! - [`notify`]: the notify API: idempotency keys, Slack's answers to posts, status messages;
 //! - [`directory`]: the Directory actor's teams and consumed OAuth states;
+//! - [`schema`]: the versioned migrations, run when an actor wakes (each step one unit with its
+//!   stamp);
 //! - `exec`: the primitives they share (`transactionSync`, running a statement, binding values).
 //!
 //! Callers name the module: `store::outbox::claim`, `store::admin::stats`.
@@ -25,11 +27,4 @@ pub mod installation;
 pub mod lists;
 pub mod notify;
 pub mod outbox;
-
-use crate::sql;
-use worker::SqlStorage;
-
-/// Creates the tables (idempotent).
-pub fn migrate(sql: &SqlStorage) -> worker::Result<()> {
-    exec::run(sql, sql::schema::SCHEMA, vec![])
-}
+pub mod schema;

@@ -7,6 +7,7 @@ use crate::logs::{ErrorLine, LogLine};
 use crate::notify::Invalid;
 use crate::routes::error_body;
 use crate::runtime::{json_response, log};
+use crate::sql::migrate::Refused;
 use serde_json::json;
 use worker::Response;
 
@@ -46,6 +47,9 @@ pub enum ActorError {
     IdempotencyMismatch,
     /// The deployment's configuration could not be read (logged).
     Config(String),
+    /// The database is not at the code's schema version and must not be written: a migration
+    /// failed, or it is newer than the code (logged once, when the actor woke).
+    Schema(Refused),
     /// Storage or the runtime failed (logged; a retry is safe).
     Storage(worker::Error),
 }
@@ -87,6 +91,7 @@ impl ActorError {
                 log::error(LogLine::ConfigError(ErrorLine::new(e)));
                 (500, "not_configured", format!("configuration error: {e}"), None)
             }
+            ActorError::Schema(refused) => (500, refused.code(), refused.message(), None),
             ActorError::Storage(e) => {
                 log::error(LogLine::AdminError(ErrorLine::new(e)));
                 (500, "storage_error", "storage error; retry".into(), None)

@@ -13,6 +13,12 @@
 //! - [`lists`]: the records API of Slack Lists, and [`notify`]: messages and status messages
 //!   (an `ApiRoute` forwarded by `runtime::api`);
 //! - [`error`]: every failure of the above as one `ActorError`, mapped to HTTP once.
+//!
+//! Before it serves anything, the actor brings its database to the code's schema version
+//! (`store::schema`, in the constructor, which runs before the first `fetch` or `alarm`). If it
+//! cannot — a migration failed, or the database is newer than the code (a rollback) — every
+//! request answers 500 (`ActorError::Schema`: Slack retries) and the alarm only re-arms itself
+//! [`SCHEMA_REARM_MS`] later: nothing is written on a schema the code does not know.
 
 mod admin;
 mod error;
@@ -32,10 +38,11 @@ use crate::logs::{Alert, ErrorLine, LogLine, SweepLine};
 use crate::outbox::pace::Pacer;
 use crate::outbox::Trigger;
 use crate::routes::{ApiRoute, ROUTE_HEADER};
+use crate::sql::migrate::{self, Outcome};
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use worker::{wasm_bindgen, Env, Method, Request, Response, Result, ScheduledTime, SqlStorage, State};
+use worker::{wasm_bindgen, Env, Method, Request, Response, Result, ScheduledTime, SqlStorage, State, Storage};
 
 /// The Durable Object binding of the team actors.
 pub const BINDING: &str = "TEAM";
@@ -84,6 +91,9 @@ pub const IDEMPOTENCY_KEY: &str = "x-slackline-idempotency-key";
 
 /// When a sweep fails on storage, the alarm is re-armed this far ahead: 5 s.
 pub const REARM_AFTER_ERROR_MS: i64 = 5_000;
+/// While the actor refuses its database (see the module docs), its alarm fires again this far
+/// ahead, so that pending rows are swept as soon as a release that knows the schema runs: 60 s.
+pub const SCHEMA_REARM_MS: i64 = 60_000;
 /// How often a sweep prunes old receipts and delivered rows: at most once a minute.
 pub const PRUNE_EVERY_MS: i64 = 60_000;
 /// The most rows one admin listing returns.
@@ -95,6 +105,8 @@ pub struct TeamActor {
     state: State,
     env: Env,
     sql: SqlStorage,
+    /// What the wake found the schema to be: the actor serves only when it is `Ready`.
+    schema: Outcome,
     /// Housekeeping runs in a sweep at most once per [`PRUNE_EVERY_MS`].
     next_prune_at: Cell<i64>,
     /// The alarm this instance set and that has not started yet (cleared when `alarm()` starts).
@@ -119,14 +131,13 @@ impl TeamActor {
     /// The actor on its storage, running `app`.
     pub fn new(state: State, env: Env, app: Rc<dyn App>) -> Self {
         let sql = state.storage().sql();
-        if let Err(e) = store::migrate(&sql) {
-            log::error(LogLine::SchemaError(ErrorLine::new(e)));
-        }
+        let schema = bring_up_to_date(&state.storage(), &sql);
         let pacer = RefCell::new(super::pacing::load(&sql, clock::now_ms()));
         TeamActor {
             state,
             env,
             sql,
+            schema,
             next_prune_at: Cell::new(0),
             armed_at: Cell::new(None),
             team: RefCell::new(None),
@@ -145,6 +156,10 @@ impl TeamActor {
     /// The alarm: one sweep, then the alarm re-armed.
     pub async fn alarm(&self) -> Result<Response> {
         self.armed_at.set(None);
+        if let Outcome::Refused(_) = self.schema {
+            self.arm(clock::now_ms() + SCHEMA_REARM_MS).await?;
+            return Response::ok("");
+        }
         match env::config(&self.env) {
             Ok(config) => {
                 self.sweep(&config, Trigger::Alarm).await?;
@@ -158,6 +173,14 @@ impl TeamActor {
     }
 }
 
+/// Brings the database to the team schema's version and logs what that did (see the module docs).
+fn bring_up_to_date(storage: &Storage, sql: &SqlStorage) -> Outcome {
+    let team = store::outbox::team_key(sql).ok().flatten();
+    let outcome = store::schema::bring_up_to_date(storage, sql, &migrate::TEAM);
+    log::schema(&migrate::TEAM, team, &outcome);
+    outcome
+}
+
 /// The typed route the Worker forwarded with the request (`routes::ROUTE_HEADER`).
 fn forwarded<T: serde::de::DeserializeOwned>(req: &Request) -> std::result::Result<T, ActorError> {
     let raw = super::header(req, ROUTE_HEADER).ok_or(ActorError::NotFound)?;
@@ -168,6 +191,9 @@ impl TeamActor {
     /// Every request the actor serves: the ingest unit and an install (from the front door), the
     /// admin routes and the service API (their routes parsed by the Worker).
     async fn serve(&self, mut req: Request) -> std::result::Result<Response, ActorError> {
+        if let Outcome::Refused(refused) = &self.schema {
+            return Err(ActorError::Schema(refused.clone()));
+        }
         let config = env::config(&self.env).map_err(|e| ActorError::Config(e.to_string()))?;
         match (req.method(), req.path().as_str()) {
             (Method::Post, "/ingest") => self.ingest(req, &config).await,

@@ -10,6 +10,7 @@
 pub mod fake_slack {
     pub use slackline::sim::fake::*;
 }
+pub mod fixture;
 pub mod runtime;
 pub mod slack;
 

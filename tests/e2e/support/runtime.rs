@@ -125,8 +125,15 @@ fn free_port() -> u16 {
 impl Runtime {
     /// Starts a runtime with a fresh persistence folder and waits until `/healthz` answers.
     pub fn start(settings: Settings) -> Runtime {
+        Runtime::start_on(settings, |_| {})
+    }
+
+    /// Starts a runtime on a persistence folder that `prepare` fills first (with a schema
+    /// fixture's state, `support::fixture`), and waits until `/healthz` answers.
+    pub fn start_on(settings: Settings, prepare: impl FnOnce(&Path)) -> Runtime {
         let dir = project_root().join("target/e2e").join(super::unique(&format!("{}-", settings.name)));
         fs::create_dir_all(dir.join("state")).unwrap();
+        prepare(&dir.join("state"));
         let mut runtime = Runtime { port: free_port(), dir, settings, child: None, starts: 0, port_retries: 0 };
         runtime.launch();
         runtime

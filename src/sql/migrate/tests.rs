@@ -1,0 +1,196 @@
+use super::*;
+use rusqlite::{params, Connection};
+
+/// The migrations against bundled SQLite, each step in one transaction with its stamp, as the
+/// Durable Object's adapter runs them in `transactionSync`.
+struct Sqlite(Connection);
+
+impl Database for Sqlite {
+    type Error = rusqlite::Error;
+
+    fn user_tables(&self) -> rusqlite::Result<Vec<String>> {
+        let mut statement = self.0.prepare(USER_TABLES)?;
+        let names = statement.query_map([], |row| row.get(0))?;
+        names.collect()
+    }
+
+    fn stamp(&self) -> rusqlite::Result<Option<String>> {
+        let mut statement = self.0.prepare(READ_STAMP)?;
+        let mut rows = statement.query_map([], |row| row.get(0))?;
+        rows.next().transpose()
+    }
+
+    fn apply(&self, step: &Migration) -> rusqlite::Result<()> {
+        let tx = self.0.unchecked_transaction()?;
+        tx.execute_batch(step.sql)?;
+        tx.execute_batch(STAMP_TABLE)?;
+        tx.execute(STAMP, params![step.to.to_string()])?;
+        tx.commit()
+    }
+}
+
+fn empty() -> Sqlite {
+    Sqlite(Connection::open_in_memory().unwrap())
+}
+
+/// A database as the last unversioned release left it: its schema, a row, no stamp.
+fn unversioned() -> Sqlite {
+    let db = empty();
+    db.0.execute_batch(SCHEMA).unwrap();
+    db.0.execute("INSERT INTO receipts(op_key, kind, received_at) VALUES ('Ev1', 'event', 1)", []).unwrap();
+    db.0.execute("INSERT INTO meta(key, value) VALUES ('team_key', 'T1')", []).unwrap();
+    db
+}
+
+/// Every object's definition, for comparing schemas.
+fn schema_of(db: &Sqlite) -> Vec<(String, String)> {
+    let mut statement = db.0.prepare("SELECT name, coalesce(sql, '') FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name").unwrap();
+    let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?))).unwrap();
+    rows.collect::<rusqlite::Result<_>>().unwrap()
+}
+
+fn count(db: &Sqlite, query: &str) -> i64 {
+    db.0.query_row(query, [], |row| row.get(0)).unwrap()
+}
+
+fn stamp_of(db: &Sqlite) -> Option<String> {
+    db.stamp().ok().flatten()
+}
+
+/// A schema of three steps on top of the team's baseline, the third failing halfway.
+const GROWN: [Migration<'static>; 4] = [
+    Migration { to: 1, name: "baseline", sql: SCHEMA },
+    Migration { to: 2, name: "outbox_priority", sql: "ALTER TABLE outbox ADD COLUMN priority INTEGER" },
+    Migration {
+        to: 3,
+        name: "notes",
+        sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY); INSERT INTO receipts(op_key, kind, received_at) VALUES ('x', 'y', 2)",
+    },
+    Migration { to: 4, name: "broken", sql: "CREATE TABLE half (id INTEGER); UPDATE receipts SET kind = 'changed'; INSERT INTO no_such_table VALUES (1)" },
+];
+
+fn grown(n: usize) -> Schema<'static> {
+    Schema { actor: "team", migrations: &GROWN[..n] }
+}
+
+#[test]
+fn every_schema_numbers_its_migrations_one_by_one_from_one() {
+    for schema in [TEAM, DIRECTORY, grown(4)] {
+        for (i, step) in schema.migrations.iter().enumerate() {
+            assert_eq!(step.to, i as u32 + 1, "{} migration {}", schema.actor, step.name);
+        }
+        assert_eq!(schema.version(), schema.migrations.len() as u32);
+    }
+}
+
+#[test]
+fn version_one_is_the_unversioned_schema_exactly() {
+    assert_eq!(TEAM.migrations[0].sql, SCHEMA);
+    assert_eq!(DIRECTORY.migrations[0].sql, DIRECTORY_SCHEMA);
+}
+
+#[test]
+fn a_stamp_is_read_as_a_version_and_no_stamp_by_the_tables() {
+    let tables = vec!["meta".to_string()];
+    assert_eq!(Stored::read(&[], None), Stored::Empty);
+    assert_eq!(Stored::read(&tables, None), Stored::Unversioned);
+    assert_eq!(Stored::read(&tables, Some("3")), Stored::At(3));
+    assert_eq!(Stored::read(&tables, Some("3.0")), Stored::Unreadable("3.0".into()));
+    assert_eq!(Stored::read(&tables, Some("-1")), Stored::Unreadable("-1".into()));
+}
+
+#[test]
+fn the_plan_runs_the_missing_steps_and_refuses_what_it_cannot_know() {
+    let schema = grown(3);
+    let all = GROWN[..3].to_vec();
+    assert_eq!(plan(&schema, &Stored::Empty), Plan::Migrate(all.clone()));
+    assert_eq!(plan(&schema, &Stored::Unversioned), Plan::Migrate(all), "the baseline adopts an unversioned database");
+    assert_eq!(plan(&schema, &Stored::At(1)), Plan::Migrate(GROWN[1..3].to_vec()));
+    assert_eq!(plan(&schema, &Stored::At(3)), Plan::UpToDate);
+    assert_eq!(plan(&schema, &Stored::At(4)), Plan::Newer { db: 4, code: 3 });
+    assert_eq!(plan(&schema, &Stored::Unreadable("x".into())), Plan::Unreadable("x".into()));
+}
+
+#[test]
+fn an_empty_database_gets_the_baseline_and_its_stamp() {
+    for schema in [TEAM, DIRECTORY] {
+        let db = empty();
+        assert_eq!(run(&db, &schema), Outcome::Ready(Ready::Migrated { from: Stored::Empty, to: 1 }));
+        assert_eq!(stamp_of(&db).as_deref(), Some("1"));
+        let direct = empty();
+        direct.0.execute_batch(schema.migrations[0].sql).unwrap();
+        direct.0.execute_batch(STAMP_TABLE).unwrap();
+        assert_eq!(schema_of(&db), schema_of(&direct), "{}: version 1 is the baseline (and the stamp's table)", schema.actor);
+        assert_eq!(run(&db, &schema), Outcome::Ready(Ready::UpToDate), "the second wake does nothing");
+    }
+}
+
+#[test]
+fn an_unversioned_database_is_only_stamped() {
+    let db = unversioned();
+    let before = schema_of(&db);
+    assert_eq!(run(&db, &TEAM), Outcome::Ready(Ready::Migrated { from: Stored::Unversioned, to: 1 }));
+    assert_eq!(schema_of(&db), before, "no table or index changed");
+    assert_eq!(stamp_of(&db).as_deref(), Some("1"));
+    assert_eq!(count(&db, "SELECT count(*) FROM receipts"), 1);
+    assert_eq!(count(&db, "SELECT count(*) FROM meta WHERE key = 'team_key' AND value = 'T1'"), 1);
+}
+
+#[test]
+fn an_unversioned_directory_gets_the_stamps_table() {
+    let db = empty();
+    db.0.execute_batch(DIRECTORY_SCHEMA).unwrap();
+    db.0.execute("INSERT INTO teams(team_key, source, first_seen_at) VALUES ('T1', 'traffic', 1)", []).unwrap();
+    assert_eq!(run(&db, &DIRECTORY), Outcome::Ready(Ready::Migrated { from: Stored::Unversioned, to: 1 }));
+    assert_eq!(stamp_of(&db).as_deref(), Some("1"));
+    assert_eq!(count(&db, "SELECT count(*) FROM teams"), 1);
+}
+
+#[test]
+fn later_steps_run_in_order_on_a_stamped_database() {
+    let db = unversioned();
+    assert!(matches!(run(&db, &grown(1)), Outcome::Ready(_)));
+    assert_eq!(run(&db, &grown(3)), Outcome::Ready(Ready::Migrated { from: Stored::At(1), to: 3 }));
+    assert_eq!(stamp_of(&db).as_deref(), Some("3"));
+    assert_eq!(count(&db, "SELECT count(*) FROM pragma_table_info('outbox') WHERE name = 'priority'"), 1);
+    assert_eq!(count(&db, "SELECT count(*) FROM receipts"), 2);
+}
+
+#[test]
+fn a_failing_step_leaves_the_version_before_it_intact() {
+    let db = unversioned();
+    assert!(matches!(run(&db, &grown(2)), Outcome::Ready(_)));
+    let before = schema_of(&db);
+    let Outcome::Refused(Refused::Failed { from, migration, at, error }) = run(&db, &grown(4)) else { panic!("the broken step must fail") };
+    assert_eq!((from, migration.as_str(), at), (Stored::At(2), "4_broken", 3), "steps before it committed, each with its stamp");
+    assert!(error.contains("no_such_table"), "{error}");
+    assert_eq!(stamp_of(&db).as_deref(), Some("3"));
+    assert_eq!(count(&db, "SELECT count(*) FROM sqlite_master WHERE name = 'half'"), 0, "nothing of the failed step remains");
+    assert_eq!(count(&db, "SELECT count(*) FROM receipts WHERE kind = 'changed'"), 0);
+    assert_ne!(schema_of(&db), before, "step 3 did commit");
+    let again = run(&db, &grown(4));
+    assert!(matches!(again, Outcome::Refused(Refused::Failed { at: 3, .. })), "the next wake tries again from 3: {again:?}");
+}
+
+#[test]
+fn a_database_newer_than_the_code_is_not_written() {
+    let db = unversioned();
+    assert!(matches!(run(&db, &grown(3)), Outcome::Ready(_)));
+    let before = (schema_of(&db), count(&db, "SELECT count(*) FROM receipts"));
+    assert_eq!(run(&db, &TEAM), Outcome::Refused(Refused::Newer { db: 3, code: 1 }));
+    assert_eq!((schema_of(&db), count(&db, "SELECT count(*) FROM receipts")), before);
+    assert_eq!(stamp_of(&db).as_deref(), Some("3"));
+}
+
+#[test]
+fn an_unreadable_stamp_is_refused_and_kept() {
+    let db = unversioned();
+    db.0.execute("INSERT INTO meta(key, value) VALUES ('schema_version', 'two')", []).unwrap();
+    assert_eq!(run(&db, &TEAM), Outcome::Refused(Refused::Unreadable("two".into())));
+    assert_eq!(stamp_of(&db).as_deref(), Some("two"));
+}
+
+#[test]
+fn a_migration_is_named_by_its_version_and_name() {
+    assert_eq!(TEAM.migrations[0].label(), "1_baseline");
+}
