@@ -8,6 +8,8 @@
 //! event ids, bounded in count and time, and prints the figures as a Markdown table (copied into
 //! docs/benchmarks.md). These are figures, not pass/fail tests.
 
+#[path = "load/dispatch.rs"]
+mod dispatch;
 // The bench uses only part of the test harness.
 #[path = "load/harness.rs"]
 mod harness;
@@ -488,6 +490,12 @@ fn main() {
     if std::env::var("BENCH_ONLY").as_deref() == Ok("pacing") {
         // `BENCH_ONLY=pacing make bench`: Slack's rate limits, enforced by the fake (about 12 min).
         println!("| # | measure | figure |\n| --- | --- | --- |\n{}", pacing::figures(&scale));
+        return;
+    }
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("dispatch") {
+        // `BENCH_ONLY=dispatch make bench`: the listener API against DefaultApp (and an older
+        // build, BENCH_BEFORE), interleaved.
+        println!("| # | measure | figure |\n| --- | --- | --- |\n{}", dispatch::figures(&scale));
         return;
     }
     if std::env::var("BENCH_ONLY").as_deref() == Ok("views") {

@@ -56,10 +56,18 @@ impl Settings {
     /// The settings of the example bot `examples/{app}`, served from its own `wrangler.toml`; its
     /// Worker bundle is built first (`make worker APP={app}`, quick when it is up to date).
     pub fn example(app: &str, fake: &FakeSlack) -> Settings {
-        let built = Command::new("make").args(["--no-print-directory", "worker", &format!("APP={app}")]).current_dir(project_root()).status();
-        assert!(built.is_ok_and(|s| s.success()), "make worker APP={app}");
-        let mut settings = Settings::new(app, fake);
-        settings.config = Some(project_root().join("examples").join(app).join("wrangler.toml"));
+        Settings::bot(&format!("examples/{app}"), fake)
+    }
+
+    /// The settings of the bot crate in `dir` (relative to the project root, e.g.
+    /// `benches/apps/listeners`), served from its own `wrangler.toml`, built first (`make worker
+    /// BOT={dir}`).
+    pub fn bot(dir: &str, fake: &FakeSlack) -> Settings {
+        let built = Command::new("make").args(["--no-print-directory", "worker", &format!("BOT={dir}")]).current_dir(project_root()).status();
+        assert!(built.is_ok_and(|s| s.success()), "make worker BOT={dir}");
+        let name = dir.rsplit('/').next().unwrap_or(dir);
+        let mut settings = Settings::new(name, fake);
+        settings.config = Some(project_root().join(dir).join("wrangler.toml"));
         settings
     }
 
