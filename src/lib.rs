@@ -59,6 +59,7 @@ pub mod routes;
 pub mod sim;
 pub mod slack;
 pub mod sql;
+pub mod state;
 pub mod testing;
 pub mod url_parts;
 
