@@ -8,10 +8,10 @@
 //! its context ([`State`]) and applied in the same `transactionSync` as the receipt and the
 //! outbox rows, only when the receipt is new. So:
 //!
-//! - **a duplicate of the fact changes nothing twice**: a duplicate receipt writes nothing, and a
-//!   fact that arrives again under another receipt (a fresh `event_id`, `message` and
-//!   `app_mention` of one post) is the handler's to recognise — the listener API's keys make the
-//!   effects idempotent, and a handler that counts keeps what it counted under the fact's key;
+//! - **a duplicate of the fact changes nothing twice**: a duplicate receipt (Slack's retries,
+//!   concurrent copies) writes nothing, and a fact that arrives again under another receipt (a
+//!   fresh `event_id`, the `message` and `app_mention` of one post) finds its fact recorded
+//!   ([`StateChange`], the `state_facts` table) and writes nothing either;
 //! - **all or nothing**: a handler that fails (an `Err`, a panic) or refuses a submission writes
 //!   no state; the unit commits state, receipt and effects together or not at all;
 //! - **limits are checked before anything is buffered** ([`MAX_VALUE_BYTES`], [`MAX_KEY_BYTES`],
@@ -19,8 +19,10 @@
 //!
 //! Invariant: between the handler's first read and the unit's commit the actor does not await, so
 //! no other request's writes can come in between (the actor is single-threaded; Durable Object
-//! SQL is synchronous). The pure core never touches storage: the reader is a trait, and
-//! [`MemState`] serves native tests.
+//! SQL is synchronous). The one exception is a redriven `handler_failed` row: its handler runs in
+//! the sweep and its writes are stored with the row's fenced completion, after the attempts of
+//! its batch (documented in `docs/app.md`). The pure core never touches storage: the reader is a
+//! trait, and [`MemState`] serves native tests.
 
 mod mem;
 mod view;
