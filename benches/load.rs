@@ -15,6 +15,8 @@ mod dispatch;
 mod harness;
 #[path = "load/pacing.rs"]
 mod pacing;
+#[path = "load/state.rs"]
+mod state;
 #[path = "../tests/e2e/support/mod.rs"]
 #[allow(dead_code, unused_imports)]
 mod support;
@@ -496,6 +498,11 @@ fn main() {
         // `BENCH_ONLY=dispatch make bench`: the listener API against DefaultApp (and an older
         // build, BENCH_BEFORE), interleaved.
         println!("| # | measure | figure |\n| --- | --- | --- |\n{}", dispatch::figures(&scale));
+        return;
+    }
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("state") {
+        // `BENCH_ONLY=state make bench`: the ack with 3 state reads and 1 write against none.
+        println!("| # | measure | figure |\n| --- | --- | --- |\n{}", state::figures(&scale));
         return;
     }
     if std::env::var("BENCH_ONLY").as_deref() == Ok("views") {

@@ -29,6 +29,10 @@ pub enum Action {
         method: String,
         /// The JSON arguments.
         args: Value,
+        /// The state key under which the completion keeps Slack's answer's `{channel, ts}`
+        /// ([`crate::app::listen::EffectRef::remember`]); absent in rows queued before it existed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        remember: Option<String>,
     },
     /// A POST of a JSON message to a `response_url` (slash commands, interactions).
     RespondUrl {
@@ -92,6 +96,11 @@ pub enum Followup {
 }
 
 impl Action {
+    /// A Slack Web API call that remembers nothing.
+    pub fn slack_api(method: &str, args: Value) -> Action {
+        Action::SlackApi { method: method.into(), args, remember: None }
+    }
+
     /// What a rate limit applies to: the Slack method, or the kind of endpoint. A 429 holds every
     /// pending row with the same target for the whole team.
     pub fn target(&self) -> String {
@@ -146,7 +155,7 @@ impl Followup {
         let text = truncate_chars(answer, MAX_REPLY_CHARS);
         let action = match self {
             Followup::Thread { channel, thread_ts } => {
-                Action::SlackApi { method: "chat.postMessage".into(), args: json!({ "channel": channel, "thread_ts": thread_ts, "text": text }) }
+                Action::slack_api("chat.postMessage", json!({ "channel": channel, "thread_ts": thread_ts, "text": text }))
             }
             Followup::ResponseUrl { url } => Action::RespondUrl { url: url.clone(), body: json!({ "response_type": "ephemeral", "text": text }) },
         };
@@ -164,7 +173,7 @@ mod tests {
         let e = f.effect("msg:C1:1.2:reply", "hello", Some(5));
         assert_eq!(e.key, "msg:C1:1.2:reply:post");
         assert_eq!(e.deadline_after_ms, Some(5));
-        assert_eq!(e.action, Action::SlackApi { method: "chat.postMessage".into(), args: json!({"channel": "C1", "thread_ts": "1.2", "text": "hello"}) });
+        assert_eq!(e.action, Action::slack_api("chat.postMessage", json!({"channel": "C1", "thread_ts": "1.2", "text": "hello"})));
     }
 
     #[test]
@@ -177,7 +186,7 @@ mod tests {
 
     #[test]
     fn targets_name_the_method_or_the_endpoint_kind() {
-        let a = Action::SlackApi { method: "chat.update".into(), args: json!({}) };
+        let a = Action::slack_api("chat.update", json!({}));
         assert_eq!(a.target(), "chat.update");
         assert_eq!(Action::RespondUrl { url: "u".into(), body: json!({}) }.target(), "response_url");
     }

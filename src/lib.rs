@@ -17,6 +17,8 @@
 //! - [`slack::classify`]: what Slack's answers mean (success / transient / permanent);
 //! - [`app`]: the app's handlers (pure): the listener API ([`app::listen`]) and the shipped
 //!   [`app::DefaultApp`];
+//! - [`state`]: app state: the handler's view (reads now, writes with the unit), its limits, the
+//!   reader trait and an in-memory store;
 //! - [`testing`]: payload builders and `handle`, to test an app natively;
 //! - [`effect`]: the effects an app asks for, keyed by the fact they react to;
 //! - [`ingest`]: the ingest unit's outcome, the team actor's typed answer to the front door;
@@ -59,6 +61,7 @@ pub mod routes;
 pub mod sim;
 pub mod slack;
 pub mod sql;
+pub mod state;
 pub mod testing;
 pub mod url_parts;
 

@@ -117,6 +117,8 @@ pub enum AdminRoute {
     Sweep,
     /// `POST …/redrive?reason=&since=&until=&dry_run=&expect=`.
     BulkRedrive,
+    /// `GET …/state?prefix=&after=&limit=`: the team's app state, read-only.
+    State,
     /// `POST …/seed` (benchmarks only: the actor refuses it unless `ALLOW_BENCH_SEED=1`).
     Seed,
 }
@@ -138,6 +140,7 @@ impl AdminRoute {
             (Verb::Post, ["sweep"]) => AdminRoute::Sweep,
             (Verb::Post, ["redrive"]) => AdminRoute::BulkRedrive,
             (Verb::Post, ["seed"]) => AdminRoute::Seed,
+            (Verb::Get, ["state"]) => AdminRoute::State,
             _ => return Err(RouteError::NotFound),
         })
     }
@@ -287,6 +290,7 @@ mod tests {
             (Verb::Post, "sweep", AdminRoute::Sweep),
             (Verb::Post, "redrive", AdminRoute::BulkRedrive),
             (Verb::Post, "seed", AdminRoute::Seed),
+            (Verb::Get, "state", AdminRoute::State),
         ];
         for (verb, path, route) in cases {
             assert_eq!(AdminRoute::parse(verb, &segments(path)), Ok(route), "{path}");

@@ -15,11 +15,30 @@
 //! ```
 //!
 //! The team is `T1`, our bot `UBOT`; ids and `ts` values are fresh for each payload.
+//!
+//! State: [`Handled::state`] holds the state writes a handler made; [`Team`] keeps a team's
+//! state in memory across requests and applies them as the team actor's unit would (once per
+//! fact):
+//!
+//! ```
+//! use slackline::app::listen::Listeners;
+//! use slackline::testing::{mention, Team};
+//!
+//! let app = Listeners::new().mention(|_, cx| { cx.state().update::<u32>("votes", |n| Some(n.unwrap_or(0) + 1))?; Ok(()) });
+//! let team = Team::new();
+//! team.handle(&app, &mention("C1", "U1", "<@UBOT> +1"));
+//! team.handle(&app, &mention("C1", "U2", "<@UBOT> +1"));
+//! assert_eq!(team.state.value("votes"), Some(serde_json::json!(2)));
+//! ```
 
 use crate::app::{decide, App, Context, Decision};
 use crate::effect::{Action, Effect};
 use crate::slack::envelope::{parse_command_form, parse_events_body, parse_interaction_form, Dispatch, Inbound};
+use crate::state::{MemState, StateChange, StateWrite};
 use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The team every payload belongs to.
@@ -149,6 +168,8 @@ pub struct Handled {
     pub ignored: Option<&'static str>,
     /// The handler's error, if it failed.
     pub failed: Option<String>,
+    /// The state writes the unit would apply (none when the handler failed or refused).
+    pub state: Vec<StateWrite>,
 }
 
 impl Handled {
@@ -157,7 +178,7 @@ impl Handled {
         self.effects
             .iter()
             .filter_map(|e| match &e.action {
-                Action::SlackApi { method, args } => Some((method.clone(), args.clone())),
+                Action::SlackApi { method, args, .. } => Some((method.clone(), args.clone())),
                 _ => None,
             })
             .collect()
@@ -174,13 +195,51 @@ pub fn handle(app: &dyn App, dispatch: &Dispatch) -> Handled {
     handle_with(app, dispatch, &Context::default())
 }
 
-/// Runs `app` on `dispatch` with `ctx`.
+/// Runs `app` on `dispatch` with `ctx` (its state read through `ctx`'s reader, if any).
 pub fn handle_with(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> Handled {
+    handled(app, dispatch, ctx).0
+}
+
+fn handled(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> (Handled, Option<StateChange>) {
     let (decision, ack) = decide(app, dispatch, ctx);
     let ack = ack.filter(|a| !a.is_null());
+    let change = ctx.state.take();
+    let none = Handled { ack, effects: Vec::new(), ignored: None, failed: None, state: Vec::new() };
     match decision {
-        Decision::Enqueue(effects) => Handled { ack, effects, ignored: None, failed: None },
-        Decision::Ignore(reason) => Handled { ack, effects: Vec::new(), ignored: Some(reason), failed: None },
-        Decision::Failed(why) => Handled { ack, effects: Vec::new(), ignored: None, failed: Some(why) },
+        Decision::Enqueue(effects) => {
+            let state = change.as_ref().map(|c| c.writes.clone()).unwrap_or_default();
+            (Handled { effects, state, ..none }, change)
+        }
+        Decision::Ignore(reason) => (Handled { ignored: Some(reason), ..none }, None),
+        Decision::Failed(why) => (Handled { failed: Some(why), ..none }, None),
+    }
+}
+
+/// A team's state in memory, across requests: each [`Team::handle`] runs the app with its state
+/// and applies the handler's writes as the team actor's unit would — unless a change for the
+/// same fact was applied before (a fresh `event_id` for the same message, or its `message` and
+/// `app_mention` events, change the state once).
+#[derive(Debug, Default)]
+pub struct Team {
+    /// The stored state.
+    pub state: Rc<MemState>,
+    facts: RefCell<HashSet<String>>,
+}
+
+impl Team {
+    /// A team with no state.
+    pub fn new() -> Team {
+        Team::default()
+    }
+
+    /// Runs `app` on `dispatch` against this team's state, and applies what it wrote.
+    pub fn handle(&self, app: &dyn App, dispatch: &Dispatch) -> Handled {
+        let ctx = Context::default().with_state(self.state.clone());
+        let (mut done, change) = handled(app, dispatch, &ctx);
+        match change {
+            Some(change) if self.facts.borrow_mut().insert(change.fact.clone()) => self.state.apply(&change.writes),
+            _ => done.state.clear(),
+        }
+        done
     }
 }

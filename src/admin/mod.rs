@@ -6,6 +6,7 @@
 //! The field names are the admin API's JSON, documented in `docs/operations.md`.
 
 pub mod page;
+pub mod state;
 
 use crate::logs::SweepLine;
 use crate::oauth::StoredInstallation;

@@ -6,6 +6,7 @@
 //! changes, and it never contains the token. The page acts through the JSON admin API with
 //! `fetch` and the header `x-slackline-admin: 1`, which cross-site forms cannot send.
 
+use super::state::StatePage;
 use super::{OutboxRow, Stats};
 use crate::effect::Action;
 use crate::lists::api::ListJob;
@@ -64,7 +65,7 @@ pub fn utc(ms: i64) -> String {
 pub fn describe(payload: &str) -> String {
     let snippet = |v: &Value| v.as_str().map(|t| crate::effect::truncate_chars(t, 80)).unwrap_or_default();
     match serde_json::from_str::<Action>(payload) {
-        Ok(Action::SlackApi { method, args }) => {
+        Ok(Action::SlackApi { method, args, .. }) => {
             let channel = args.get("channel").and_then(Value::as_str).unwrap_or("?");
             format!("{method} in {channel}: “{}”", snippet(&args["text"]))
         }
@@ -148,7 +149,7 @@ for (const b of document.querySelectorAll('button[data-action]')) {
 
 /// A team's dead-letter page: pending summary, held methods, and every parked row with its
 /// reason, attempts and last error, each with Redrive and Discard buttons.
-pub fn dead_letter_page(team: &str, stats: &Stats, parked: &[OutboxRow]) -> String {
+pub fn dead_letter_page(team: &str, stats: &Stats, parked: &[OutboxRow], state: &StatePage) -> String {
     let holds: Vec<String> = stats.holds.iter().map(|h| format!("{} until {}", escape(&h.target), utc(h.until_ms))).collect();
     let paced: Vec<String> = stats.pacing.iter().map(|p| format!("{} ({} waiting, free at {})", escape(&p.lane), p.waiting, utc(p.free_at))).collect();
     let summary = format!(
@@ -167,8 +168,29 @@ pub fn dead_letter_page(team: &str, stats: &Stats, parked: &[OutboxRow]) -> Stri
     };
     shell(
         &format!("slackline — {team}"),
-        &format!("<h1>Team {}</h1>{summary}<p id=\"status\" role=\"status\"></p><h2>Parked rows</h2>{rows}{PAGE_SCRIPT}", escape(team)),
+        &format!(
+            "<h1>Team {}</h1>{summary}<p id=\"status\" role=\"status\"></p><h2>Parked rows</h2>{rows}<h2>App state</h2>{}{PAGE_SCRIPT}",
+            escape(team),
+            state_section(state)
+        ),
     )
+}
+
+/// The first page of the team's app state (read-only; secret values redacted).
+fn state_section(state: &StatePage) -> String {
+    if state.entries.is_empty() {
+        return "<p id=\"no-state\">No state.</p>".to_string();
+    }
+    let body: String = state
+        .entries
+        .iter()
+        .map(|e| {
+            let value = crate::effect::truncate_chars(&e.value.to_string(), 200);
+            format!("<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>", escape(&e.key), escape(&value), e.bytes, utc(e.updated_at))
+        })
+        .collect();
+    let more = if state.next_after.is_some() { "<p>More keys: <code>GET …/state?after=…</code> in the admin API.</p>" } else { "" };
+    format!("<table id=\"state\"><thead><tr><th>key</th><th>value</th><th>bytes</th><th>updated</th></tr></thead><tbody>{body}</tbody></table>{more}")
 }
 
 #[cfg(test)]
@@ -216,12 +238,22 @@ mod tests {
             ..OutboxRow::default()
         };
         let stats = Stats { pending: 2, holds: vec![Hold { target: "chat.postMessage".into(), until_ms: 0 }], ..Stats::default() };
-        let html = dead_letter_page("T1", &stats, &[row]);
+        let html = dead_letter_page("T1", &stats, &[row], &StatePage::default());
         assert!(html.contains("channel_not_found"));
         assert!(html.contains("data-url=\"/admin/teams/T1/outbox/7/redrive\""));
         assert!(html.contains("&lt;b&gt;x&lt;/b&gt;"), "payload text is escaped");
         assert!(html.contains("chat.postMessage until 1970-01-01 00:00:00 UTC"), "held methods are listed");
-        assert!(dead_letter_page("T1", &Stats::default(), &[]).contains("No parked rows"));
+        assert!(dead_letter_page("T1", &Stats::default(), &[], &StatePage::default()).contains("No parked rows"));
+    }
+
+    #[test]
+    fn the_page_shows_the_state_with_secret_values_redacted_and_escaped() {
+        let rows = vec![("secret:1".into(), "\"hunter2\"".into(), 0, 9), ("votes:<x>".into(), "3".into(), 0, 1)];
+        let state = StatePage::of(rows, 50, |k| k.starts_with("secret:"));
+        let html = dead_letter_page("T1", &Stats::default(), &[], &state);
+        assert!(html.contains("secret:1") && html.contains("[redacted]") && !html.contains("hunter2"));
+        assert!(html.contains("votes:&lt;x&gt;"), "keys are escaped");
+        assert!(dead_letter_page("T1", &Stats::default(), &[], &StatePage::default()).contains("No state."));
     }
 
     #[test]

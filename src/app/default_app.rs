@@ -64,7 +64,7 @@ impl App for DefaultApp {
         let text = format!(":white_check_mark: Resolved by {who}.");
         Decision::Enqueue(vec![Effect {
             key: format!("ix:{}:resolve", interaction.op_key),
-            action: Action::SlackApi { method: "chat.update".into(), args: json!({ "channel": channel, "ts": ts, "text": text, "blocks": [] }) },
+            action: Action::slack_api("chat.update", json!({ "channel": channel, "ts": ts, "text": text, "blocks": [] })),
             deadline_after_ms: Some(UPDATE_DEADLINE_MS),
         }])
     }
@@ -110,10 +110,7 @@ fn reply(m: &Message, ctx: &Context) -> Effect {
     let text = format!("Got it, <@{who}>: “{quoted}”");
     Effect {
         key,
-        action: Action::SlackApi {
-            method: "chat.postMessage".into(),
-            args: json!({ "channel": m.channel, "thread_ts": thread_ts, "text": text, "blocks": reply_blocks(&text) }),
-        },
+        action: Action::slack_api("chat.postMessage", json!({ "channel": m.channel, "thread_ts": thread_ts, "text": text, "blocks": reply_blocks(&text) })),
         deadline_after_ms: Some(REPLY_DEADLINE_MS),
     }
 }

@@ -24,6 +24,7 @@ mod default_app;
 pub mod guard;
 pub mod listen;
 mod make;
+pub mod tally;
 
 pub use crate::config::Vars;
 pub use default_app::{strip_mentions, DefaultApp, RESOLVE_ACTION_ID};
@@ -31,19 +32,63 @@ pub use make::{make_app, MakeApp};
 
 use crate::effect::Effect;
 use crate::slack::envelope::{Dispatch, EventEnvelope, Interaction, SlashCommand};
+use crate::state::{StateChange, StateReader};
 use serde_json::Value;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// What the handler knows besides the request itself.
 #[derive(Debug, Clone, Default)]
 pub struct Context {
     /// True when an LLM endpoint is configured (`LLM_API_URL`).
     pub llm_enabled: bool,
+    /// The team's state as the handler may read it, and what it hands over to the unit.
+    pub state: StateSlot,
 }
 
 impl Context {
     /// The handlers' context under this deployment's settings.
     pub fn of(config: &crate::config::Config) -> Context {
-        Context { llm_enabled: config.llm.is_some() }
+        Context { llm_enabled: config.llm.is_some(), ..Context::default() }
+    }
+
+    /// The same context, its handlers reading the team's state from `reader`.
+    pub fn with_state(mut self, reader: Rc<dyn StateReader>) -> Context {
+        self.state = StateSlot { reader: Some(reader), change: Rc::default() };
+        self
+    }
+}
+
+/// The team's state for one request: the reader the handler's [`State`](crate::state::State)
+/// reads through (none: an empty store), and the change a successful handler hands over for the
+/// unit to apply. A failed handler hands over nothing.
+#[derive(Clone, Default)]
+pub struct StateSlot {
+    reader: Option<Rc<dyn StateReader>>,
+    change: Rc<RefCell<Option<StateChange>>>,
+}
+
+impl std::fmt::Debug for StateSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StateSlot").field("reader", &self.reader.is_some()).field("change", &self.change.borrow()).finish()
+    }
+}
+
+impl StateSlot {
+    /// The reader (an empty in-memory store when the context has none).
+    pub fn reader(&self) -> Rc<dyn StateReader> {
+        self.reader.clone().unwrap_or_else(|| Rc::new(crate::state::MemState::new()))
+    }
+
+    /// Hands over a successful handler's change (called by the listener API, or an `App` of
+    /// one's own, when the handler returns and its effects stand).
+    pub fn hand_over(&self, change: StateChange) {
+        *self.change.borrow_mut() = Some(change).filter(|c| !c.writes.is_empty());
+    }
+
+    /// The change handed over, taken (by the team actor, for the unit).
+    pub fn take(&self) -> Option<StateChange> {
+        self.change.borrow_mut().take()
     }
 }
 
@@ -80,6 +125,11 @@ pub trait App {
     /// `response_action`, a `block_suggestion`'s options). By default: none.
     fn on_interaction_ack(&self, interaction: &Interaction, ctx: &Context) -> (Decision, Option<Value>) {
         (self.on_interaction(interaction, ctx), None)
+    }
+    /// Whether the value of this state key is secret: the admin API and page show the key, never
+    /// its value. By default: none is.
+    fn is_secret_state(&self, _key: &str) -> bool {
+        false
     }
 }
 

@@ -141,7 +141,7 @@ fn a_failed_migration_is_one_line_naming_it() {
     let line = serde_json::to_value(LogLine::from(SchemaLine::of(&TEAM, Some("T1".into()), &failed).unwrap())).unwrap();
     assert_eq!(
         line,
-        serde_json::json!({"kind": "schema", "actor": "team", "outcome": "failed", "team": "T1", "found": "stamped", "migration": "2_x", "db_version": 1, "code_version": 1, "error": "boom"})
+        serde_json::json!({"kind": "schema", "actor": "team", "outcome": "failed", "team": "T1", "found": "stamped", "migration": "2_x", "db_version": 1, "code_version": TEAM.version(), "error": "boom"})
     );
     let newer = SchemaLine::of(&TEAM, None, &Outcome::Refused(Refused::Newer { db: 3, code: 1 })).unwrap();
     assert_eq!((newer.outcome, newer.db_version), (SchemaOutcome::Newer, Some(3)));

@@ -12,6 +12,7 @@ use crate::effect::Effect;
 use crate::lists::end::ListsEnd;
 use crate::notify::PostWrite;
 use crate::slack::classify::Verdict;
+use serde_json::Value;
 
 /// An effect ready to insert as an outbox row, with its absolute deadline.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,6 +41,20 @@ pub enum AfterWrite {
     /// A List job's end (a record's new state, a reconciliation page), resolved with the
     /// transition: a parked row keeps only what a failure keeps.
     Lists(ListsEnd),
+    /// A redriven handler's state change (`Action::Handle`), applied once per fact like an
+    /// ingest's. Its reads were made when the job ran; a request that changed the same keys
+    /// between then and this completion is overwritten (a redrive is an operator's act).
+    State(crate::state::StateChange),
+    /// Keep part of Slack's answer in the team's state (`EffectRef::remember`): `value` (JSON,
+    /// [`crate::state::Posted`]) under `key`, replacing what was there. A new key is refused
+    /// (nothing stored, the completion still is) when the team holds
+    /// [`MAX_KEYS`](crate::state::MAX_KEYS) already.
+    Remember {
+        /// The state key.
+        key: String,
+        /// The value's JSON.
+        value: String,
+    },
     /// Hold a lane for the whole team until then: a 429's `Retry-After` (the refused call's
     /// lane), or a List's pacing (its target). A hold that has passed is not written.
     Hold {
@@ -79,6 +94,35 @@ impl JobOutcome {
     }
 }
 
+/// The after-write that keeps a Slack call's answer under `key`: its `{channel, ts}`, when the
+/// call succeeded and the answer has both (`chat.postMessage`, `chat.update`, …).
+pub fn remembered(key: &str, verdict: &Verdict, answer: &Value) -> Option<AfterWrite> {
+    if *verdict != Verdict::Success {
+        return None;
+    }
+    let posted = crate::state::Posted { channel: answer["channel"].as_str()?.into(), ts: answer["ts"].as_str()?.into() };
+    let value = serde_json::to_string(&posted).ok()?;
+    Some(AfterWrite::Remember { key: key.into(), value })
+}
+
+/// Whether a completion's claim still held when its transition was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fence {
+    /// The claim held: the transition was stored, and so are the after-writes.
+    Held,
+    /// Another claimer owns the row: nothing of this attempt is stored but its history.
+    Lost,
+}
+
+/// The after-writes a completion stores: all of them under a held claim, none under a lost one
+/// (a fenced completion keeps no follow-up, no remembered answer, no List end).
+pub fn to_store(writes: &[AfterWrite], fence: Fence) -> &[AfterWrite] {
+    match fence {
+        Fence::Held => writes,
+        Fence::Lost => &[],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,11 +135,39 @@ mod tests {
         let plain = JobOutcome::verdict(Verdict::Success).with(hold.clone());
         assert_eq!(plain.writes, vec![hold]);
         assert!(!plain.queues_rows());
-        let effect =
-            Effect { key: "k:post".into(), action: Action::SlackApi { method: "chat.postMessage".into(), args: json!({}) }, deadline_after_ms: Some(10) };
+        let effect = Effect { key: "k:post".into(), action: Action::slack_api("chat.postMessage", json!({})), deadline_after_ms: Some(10) };
         let followed = plain.with(AfterWrite::Followup(NewRow::queued_at(effect, 100)));
         assert!(followed.queues_rows());
         let AfterWrite::Followup(row) = &followed.writes[1] else { panic!("a follow-up") };
         assert_eq!(row.deadline_at, Some(110), "the deadline is absolute from the time it is queued");
+    }
+
+    fn posted() -> JobOutcome {
+        let answer = json!({"ok": true, "channel": "C9", "ts": "1700.000001", "message": {}});
+        let remember = remembered("incident:42:post", &Verdict::Success, &answer).expect("a success with channel and ts is remembered");
+        JobOutcome::verdict(Verdict::Success).with(remember)
+    }
+
+    #[test]
+    fn a_held_completion_stores_the_remembered_channel_and_ts() {
+        let outcome = posted();
+        let stored = to_store(&outcome.writes, Fence::Held);
+        let [AfterWrite::Remember { key, value }] = stored else { panic!("one remembered answer, got {stored:?}") };
+        assert_eq!(key, "incident:42:post");
+        assert_eq!(serde_json::from_str::<serde_json::Value>(value).unwrap(), json!({"channel": "C9", "ts": "1700.000001"}));
+    }
+
+    #[test]
+    fn a_fenced_completion_stores_nothing() {
+        let outcome = posted();
+        assert_eq!(outcome.writes.len(), 1);
+        assert!(to_store(&outcome.writes, Fence::Lost).is_empty(), "a lost claim keeps no remembered answer");
+    }
+
+    #[test]
+    fn only_a_successful_answer_with_channel_and_ts_is_remembered() {
+        let answer = json!({"ok": true, "channel": "C9", "ts": "1.2"});
+        assert!(remembered("k", &Verdict::Transient { code: "timeout".into(), retry_after_ms: None }, &answer).is_none());
+        assert!(remembered("k", &Verdict::Success, &json!({"ok": true})).is_none(), "views.open has no ts: nothing to keep");
     }
 }

@@ -7,7 +7,8 @@
 //! forwards the clock, the delay and the failure to the actor with the request.
 
 use super::header;
-use crate::app::{App, CommandReply, Context, Decision};
+use crate::app::listen::Listeners;
+use crate::app::{tally, App, CommandReply, Context, Decision};
 use crate::config::Config;
 use crate::slack::envelope::{EventEnvelope, Interaction, SlashCommand};
 use worker::{Headers, Request};
@@ -79,37 +80,38 @@ impl TestHooks {
 /// The app as the end-to-end tests may break it: with `TEST_PANIC_MARKER` set (test runtimes
 /// only), its handlers panic on any request whose payload contains the marker, as a buggy handler
 /// would; otherwise it is the app itself. A runtime restarted without the marker is the "fixed"
-/// deployment a redrive then runs.
-pub enum HookedApp<'a> {
-    /// The app as it is.
-    Plain(&'a dyn App),
-    /// The app, but its handlers panic on a request containing `marker`.
-    PanicsOn {
-        /// The app.
-        app: &'a dyn App,
-        /// The text that makes it panic.
-        marker: &'a str,
-    },
+/// deployment a redrive then runs. With `ALLOW_TEST_CLOCK=1`, a request naming the tally's marker
+/// (`crate::app::tally`) goes to the tally instead: the state tests' counter, served by the shared
+/// runtime beside the echo bot.
+pub struct HookedApp<'a> {
+    app: &'a dyn App,
+    panic_marker: Option<&'a str>,
+    tally: Option<&'static Listeners>,
+}
+
+thread_local! {
+    /// The tally, built once per isolate.
+    static TALLY: &'static Listeners = Box::leak(Box::new(tally::tally()));
 }
 
 impl<'a> HookedApp<'a> {
     /// The app under this deployment's settings.
     pub fn of(app: &'a dyn App, config: &'a Config) -> HookedApp<'a> {
-        match &config.test_panic_marker {
-            Some(marker) => HookedApp::PanicsOn { app, marker },
-            None => HookedApp::Plain(app),
-        }
+        let tally = config.allow_test_clock.then(|| TALLY.with(|t| *t));
+        HookedApp { app, panic_marker: config.test_panic_marker.as_deref(), tally }
     }
 
     fn app(&self, request: &impl serde::Serialize) -> &'a dyn App {
-        match self {
-            HookedApp::Plain(app) => *app,
-            HookedApp::PanicsOn { app, marker } => {
-                if serde_json::to_string(request).is_ok_and(|text| text.contains(*marker)) {
-                    panic!("TEST_PANIC_MARKER {marker:?} in the request");
-                }
-                *app
-            }
+        if self.panic_marker.is_none() && self.tally.is_none() {
+            return self.app;
+        }
+        let text = serde_json::to_string(request).unwrap_or_default();
+        if let Some(marker) = self.panic_marker.filter(|m| text.contains(m)) {
+            panic!("TEST_PANIC_MARKER {marker:?} in the request");
+        }
+        match self.tally {
+            Some(tally) if text.contains(tally::MARKER) || text.contains(tally::UPDATE_ACTION) => tally,
+            _ => self.app,
         }
     }
 }
@@ -126,5 +128,8 @@ impl App for HookedApp<'_> {
     }
     fn on_interaction_ack(&self, interaction: &Interaction, ctx: &Context) -> (Decision, Option<serde_json::Value>) {
         self.app(interaction).on_interaction_ack(interaction, ctx)
+    }
+    fn is_secret_state(&self, key: &str) -> bool {
+        self.app.is_secret_state(key) || self.tally.is_some_and(|t| t.is_secret_state(key))
     }
 }

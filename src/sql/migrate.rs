@@ -68,7 +68,10 @@ impl Schema<'_> {
 }
 
 /// The team actor's schema.
-pub const TEAM: Schema<'static> = Schema { actor: "team", migrations: &[Migration { to: 1, name: "baseline", sql: SCHEMA }] };
+pub const TEAM: Schema<'static> = Schema {
+    actor: "team",
+    migrations: &[Migration { to: 1, name: "baseline", sql: SCHEMA }, Migration { to: 2, name: "app_state", sql: super::state::MIGRATION_2 }],
+};
 
 /// The directory's schema.
 pub const DIRECTORY: Schema<'static> = Schema { actor: "directory", migrations: &[Migration { to: 1, name: "baseline", sql: DIRECTORY_SCHEMA }] };

@@ -18,3 +18,4 @@ pub mod migrate;
 pub mod notify;
 pub mod outbox;
 pub mod schema;
+pub mod state;

@@ -22,4 +22,5 @@ mod notify;
 mod pacing;
 mod reliability;
 mod sim;
+mod state;
 mod upgrade;

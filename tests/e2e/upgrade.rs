@@ -137,6 +137,10 @@ fn upgrades(version: &str) {
     assert_eq!(c.event(&envelope(TEAM, "EvCopy", message_copy(RETRY, "1.1", "upgrade"))).status, 200);
     assert_eq!(c.receipts(TEAM), receipts + 1, "{version}: the old receipt deduplicates, the copy is recorded");
     assert_eq!(c.all_rows(TEAM).len(), rows, "{version}: nothing new queued");
+    // Migration 2's app state works on the upgraded database.
+    assert_eq!(c.event(&envelope(TEAM, &format!("EvVote{version}"), mention(RETRY, "2.1", "slackline-tally vote"))).status, 200);
+    let state = c.admin_get(&format!("/admin/teams/{TEAM}/state?prefix=votes:{RETRY}")).json();
+    assert_eq!(state["entries"][0]["value"], json!(1), "{version}: a vote is counted in the new state table: {state}");
     let replay = post_notify(&c);
     assert_eq!((replay.status, replay.header("idempotent-replayed")), (202, Some("true")), "{version}: {}", replay.body);
 
@@ -151,7 +155,12 @@ fn upgrades(version: &str) {
     assert_eq!((record.status, record.json()["fields"]["title"].as_str()), (200, Some("kept")), "{}", record.body);
     let teams = c.admin_get("/admin/teams").json();
     assert!(teams["teams"].as_array().unwrap().iter().any(|t| t["team_key"] == TEAM), "{teams}");
-    assert_eq!(schema_line(&rt, "directory")["outcome"], "migrated", "the directory migrated on its first request");
+    // A fixture at the directory's own version (v1: it has had no migration since) has nothing
+    // to migrate there, and prints no line.
+    let stored: u32 = version.trim_start_matches('v').parse().unwrap_or(0);
+    if stored < slackline::sql::migrate::DIRECTORY.version() {
+        assert_eq!(schema_line(&rt, "directory")["outcome"], "migrated", "the directory migrated on its first request");
+    }
     std::thread::sleep(Duration::from_secs(2));
     for channel in [RETRY, LEASE, NOTIFY, PARK] {
         assert_eq!(fake.calls("chat.postMessage", channel).len(), 1, "{version}: {channel} delivered once");
@@ -180,7 +189,11 @@ fn a_database_newer_than_the_code_is_refused_and_not_written() {
     let latest = fixture::versions().pop().unwrap();
     let (mut rt, db, before) = start_on(&latest, &fake, "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', '99')");
     let line = schema_line(&rt, "team");
-    assert_eq!((line["outcome"].as_str(), line["db_version"].as_i64(), line["code_version"].as_i64()), (Some("newer"), Some(99), Some(1)), "{line}");
+    assert_eq!(
+        (line["outcome"].as_str(), line["db_version"].as_i64(), line["code_version"].as_i64()),
+        (Some("newer"), Some(99), Some(i64::from(slackline::sql::migrate::TEAM.version()))),
+        "{line}"
+    );
     refuses(&rt.client(), "schema_newer_than_code");
     std::thread::sleep(Duration::from_secs(2));
     rt.kill();

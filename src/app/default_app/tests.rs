@@ -10,7 +10,7 @@ fn envelope(event: Event) -> EventEnvelope {
 }
 
 fn plain() -> Context {
-    Context { llm_enabled: false }
+    Context::default()
 }
 
 fn effects(d: Decision) -> Vec<Effect> {
@@ -27,7 +27,7 @@ fn a_mention_gets_one_threaded_reply_that_quotes_it() {
     assert_eq!(e.len(), 1);
     assert_eq!(e[0].key, "msg:C1:10.1:reply");
     assert_eq!(e[0].deadline_after_ms, Some(REPLY_DEADLINE_MS));
-    let Action::SlackApi { method, args } = &e[0].action else { panic!() };
+    let Action::SlackApi { method, args, .. } = &e[0].action else { panic!() };
     assert_eq!(method, "chat.postMessage");
     assert_eq!(args["channel"], "C1");
     assert_eq!(args["thread_ts"], "10.1");
@@ -78,7 +78,7 @@ fn bot_messages_our_own_messages_and_subtypes_are_ignored() {
 
 #[test]
 fn with_an_llm_a_mention_becomes_a_completion_chained_to_a_threaded_post() {
-    let e = effects(DefaultApp.on_event(&envelope(Event::AppMention(message("<@UBOT> summarise"))), &Context { llm_enabled: true }));
+    let e = effects(DefaultApp.on_event(&envelope(Event::AppMention(message("<@UBOT> summarise"))), &Context { llm_enabled: true, ..Context::default() }));
     assert_eq!(e[0].action, Action::LlmReply { prompt: "summarise".into(), then: Followup::Thread { channel: "C1".into(), thread_ts: "10.1".into() } });
 }
 
@@ -124,7 +124,7 @@ fn click(action_id: &str) -> Interaction {
 fn the_resolve_button_updates_its_message() {
     let e = effects(DefaultApp.on_interaction(&click(RESOLVE_ACTION_ID), &plain()));
     assert_eq!(e[0].key, "ix:trig.9:resolve");
-    let Action::SlackApi { method, args } = &e[0].action else { panic!() };
+    let Action::SlackApi { method, args, .. } = &e[0].action else { panic!() };
     assert_eq!(method, "chat.update");
     assert_eq!((args["channel"].as_str(), args["ts"].as_str()), (Some("C1"), Some("10.2")));
     assert!(args["text"].as_str().unwrap().contains("<@U2>"));

@@ -8,10 +8,16 @@
 //! its `event_id`) plus the helper's name (`reply`, `react`, …) or the name given with
 //! [`EffectRef::named`], and `#2`, `#3`, … for the second and later effects of one name in one
 //! handler. So a duplicate delivery of the fact adds nothing, and two helpers never collide.
+//!
+//! **State.** [`Cx::state`] is the team's state ([`State`]): reads served during the handler,
+//! writes buffered and handed to the unit only if the handler succeeds. [`EffectRef::remember`]
+//! keeps part of Slack's answer (`{channel, ts}`) under a state key when the effect completes.
 
 use crate::effect::{Action, Effect, Followup};
+use crate::state::{check_key, State, StateReader, StateWrite};
 use serde_json::{json, Value};
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// A reply, a post or a `response_url` message later than this is worse than none (30 min).
 pub const MESSAGE_DEADLINE_MS: i64 = 30 * 60 * 1000;
@@ -47,6 +53,9 @@ pub struct Cx {
     counts: HashMap<String, u32>,
     effects: Vec<Effect>,
     ack: Option<Value>,
+    state: State,
+    /// A helper's misuse (a bad `remember` key): the handler fails with it.
+    misuse: Option<String>,
 }
 
 /// The effect a helper just queued: name it (its key), give it a deadline, add blocks.
@@ -79,6 +88,21 @@ impl EffectRef<'_> {
         self
     }
 
+    /// When the effect (a Slack Web API call) completes, keeps Slack's answer's `{channel, ts}`
+    /// under the state key `key`, in the same transaction as its completion (a fenced completion
+    /// stores nothing). A later handler reads it: `cx.state().get::<Posted>(key)`. A bad key
+    /// (empty, over 512 bytes) fails the handler.
+    pub fn remember(self, key: &str) -> Self {
+        if let Err(e) = check_key(key) {
+            self.cx.misuse = Some(format!("remember: {e}"));
+        } else if let Action::SlackApi { remember, .. } = &mut self.cx.effects[self.index].action {
+            *remember = Some(key.to_string());
+        } else {
+            self.cx.misuse = Some(format!("remember({key:?}): only a Slack Web API call's answer can be remembered"));
+        }
+        self
+    }
+
     /// The effect as queued.
     pub fn effect(&self) -> &Effect {
         &self.cx.effects[self.index]
@@ -88,7 +112,28 @@ impl EffectRef<'_> {
 impl Cx {
     /// A context for a request from `origin`.
     pub fn new(origin: Origin, llm_enabled: bool) -> Cx {
-        Cx { origin, llm_enabled, counts: HashMap::new(), effects: Vec::new(), ack: None }
+        Cx::with_state(origin, llm_enabled, Rc::new(crate::state::MemState::new()))
+    }
+
+    /// A context whose state reads through `reader` (the team's store).
+    pub fn with_state(origin: Origin, llm_enabled: bool, reader: Rc<dyn StateReader>) -> Cx {
+        Cx { origin, llm_enabled, counts: HashMap::new(), effects: Vec::new(), ack: None, state: State::new(reader), misuse: None }
+    }
+
+    /// The team's state: typed values under string keys, read now, written with the unit (see
+    /// [`crate::state`]).
+    pub fn state(&mut self) -> &mut State {
+        &mut self.state
+    }
+
+    /// The buffered state writes, taken (for the dispatcher).
+    pub fn take_state(&mut self) -> Vec<StateWrite> {
+        self.state.take_writes()
+    }
+
+    /// A helper's misuse that fails the handler, if any.
+    pub fn misuse(&self) -> Option<&str> {
+        self.misuse.as_deref()
     }
 
     /// Where the request came from.
@@ -123,7 +168,7 @@ impl Cx {
     }
 
     fn api_call(&mut self, name: &str, method: &str, args: Value, deadline: Option<i64>) -> EffectRef<'_> {
-        self.push(name, Action::SlackApi { method: method.into(), args }, deadline)
+        self.push(name, Action::slack_api(method, args), deadline)
     }
 
     /// Any Web API method with these arguments (paced at its tier; retried, parked as Slack says).

@@ -40,6 +40,7 @@ pub use input::*;
 
 use super::{App, CommandReply, Context, Decision};
 use crate::slack::envelope::{Event, EventEnvelope, Interaction, Message, SlashCommand};
+use crate::state::{StateChange, StateError};
 use serde_json::Value;
 
 /// Why a handler gave up (its message is kept with the event).
@@ -49,6 +50,12 @@ pub struct HandlerError(pub String);
 impl From<String> for HandlerError {
     fn from(s: String) -> Self {
         HandlerError(s)
+    }
+}
+
+impl From<StateError> for HandlerError {
+    fn from(e: StateError) -> Self {
+        HandlerError(e.to_string())
     }
 }
 
@@ -179,6 +186,7 @@ struct Listener {
 #[derive(Default)]
 pub struct Listeners {
     listeners: Vec<Listener>,
+    secret_prefixes: Vec<String>,
 }
 
 impl std::fmt::Debug for Listeners {
@@ -203,6 +211,13 @@ impl Listeners {
         if let Some(last) = self.listeners.last_mut() {
             last.bots = true;
         }
+        self
+    }
+
+    /// Marks the state keys under `prefix` secret: the admin API and page list them with their
+    /// values redacted.
+    pub fn secret_state(mut self, prefix: &str) -> Listeners {
+        self.secret_prefixes.push(prefix.to_string());
         self
     }
 
@@ -256,14 +271,21 @@ impl Listeners {
 
     /// Runs a handler (`call`) with a fresh context; its effects and ack become the decision.
     fn run(call: impl FnOnce(&mut Cx) -> HandlerResult, origin: Origin, ctx: &Context) -> (Decision, Option<Value>) {
-        let mut cx = Cx::new(origin, ctx.llm_enabled);
+        let fact = origin.fact.clone();
+        let mut cx = Cx::with_state(origin, ctx.llm_enabled, ctx.state.reader());
         if let Err(HandlerError(why)) = call(&mut cx) {
             return (Decision::Failed(why), None);
         }
-        let refuses = cx.refuses();
-        let (effects, ack) = cx.finish();
+        if let Some(why) = cx.misuse() {
+            return (Decision::Failed(why.to_string()), None);
+        }
         // A refused submission changes nothing: the user fixes the fields and submits again.
-        (Decision::Enqueue(if refuses { Vec::new() } else { effects }), ack)
+        if cx.refuses() {
+            return (Decision::Enqueue(Vec::new()), cx.finish().1);
+        }
+        ctx.state.hand_over(StateChange { fact, writes: cx.take_state() });
+        let (effects, ack) = cx.finish();
+        (Decision::Enqueue(effects), ack)
     }
 }
 
@@ -314,6 +336,10 @@ fn interaction_origin(i: &Interaction) -> Origin {
 }
 
 impl App for Listeners {
+    fn is_secret_state(&self, key: &str) -> bool {
+        crate::state::is_secret(&self.secret_prefixes, key)
+    }
+
     fn on_event(&self, envelope: &EventEnvelope, ctx: &Context) -> Decision {
         let bot = envelope.bot_user_id.as_deref();
         let message = match &envelope.event {
@@ -410,5 +436,7 @@ fn run_message(h: &MessageHandler, m: &Message, matches: Vec<String>, envelope: 
     Listeners::run(|cx| h(&input, cx), message_origin(m), ctx).0
 }
 
+#[cfg(test)]
+mod state_tests;
 #[cfg(test)]
 mod tests;

@@ -1,4 +1,5 @@
-//! The ingest unit: a receipt and the outbox rows its effects call for, all or nothing.
+//! The ingest unit: a receipt, the handler's state change and the outbox rows its effects call
+//! for, all or nothing.
 
 use super::exec::{int, opt_int, rows, run, text, tx_sync};
 use crate::effect::Action;
@@ -114,6 +115,8 @@ pub struct Ingest {
     pub max_attempts: u32,
     /// The actor already knows its team key is stored (skips one statement).
     pub team_key_stored: bool,
+    /// The handler's state change, applied if the receipt is new (once per fact).
+    pub state: Option<crate::state::StateChange>,
     /// The handler failed (its error) on this request (the JSON kept for a redrive): instead of
     /// effects, one parked `handler_failed` row.
     pub failed: Option<(String, serde_json::Value)>,
@@ -131,6 +134,9 @@ pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64) -> 
         let fresh: Vec<Value> = rows(&sql, sql::ingest::INSERT_RECEIPT, vec![text(&ingest.op_key), text(&ingest.kind), int(now)])?;
         if fresh.is_empty() {
             return Ok(Recorded { receipt: Receipt::Duplicate, first_seen: !first.is_empty(), parked: 0 });
+        }
+        if let Some(change) = &ingest.state {
+            super::state::apply(&sql, change, now)?;
         }
         let (queued, already_queued) = insert_rows(&sql, &ingest.op_key, &ingest.rows, ingest.max_attempts, now)?;
         if let Some((error, dispatch)) = &ingest.failed {

@@ -4,8 +4,9 @@ use super::exec::{int, opt_int, rows, run, text, tx_sync};
 use super::ingest::insert_rows;
 use super::lists::{self, Queueing};
 use super::notify;
+use super::state;
 use crate::lists::api::RunView;
-use crate::outbox::completion::AfterWrite;
+use crate::outbox::completion::{to_store, AfterWrite, Fence};
 use crate::outbox::{ClaimToken, Outcome, RowId, StreakChange, Transition};
 use crate::slack::classify::Verdict;
 use crate::sql;
@@ -152,20 +153,21 @@ fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
         )?;
     }
     let target_failures = streak(sql, &c.target, outcome.streak_change(c.log.detail.as_deref()))?;
-    let reconciled = match completion {
-        Completion::Stored => apply_after(sql, &c)?,
-        Completion::Fenced => None,
+    let fence = match completion {
+        Completion::Stored => Fence::Held,
+        Completion::Fenced => Fence::Lost,
     };
+    let reconciled = apply_after(sql, &c, to_store(&c.writes, fence))?;
     Ok(Completed { completion, outcome, target_failures, reconciled })
 }
 
-/// Stores a job's after-writes with its completion (whose claim held). Returns the
-/// reconciliation pass a List page finished, if any.
-fn apply_after(sql: &SqlStorage, c: &Completing) -> worker::Result<Option<RunView>> {
+/// Stores a job's after-writes with its completion (those [`to_store`] keeps: none when fenced).
+/// Returns the reconciliation pass a List page finished, if any.
+fn apply_after(sql: &SqlStorage, c: &Completing, writes: &[AfterWrite]) -> worker::Result<Option<RunView>> {
     let q = c.queueing;
     let parked = matches!(c.transition, Transition::Park { .. });
     let mut reconciled = None;
-    for write in &c.writes {
+    for write in writes {
         match write {
             AfterWrite::Followup(row) => {
                 insert_rows(sql, &c.op_key, std::slice::from_ref(row), q.max_attempts, q.now)?;
@@ -178,6 +180,10 @@ fn apply_after(sql: &SqlStorage, c: &Completing) -> worker::Result<Option<RunVie
             }
             AfterWrite::Hold { lane, until } if *until > q.now => run(sql, sql::outbox::HOLD_TARGET, vec![text(lane), int(*until)])?,
             AfterWrite::Hold { .. } => {}
+            AfterWrite::Remember { key, value } => state::remember(sql, key, value, q.now)?,
+            AfterWrite::State(change) => {
+                state::apply(sql, change, q.now)?;
+            }
         }
     }
     Ok(reconciled)
@@ -227,10 +233,11 @@ pub fn sweep_end(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_ret
     Ok(SweepEnd { next_alarm_at: r.next_at.into_iter().chain(prune_at).min(), pending: r.pending, oldest_pending_age_ms: r.oldest.map(|o| now - o) })
 }
 
-/// Housekeeping: deletes receipts, delivered rows past retention and expired idempotency keys
+/// Housekeeping: deletes receipts (and the state facts as old), delivered rows past retention and expired idempotency keys
 /// (each bounded), and stale holds.
 pub fn prune(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_retention_ms: i64, limit: i64) -> worker::Result<()> {
     run(sql, sql::outbox::PRUNE_RECEIPTS, vec![int(now - receipt_retention_ms), int(limit)])?;
+    state::prune_facts(sql, now - receipt_retention_ms, limit)?;
     run(sql, sql::outbox::PRUNE_KEYS, vec![int(now), int(limit)])?;
     run(sql, sql::outbox::PRUNE_DONE_RESULTS, vec![int(now - done_retention_ms), int(limit)])?;
     run(sql, sql::outbox::PRUNE_DONE_ATTEMPTS, vec![int(now - done_retention_ms), int(limit)])?;

@@ -4,11 +4,14 @@
 
 use super::error::ActorError;
 use super::{TeamActor, MAX_PAGE};
+use crate::admin::state::StatePage;
+use crate::app::App;
 use crate::config::{Config, BULK_REDRIVE_CAP};
 use crate::logs::AdminLine;
 use crate::outbox::{RowId, Status, Trigger};
 use crate::routes::AdminRoute;
 use crate::runtime::store::{self, admin::Operated};
+use crate::runtime::test_hooks::HookedApp;
 use crate::runtime::{clock, log, query_param};
 use serde::Serialize;
 use serde_json::json;
@@ -45,6 +48,7 @@ impl TeamActor {
             AdminRoute::Discard { id } => self.discard(id),
             AdminRoute::Sweep => json_answer(&self.sweep(config, Trigger::Admin).await?),
             AdminRoute::BulkRedrive => self.bulk_redrive(req, config).await,
+            AdminRoute::State => self.state_page(req, config),
             AdminRoute::Seed if config.allow_bench_seed => self.seed(req),
             AdminRoute::Seed => Err(ActorError::NotFound),
         }
@@ -57,6 +61,16 @@ impl TeamActor {
         let limit = number(req, "limit", 50)?.clamp(1, MAX_PAGE);
         let before = number(req, "before", i64::from(i32::MAX) * 1024)?;
         json_answer(&store::admin::list_rows(&self.sql, status, before, limit)?)
+    }
+
+    /// `GET …/state?prefix=&after=&limit=`: a page of the team's state, secret values redacted.
+    fn state_page(&self, req: &Request, config: &Config) -> Answer {
+        let limit = number(req, "limit", 50)?.clamp(1, MAX_PAGE) as u32;
+        let (prefix, after) = (query_param(req, "prefix").unwrap_or_default(), query_param(req, "after"));
+        let rows = store::state::page(&self.sql, &prefix, after.as_deref(), limit)?;
+        let rows = rows.into_iter().map(|e| (e.key, e.value, e.updated_at, e.bytes)).collect();
+        let app = HookedApp::of(&*self.app, config);
+        json_answer(&StatePage::of(rows, limit, |key| app.is_secret_state(key)))
     }
 
     /// Bulk redrive by reason and time window. A dry run (the default) only counts; to act, pass

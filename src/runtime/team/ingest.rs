@@ -12,11 +12,12 @@ use crate::ingest::{IngestOutcome, Receipt};
 use crate::logs::{Alert, UninstallLine};
 use crate::oauth::Installation;
 use crate::outbox::reasons;
-use crate::runtime::store::{self, ingest::Ingest, ingest::NewRow};
+use crate::runtime::store::{self, ingest::Ingest, ingest::NewRow, state::SqlState};
 use crate::runtime::test_hooks::{HookedApp, TestHooks};
 use crate::runtime::{clock, directory, log, request_json};
 use crate::slack::envelope::Dispatch;
 use serde_json::json;
+use std::rc::Rc;
 use worker::{Request, Response};
 
 impl TeamActor {
@@ -26,7 +27,9 @@ impl TeamActor {
         let dispatch: Dispatch = request_json(&mut req).await?;
         let hooks = TestHooks::read(&req, config);
         hooks.delay().await;
-        let ctx = app::Context::of(config);
+        // The handler reads the team's state synchronously; with no await from here to the unit,
+        // nothing else writes in between.
+        let ctx = app::Context::of(config).with_state(Rc::new(SqlState { sql: self.sql.clone() }));
         let (decision, ack) = match hooks.handler_fails {
             Some(why) => (Decision::Failed(why), None),
             None => app::decide(&HookedApp::of(&*self.app, config), &dispatch, &ctx),
@@ -35,12 +38,13 @@ impl TeamActor {
         // A failed handler's request is recorded with its receipt and kept, parked as
         // `handler_failed`, for a redrive to run the handler again: the event is never lost, and
         // Slack gets its 200 (a retry would only fail the same way).
-        let (effects, ignored, failed) = match decision {
-            Decision::Enqueue(effects) => (effects, None, None),
-            Decision::Ignore(reason) => (Vec::new(), Some(reason), None),
+        let state = ctx.state.take();
+        let (effects, ignored, failed, state) = match decision {
+            Decision::Enqueue(effects) => (effects, None, None, state),
+            Decision::Ignore(reason) => (Vec::new(), Some(reason), None, None),
             Decision::Failed(why) => {
                 let kept = serde_json::to_value(&dispatch).map_err(|e| ActorError::Storage(worker::Error::RustError(e.to_string())))?;
-                (Vec::new(), Some(reasons::HANDLER_FAILED), Some((why, kept)))
+                (Vec::new(), Some(reasons::HANDLER_FAILED), Some((why, kept)), None)
             }
         };
         let uninstall = dispatch.uninstalls();
@@ -53,6 +57,7 @@ impl TeamActor {
             max_attempts: config.retry.max_attempts,
             team_key_stored: self.team.borrow().is_some(),
             failed: failed.clone(),
+            state,
         };
         let recorded = store::ingest::record(&self.state.storage(), &self.sql, ingest, now)?;
         if uninstall {

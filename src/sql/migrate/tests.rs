@@ -69,6 +69,11 @@ const GROWN: [Migration<'static>; 4] = [
     Migration { to: 4, name: "broken", sql: "CREATE TABLE half (id INTEGER); UPDATE receipts SET kind = 'changed'; INSERT INTO no_such_table VALUES (1)" },
 ];
 
+/// The team's schema as the release before app state knew it (version 1).
+fn team_v1() -> Schema<'static> {
+    Schema { actor: "team", migrations: &TEAM.migrations[..1] }
+}
+
 fn grown(n: usize) -> Schema<'static> {
     Schema { actor: "team", migrations: &GROWN[..n] }
 }
@@ -113,14 +118,16 @@ fn the_plan_runs_the_missing_steps_and_refuses_what_it_cannot_know() {
 
 #[test]
 fn an_empty_database_gets_the_baseline_and_its_stamp() {
-    for schema in [TEAM, DIRECTORY] {
+    for schema in [TEAM, DIRECTORY, team_v1()] {
         let db = empty();
-        assert_eq!(run(&db, &schema), Outcome::Ready(Ready::Migrated { from: Stored::Empty, to: 1 }));
-        assert_eq!(stamp_of(&db).as_deref(), Some("1"));
+        assert_eq!(run(&db, &schema), Outcome::Ready(Ready::Migrated { from: Stored::Empty, to: schema.version() }));
+        assert_eq!(stamp_of(&db), Some(schema.version().to_string()));
         let direct = empty();
-        direct.0.execute_batch(schema.migrations[0].sql).unwrap();
+        for step in schema.migrations {
+            direct.0.execute_batch(step.sql).unwrap();
+        }
         direct.0.execute_batch(STAMP_TABLE).unwrap();
-        assert_eq!(schema_of(&db), schema_of(&direct), "{}: version 1 is the baseline (and the stamp's table)", schema.actor);
+        assert_eq!(schema_of(&db), schema_of(&direct), "{}: the baseline and every later step (and the stamp's table)", schema.actor);
         assert_eq!(run(&db, &schema), Outcome::Ready(Ready::UpToDate), "the second wake does nothing");
     }
 }
@@ -129,7 +136,7 @@ fn an_empty_database_gets_the_baseline_and_its_stamp() {
 fn an_unversioned_database_is_only_stamped() {
     let db = unversioned();
     let before = schema_of(&db);
-    assert_eq!(run(&db, &TEAM), Outcome::Ready(Ready::Migrated { from: Stored::Unversioned, to: 1 }));
+    assert_eq!(run(&db, &team_v1()), Outcome::Ready(Ready::Migrated { from: Stored::Unversioned, to: 1 }));
     assert_eq!(schema_of(&db), before, "no table or index changed");
     assert_eq!(stamp_of(&db).as_deref(), Some("1"));
     assert_eq!(count(&db, "SELECT count(*) FROM receipts"), 1);
@@ -177,7 +184,7 @@ fn a_database_newer_than_the_code_is_not_written() {
     let db = unversioned();
     assert!(matches!(run(&db, &grown(3)), Outcome::Ready(_)));
     let before = (schema_of(&db), count(&db, "SELECT count(*) FROM receipts"));
-    assert_eq!(run(&db, &TEAM), Outcome::Refused(Refused::Newer { db: 3, code: 1 }));
+    assert_eq!(run(&db, &TEAM), Outcome::Refused(Refused::Newer { db: 3, code: TEAM.version() }));
     assert_eq!((schema_of(&db), count(&db, "SELECT count(*) FROM receipts")), before);
     assert_eq!(stamp_of(&db).as_deref(), Some("3"));
 }
@@ -193,4 +200,15 @@ fn an_unreadable_stamp_is_refused_and_kept() {
 #[test]
 fn a_migration_is_named_by_its_version_and_name() {
     assert_eq!(TEAM.migrations[0].label(), "1_baseline");
+}
+
+#[test]
+fn migration_2_adds_app_state_to_a_version_1_database_and_keeps_its_data() {
+    let db = unversioned();
+    assert!(matches!(run(&db, &team_v1()), Outcome::Ready(_)));
+    assert_eq!(run(&db, &TEAM), Outcome::Ready(Ready::Migrated { from: Stored::At(1), to: 2 }));
+    assert_eq!(TEAM.migrations[1].label(), "2_app_state");
+    assert_eq!(count(&db, "SELECT count(*) FROM state"), 0);
+    assert_eq!(count(&db, "SELECT count(*) FROM state_facts"), 0);
+    assert_eq!(count(&db, "SELECT count(*) FROM receipts"), 1, "the receipts are kept");
 }

@@ -1,0 +1,132 @@
+//! The tally: a small app of the listener API that keeps votes in the team's state. It is the
+//! state example of `docs/app.md`, and the end-to-end tests serve it beside the echo bot through
+//! a test-only path (`runtime::test_hooks::HookedApp`, only with `ALLOW_TEST_CLOCK=1`): a request
+//! whose text (or action) names [`MARKER`] goes to the tally instead of the app.
+//!
+//! A message or a mention containing `slackline-tally` and a word:
+//! - `vote`: adds one to `votes:{channel}:{ts}` (the post's count) and to `votes:total`, and
+//!   sets `votes:last`;
+//! - `bench` (the benchmark's state mode): reads 3 keys (`votes:total`, `votes:last`, the
+//!   post's), writes 1 (the post's count) and replies; `plain` (its stateless twin) only replies;
+//! - `fail`: writes, then returns an `Err`; `panic`: writes, then panics; `big`: writes, then
+//!   stores a value over 64 KiB (the handler fails with the limit's error): none of them leaves a
+//!   state change;
+//! - `post`: posts "tally" in the channel and remembers Slack's answer under `post:{channel}:{ts}`;
+//! - `secret`: stores `secret:{ts}` (a key under a prefix the tally marks secret: redacted in the
+//!   admin API).
+//!
+//! The button `slackline_tally_update` (its value: a remembered key) edits the remembered message
+//! (`chat.update` of its `ts`).
+
+use super::listen::{Cx, HandlerResult, Listeners, MessageIn, Pattern};
+use crate::state::{Posted, MAX_VALUE_BYTES};
+
+/// The word that sends a request to the tally (in the test runtimes).
+pub const MARKER: &str = "slackline-tally";
+/// The tally's button.
+pub const UPDATE_ACTION: &str = "slackline_tally_update";
+/// Keys under this prefix are secret.
+pub const SECRET_PREFIX: &str = "secret:";
+
+fn on_message(m: &MessageIn<'_>, cx: &mut Cx) -> HandlerResult {
+    let post = format!("{}:{}", m.message.channel, m.message.ts);
+    let word = |w: &str| m.message.text.split_whitespace().any(|t| t == w);
+    if word("plain") {
+        cx.reply("counted");
+        return Ok(());
+    }
+    if word("bench") {
+        let state = cx.state();
+        let _total: Option<u64> = state.get("votes:total")?;
+        let _last: Option<String> = state.get("votes:last")?;
+        state.update::<u64>(&format!("votes:{post}"), |n| Some(n.unwrap_or(0) + 1))?;
+        cx.reply("counted");
+        return Ok(());
+    }
+    if word("post") {
+        cx.say(&m.message.channel, "tally").remember(&format!("post:{post}"));
+        return Ok(());
+    }
+    if word("secret") {
+        cx.state().put(&format!("{SECRET_PREFIX}{}", m.message.ts), "hunter2")?;
+        return Ok(());
+    }
+    vote(cx, &post)?;
+    if word("fail") {
+        return Err("the tally was told to fail".into());
+    }
+    if word("panic") {
+        panic!("the tally was told to panic");
+    }
+    if word("big") {
+        cx.state().put("votes:big", &"x".repeat(MAX_VALUE_BYTES))?;
+    }
+    Ok(())
+}
+
+/// One vote: 3 keys read, 3 written.
+fn vote(cx: &mut Cx, post: &str) -> HandlerResult {
+    let state = cx.state();
+    let total = state.get::<u64>("votes:total")?.unwrap_or(0);
+    let _last: Option<String> = state.get("votes:last")?;
+    state.update::<u64>(&format!("votes:{post}"), |n| Some(n.unwrap_or(0) + 1))?;
+    state.put("votes:total", &(total + 1))?;
+    state.put("votes:last", post)?;
+    Ok(())
+}
+
+/// The tally's listeners.
+pub fn tally() -> Listeners {
+    Listeners::new()
+        .mention(on_message)
+        .message(Pattern::contains(MARKER), on_message)
+        .action(UPDATE_ACTION, |a, cx| {
+            let key = a.action.value.clone().unwrap_or_default();
+            let Some(posted) = cx.state().get::<Posted>(&key)? else { return Err(format!("nothing remembered under {key:?}").into()) };
+            cx.update(&posted.channel, &posted.ts, serde_json::json!({ "text": "tally (updated)" }));
+            Ok(())
+        })
+        .secret_state(SECRET_PREFIX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{action, mention, message, Team};
+    use serde_json::json;
+
+    #[test]
+    fn a_vote_counts_the_post_and_the_total() {
+        let team = Team::new();
+        team.handle(&tally(), &mention("C1", "U1", "<@UBOT> slackline-tally vote"));
+        team.handle(&tally(), &message("C1", "U2", "slackline-tally vote"));
+        assert_eq!(team.state.value("votes:total"), Some(json!(2)));
+        assert_eq!(team.state.entries().iter().filter(|(k, _)| k.starts_with("votes:C1:")).count(), 2);
+    }
+
+    #[test]
+    fn failing_panicking_and_oversized_votes_leave_no_state() {
+        let team = Team::new();
+        for word in ["fail", "panic", "big"] {
+            let done = team.handle(&tally(), &message("C1", "U1", &format!("slackline-tally {word}")));
+            assert!(done.failed.is_some(), "{word}");
+        }
+        assert!(team.state.entries().is_empty());
+    }
+
+    #[test]
+    fn the_button_updates_the_remembered_message() {
+        let team = Team::new();
+        team.state.apply(&[crate::state::StateWrite::Put { key: "post:C1:1.1".into(), value: json!({"channel": "C1", "ts": "9.9"}).to_string() }]);
+        let done = team.handle(&tally(), &action(UPDATE_ACTION, "post:C1:1.1"));
+        let (method, args) = &done.calls()[0];
+        assert_eq!((method.as_str(), args["channel"].as_str(), args["ts"].as_str()), ("chat.update", Some("C1"), Some("9.9")));
+    }
+
+    #[test]
+    fn the_secret_prefix_is_secret() {
+        use crate::app::App;
+        assert!(tally().is_secret_state("secret:1"));
+        assert!(!tally().is_secret_state("votes:total"));
+    }
+}
