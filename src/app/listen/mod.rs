@@ -91,14 +91,29 @@ pub enum Pattern {
 }
 
 /// A compiled regular expression (`regex-lite`'s syntax: Rust's `regex` without Unicode
-/// classes), compared by its source.
-#[derive(Debug, Clone)]
-pub struct TextRegex(regex_lite::Regex);
+/// classes), compared by its source. It is matched through the function [`Pattern::regex`]
+/// stores beside it, so a bot that never builds one links no regular-expression engine.
+#[derive(Clone)]
+pub struct TextRegex {
+    regex: std::rc::Rc<regex_lite::Regex>,
+    captures: fn(&regex_lite::Regex, &str) -> Option<Vec<String>>,
+}
+
+impl std::fmt::Debug for TextRegex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("TextRegex").field(&self.regex.as_str()).finish()
+    }
+}
 
 impl PartialEq for TextRegex {
     fn eq(&self, other: &TextRegex) -> bool {
-        self.0.as_str() == other.0.as_str()
+        self.regex.as_str() == other.regex.as_str()
     }
+}
+
+/// A regular expression's groups on `text` (the whole match first, an unmatched group as "").
+fn regex_captures(regex: &regex_lite::Regex, text: &str) -> Option<Vec<String>> {
+    regex.captures(text).map(|c| c.iter().map(|g| g.map(|g| g.as_str().to_string()).unwrap_or_default()).collect())
 }
 
 impl Eq for TextRegex {}
@@ -123,7 +138,10 @@ impl Pattern {
     /// handler gets the captures in `MessageIn::matches`. A bad expression is an error here, when
     /// the app is built, never while Slack waits.
     pub fn regex(expression: &str) -> Result<Pattern, String> {
-        regex_lite::Regex::new(expression).map(|r| Pattern::Regex(TextRegex(r))).map_err(|e| format!("bad message pattern {expression:?}: {e}"))
+        match regex_lite::Regex::new(expression) {
+            Ok(regex) => Ok(Pattern::Regex(TextRegex { regex: std::rc::Rc::new(regex), captures: regex_captures })),
+            Err(e) => Err(format!("bad message pattern {expression:?}: {e}")),
+        }
     }
 
     /// Whether `text` matches.
@@ -138,9 +156,7 @@ impl Pattern {
             Pattern::Any => true,
             Pattern::Contains(needle) => text.to_lowercase().contains(needle),
             Pattern::StartsWith(prefix) => super::strip_mentions(text).to_lowercase().starts_with(prefix),
-            Pattern::Regex(TextRegex(r)) => {
-                return r.captures(text).map(|c| c.iter().map(|g| g.map(|g| g.as_str().to_string()).unwrap_or_default()).collect());
-            }
+            Pattern::Regex(r) => return (r.captures)(&r.regex, text),
         };
         matched.then(Vec::new)
     }
