@@ -17,4 +17,5 @@ pub mod lists;
 pub mod migrate;
 pub mod notify;
 pub mod outbox;
+pub mod scheduled;
 pub mod schema;
