@@ -20,8 +20,8 @@
 //!   next in its fenced completion, at the first `due + k × every` after now: occurrences missed
 //!   during an outage are skipped, never fired in a burst. The payload is the same every time.
 //! - **Cancel** ([`cancel_row`]) decides per pending row, in the same single-writer unit as the
-//!   claim, so a cancel and a firing never interleave: a row no sweep holds is parked `cancelled`
-//!   and never performed; a row a sweep holds (its attempt is in flight) is not stopped — that
+//!   claim, so a cancel and a firing never interleave: a row no sweep holds ends `done` with
+//!   reason `cancelled`, never performed (pruned with the delivered rows); a row a sweep holds (its attempt is in flight) is not stopped — that
 //!   occurrence fires, with its retries — and a recurring one queues no next occurrence.
 
 use crate::effect::{Action, Effect};
@@ -139,7 +139,7 @@ pub fn next_occurrence(action: &Action, deadline_at: Option<i64>, now: i64) -> O
 /// What a cancel does to one pending row of its key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cancel {
-    /// No sweep holds it: parked `cancelled`, never performed.
+    /// No sweep holds it: it ends `done` with reason `cancelled`, never performed.
     Cancelled,
     /// A sweep holds it (its attempt may be at Slack already): that occurrence goes on; a
     /// recurring one queues no next occurrence.
@@ -159,7 +159,7 @@ pub fn cancel_row(claim_expires_at: Option<i64>, now: i64) -> Cancel {
 /// What one cancel did, over the rows of its key.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Cancelled {
-    /// Rows parked `cancelled`.
+    /// Rows cancelled (never performed).
     pub cancelled: u32,
     /// Rows in flight, left to fire (their recurrence stopped).
     pub in_flight: u32,

@@ -3,18 +3,21 @@
 //! time, its `created_at` the same); these statements find it by its key's range of idempotency
 //! keys (`scheduled::key_range`), which the UNIQUE index on `idem_key` serves.
 
-/// The pending rows whose key lies in [?1, ?2) (a schedule key's range, or every scheduled row's):
-/// with their payload (only `scheduled` payloads are schedules) and their lease.
+/// The pending rows whose key lies in [?1, ?2) (a schedule key's range): with their payload (only
+/// `scheduled` payloads are schedules) and their lease. `+status` keeps the planner on the key's
+/// range of the UNIQUE index (a few rows) rather than every pending row of the team.
 pub const PENDING_IN_RANGE: &str = "SELECT id, payload, claim_expires_at FROM outbox
- WHERE idem_key >= ?1 AND idem_key < ?2 AND status = 'pending' ORDER BY id";
+ WHERE idem_key >= ?1 AND idem_key < ?2 AND +status = 'pending' ORDER BY id";
 
 /// One pending row, as [`PENDING_IN_RANGE`] reads it: ?1 id.
 pub const PENDING_ROW: &str = "SELECT id, payload, claim_expires_at FROM outbox WHERE id = ?1 AND status = 'pending'";
 
-/// Cancels one pending row no sweep holds (unclaimed, or its lease expired): ?1 id, ?2 now, ?3 the
-/// reason. Fenced like a completion: a row claimed meanwhile is left alone (zero returned rows).
+/// Cancels one pending row no sweep holds (unclaimed, or its lease expired): it ends `done` with
+/// the reason ?3 (`cancelled`: finished without being performed, nothing for an operator to
+/// decide, pruned with the delivered rows): ?1 id, ?2 now. Fenced like a completion: a row
+/// claimed meanwhile is left alone (zero returned rows).
 pub const CANCEL: &str = "UPDATE outbox
- SET status = 'parked', reason = ?3, claim_token = NULL, claim_expires_at = NULL, finished_at = ?2
+ SET status = 'done', reason = ?3, claim_token = NULL, claim_expires_at = NULL, finished_at = ?2
  WHERE id = ?1 AND status = 'pending' AND (claim_token IS NULL OR claim_expires_at <= ?2) RETURNING id";
 
 /// A row's payload: ?1 id.

@@ -21,5 +21,6 @@ mod lists;
 mod notify;
 mod pacing;
 mod reliability;
+mod schedule;
 mod sim;
 mod upgrade;

@@ -47,7 +47,7 @@ pub(super) fn queue(sql: &SqlStorage, key: &str, row: &NewRow, op_key: &str, max
     insert_action(sql, &row.effect.action, Queue { key: &row.effect.key, op_key, max_attempts, due, deadline_at: row.deadline_at, now: due })
 }
 
-/// Cancels `key` at `now`: each pending occurrence is parked `cancelled` or, in flight, left to
+/// Cancels `key` at `now`: each pending occurrence ends `done` with reason `cancelled` or, in flight, left to
 /// fire with its recurrence stopped. A key with none is a no-op.
 pub fn cancel(sql: &SqlStorage, key: &str, now: i64) -> worker::Result<Cancelled> {
     let mut done = Cancelled::default();
