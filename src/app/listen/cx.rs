@@ -321,6 +321,7 @@ impl Cx {
 
 /// [`Cx::schedule`]'s answer: the context, whose next helper's effect is the scheduled one
 /// (`cx.schedule(key, when).say(…)`). Dropped unused, it schedules nothing.
+#[must_use = "the next helper's effect is the scheduled one: cx.schedule(key, when).say(…)"]
 pub struct Scheduling<'c> {
     cx: &'c mut Cx,
 }
