@@ -2,7 +2,8 @@
 //! open" `TRIAGE_REMIND_MINUTES` (30) later, and its Acknowledge click cancels it (`cx.schedule`,
 //! `cx.cancel`). Time is the test clock: a submission signed and stamped (`x-slackline-test-now`)
 //! 30 minutes minus a few seconds ago has its reminder fall due a few seconds from now, by the
-//! runtime's real clock and alarm.
+//! runtime's real clock and alarm. The recurring schedule runs through `examples/digest`
+//! (`/digest` every `DIGEST_EVERY_MINUTES`, `/digest stop`).
 
 use crate::support::slack::sign;
 use crate::support::{eventually, unique, Call, Client, FakeSlack, Reply, Runtime, Settings};
@@ -85,6 +86,11 @@ fn announced(t: &Triage, team: &str, title: String, at: i64) -> Incident {
 /// POSTs an interaction signed at `at`, with the test clock set to it; returns the status.
 fn submit_at(c: &Client, payload: &Value, at: i64) -> u16 {
     let body = form_urlencoded::Serializer::new(String::new()).append_pair("payload", &payload.to_string()).finish();
+    post_at(c, "/slack/interactivity", &body, at)
+}
+
+/// POSTs a Slack form body to `path`, signed at `at`, with the test clock set to it.
+fn post_at(c: &Client, path: &str, body: &str, at: i64) -> u16 {
     let ts = (at / 1000).to_string();
     let sig = sign(&ts, body.as_bytes());
     let clock = (at / 1000 * 1000).to_string();
@@ -94,7 +100,7 @@ fn submit_at(c: &Client, payload: &Value, at: i64) -> u16 {
         ("x-slack-signature", sig.as_str()),
         ("x-slackline-test-now", clock.as_str()),
     ];
-    c.post_raw("/slack/interactivity", &headers, body.as_bytes()).status
+    c.post_raw(path, &headers, body.as_bytes()).status
 }
 
 /// A click on the incident's Acknowledge button (now).
@@ -289,4 +295,76 @@ fn a_reminder_that_fell_due_while_the_runtime_was_down_fires_once_after_the_rest
     assert!(late >= 4_000, "late by the time the runtime was down: {late} ms");
     assert_eq!(reminders(&t, &i).len(), 1, "exactly once");
     assert_eq!(reminder_row(&c, &i)["attempts"].as_i64(), Some(1));
+}
+
+/// `/digest` (with `text`) run in `channel` of `team`, as if at `at`.
+fn digest_at(c: &Client, team: &str, channel: &str, text: &str, at: i64) -> u16 {
+    let trigger = fresh_trigger_id();
+    let response_url = format!("https://hooks.slack.test/commands/{trigger}");
+    let fields = [
+        ("command", "/digest"),
+        ("text", text),
+        ("team_id", team),
+        ("channel_id", channel),
+        ("user_id", "U1"),
+        ("response_url", &response_url),
+        ("trigger_id", &trigger),
+    ];
+    post_at(c, "/slack/commands", &form_urlencoded::Serializer::new(String::new()).extend_pairs(fields).finish(), at)
+}
+
+#[test]
+fn a_recurring_digest_skips_the_occurrences_missed_while_down_fires_on_schedule_and_stops_when_cancelled() {
+    let fake = FakeSlack::start();
+    let rt = Runtime::start(Settings::example("digest", &fake).var("DIGEST_EVERY_MINUTES", "1").var("LOG_DELIVERIES", "failures"));
+    let c = rt.client();
+    let (team, channel, minute) = (unique("T"), unique("C"), 60_000);
+    // As if `/digest` ran ten minutes ago, less two seconds: ten occurrences have fallen due since.
+    let at = now_ms() - 10 * minute + 2_000;
+    assert_eq!(digest_at(&c, &team, &channel, "", at), 200);
+    let key = format!("digest:{channel}");
+    let fired = |n: usize| eventually(&format!("{n} digests"), WAIT, || Some(fake.calls("chat.postMessage", &channel)).filter(|p| p.len() >= n));
+    fired(1);
+    fired(2);
+    let lines: Vec<Value> = eventually("two delivery lines", WAIT, || {
+        Some(rt.log_lines().into_iter().filter(|l| l["kind"] == "delivery" && l["schedule"].as_str() == Some(key.as_str())).collect::<Vec<_>>())
+            .filter(|l| l.len() >= 2)
+    });
+    let first_due = at / 1000 * 1000;
+    assert_eq!(lines[0]["due_at"].as_i64(), Some(first_due));
+    assert!(lines[0]["waited_ms"].as_i64().unwrap() > 9 * minute, "the first, overdue, says how late: {}", lines[0]);
+    assert_eq!(lines[1]["due_at"].as_i64(), Some(first_due + 10 * minute), "the nine missed in between are skipped, not fired in a burst");
+    assert!(lines[1]["waited_ms"].as_i64().unwrap() < 20_000, "the second at its time: {}", lines[1]);
+    assert_eq!(fake.calls("chat.postMessage", &channel).len(), 2);
+    let pending = scheduled(&c, &team);
+    assert_eq!(pending.len(), 1, "the next occurrence waits: {pending:?}");
+    assert_eq!((pending[0]["due_at"].as_i64(), pending[0]["every_ms"].as_i64()), (Some(first_due + 11 * minute), Some(minute)));
+
+    assert_eq!(digest_at(&c, &team, &channel, "", now_ms()), 200, "a second /digest while one is scheduled");
+    assert_eq!(scheduled(&c, &team).len(), 1, "adds nothing: one pending occurrence per key");
+    assert_eq!(digest_at(&c, &team, &channel, "stop", now_ms()), 200);
+    assert!(scheduled(&c, &team).is_empty(), "stopped");
+    let next = c.all_rows(&team).into_iter().find(|r| r["id"] == pending[0]["id"]).expect("the next occurrence's row");
+    assert_eq!((next["status"].as_str(), next["reason"].as_str()), (Some("done"), Some("cancelled")));
+}
+
+#[test]
+fn stopping_a_digest_while_it_is_being_posted_lets_that_one_fire_and_queues_no_next_one() {
+    let fake = FakeSlack::start();
+    let rt = Runtime::start(Settings::example("digest", &fake).var("DIGEST_EVERY_MINUTES", "1"));
+    let c = rt.client();
+    let (team, channel) = (unique("T"), unique("C"));
+    // Slack holds every post in this channel for 3 s: the digest stays in flight that long.
+    fake.script_with("chat.postMessage", &channel, Box::new(|_| Reply::Delay(Duration::from_secs(3), Box::new(Reply::Ok))));
+    assert_eq!(digest_at(&c, &team, &channel, "", now_ms()), 200);
+    eventually("the digest at Slack", WAIT, || fake.calls("chat.postMessage", &channel).first().cloned());
+    let row = &c.rows(&team, "pending")[0];
+    assert_eq!(row["claimed"], 1, "in flight: {row}");
+    assert_eq!(digest_at(&c, &team, &channel, "stop", now_ms()), 200);
+    eventually("the occurrence in flight ends", WAIT, || (c.rows(&team, "done").iter().any(|r| r["id"] == row["id"])).then_some(()));
+    let ended = c.all_rows(&team).into_iter().find(|r| r["id"] == row["id"]).unwrap();
+    assert_eq!(ended["reason"], Value::Null, "it fired (one or the other: not cancelled too): {ended}");
+    assert_eq!(fake.calls("chat.postMessage", &channel).len(), 1);
+    assert!(scheduled(&c, &team).is_empty(), "and queued no next occurrence");
+    assert_eq!(c.all_rows(&team).len(), 1, "{:?}", c.all_rows(&team));
 }
