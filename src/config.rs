@@ -79,6 +79,12 @@ impl LogDeliveries {
         use crate::outbox::Outcome;
         self == LogDeliveries::All || !matches!(outcome, Outcome::Success | Outcome::Paced)
     }
+
+    /// Whether an attempt of a scheduled row that ended with `outcome` prints its line: a success
+    /// too (how late it fired is the line's point, and firings are few), a paced one only with `all`.
+    pub fn prints_scheduled(self, outcome: crate::outbox::Outcome) -> bool {
+        self.prints(outcome) || outcome == crate::outbox::Outcome::Success
+    }
 }
 
 /// A secret value: never shown by `Debug`.

@@ -75,6 +75,26 @@ pub enum Action {
         #[serde(flatten)]
         job: crate::lists::api::ListJob,
     },
+    /// An effect that falls due later (`cx.schedule`, [`crate::scheduled`]): its row waits until
+    /// the due time, then performs `effect` like any row (and queues its next occurrence when it
+    /// recurs). Its target and label are `effect`'s, so it is paced and held as that effect is.
+    Scheduled {
+        /// The schedule's key (what `cx.cancel` names).
+        key: String,
+        /// When it falls due (resolved to a time when it is queued), and how often it repeats.
+        when: crate::scheduled::When,
+        /// When the request that scheduled it was recorded (epoch ms; set when it is queued).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        scheduled_at: Option<i64>,
+        /// What to do then.
+        effect: Box<Action>,
+    },
+    /// Cancel the pending occurrence of a scheduled effect (`cx.cancel`): applied in the unit that
+    /// records it, never stored as a row (see [`crate::scheduled::cancel_row`]).
+    CancelSchedule {
+        /// The schedule's key.
+        key: String,
+    },
 }
 
 /// Where an LLM answer is delivered.
@@ -112,6 +132,32 @@ impl Action {
             Action::Status { name } => format!("status:{name}"),
             Action::Handle { .. } => "handler".into(),
             Action::Lists { list_id, .. } => crate::lists::api::target(list_id),
+            Action::Scheduled { effect, .. } => effect.target(),
+            Action::CancelSchedule { .. } => "schedule".into(),
+        }
+    }
+
+    /// The action a row performs: a scheduled effect's own, else itself.
+    pub fn performed(&self) -> &Action {
+        match self {
+            Action::Scheduled { effect, .. } => effect.performed(),
+            other => other,
+        }
+    }
+
+    /// The same, to change it (a helper's `.blocks(…)` on a scheduled message).
+    pub fn performed_mut(&mut self) -> &mut Action {
+        match self {
+            Action::Scheduled { effect, .. } => effect.performed_mut(),
+            other => other,
+        }
+    }
+
+    /// The due time of a scheduled effect whose `when` is resolved (None: due when queued).
+    pub fn due_at(&self) -> Option<i64> {
+        match self {
+            Action::Scheduled { when: crate::scheduled::When { due: crate::scheduled::Due::At(at), .. }, .. } => Some(*at),
+            _ => None,
         }
     }
 
@@ -125,6 +171,8 @@ impl Action {
             Action::Status { .. } => "status",
             Action::Handle { .. } => "handler",
             Action::Lists { .. } => "lists",
+            Action::Scheduled { effect, .. } => effect.label(),
+            Action::CancelSchedule { .. } => "cancel",
         }
     }
 }

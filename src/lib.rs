@@ -27,6 +27,7 @@
 //! - [`lockout`]: failed-token lockout per client;
 //! - [`outbox`]: the outbox state machine and [`outbox::retry`] policy (clock and jitter passed in);
 //! - [`routes`]: the admin and service API routes, parsed once, and the one JSON error body;
+//! - [`scheduled`]: scheduled effects: due times, their keys, recurrence, what a cancel decides;
 //! - [`url_parts`]: a request URL's query and origin, without the `url` crate;
 //! - [`sql`]: every SQL statement, run by the actors and by the native property tests;
 //! - [`oauth`]: the install flow's signed state, URLs, answers and pages;
@@ -57,6 +58,7 @@ pub mod notify;
 pub mod oauth;
 pub mod outbox;
 pub mod routes;
+pub mod scheduled;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod sim;
 pub mod slack;

@@ -252,8 +252,15 @@ pub struct DeliveryLine {
     /// How long the attempt took.
     pub latency_ms: i64,
     /// How long the row had waited since it was queued when this attempt started (its lateness:
-    /// retries and rate pacing included).
+    /// retries and rate pacing included); for a scheduled row, since its due time.
     pub waited_ms: i64,
+    /// A scheduled row's schedule key (its line is printed on success too, whatever
+    /// `LOG_DELIVERIES` says: its `waited_ms` is how late it fired).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<String>,
+    /// A scheduled row's due time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub due_at: Option<i64>,
     /// A retry's or a wait's due time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_attempt_at: Option<i64>,

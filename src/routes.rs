@@ -7,6 +7,7 @@
 //! | --- | --- |
 //! | `GET /stats`, `GET /audit`, `GET /outbox`, `GET /outbox/{id}` | [`AdminRoute::Stats`], `Audit`, `Outbox`, `Row` |
 //! | `POST /outbox/{id}/redrive`, `DELETE /outbox/{id}` | `Redrive`, `Discard` |
+//! | `GET /scheduled`, `POST /outbox/{id}/cancel` | `Scheduled`, `Cancel` |
 //! | `POST /sweep`, `POST /redrive`, `POST /seed` | `Sweep`, `BulkRedrive`, `Seed` |
 //! | `PUT`, `GET /lists/{list_id}` | [`ApiRoute::PutColumnMap`], `GetColumnMap` |
 //! | `PUT`, `GET`, `DELETE /lists/{list_id}/records/{record_id}`, `GET /lists/{list_id}/records` | `PutRecord`, `GetRecord`, `DeleteRecord`, `Records` |
@@ -113,6 +114,13 @@ pub enum AdminRoute {
         /// The row.
         id: RowId,
     },
+    /// `GET …/scheduled?limit=`: pending scheduled rows, soonest due first.
+    Scheduled,
+    /// `POST …/outbox/{id}/cancel`: cancel a pending scheduled row.
+    Cancel {
+        /// The row.
+        id: RowId,
+    },
     /// `POST …/sweep`.
     Sweep,
     /// `POST …/redrive?reason=&since=&until=&dry_run=&expect=`.
@@ -137,6 +145,8 @@ impl AdminRoute {
             (Verb::Get, ["outbox", id]) => AdminRoute::Row { id: row_id(id)? },
             (Verb::Delete, ["outbox", id]) => AdminRoute::Discard { id: row_id(id)? },
             (Verb::Post, ["outbox", id, "redrive"]) => AdminRoute::Redrive { id: row_id(id)? },
+            (Verb::Get, ["scheduled"]) => AdminRoute::Scheduled,
+            (Verb::Post, ["outbox", id, "cancel"]) => AdminRoute::Cancel { id: row_id(id)? },
             (Verb::Post, ["sweep"]) => AdminRoute::Sweep,
             (Verb::Post, ["redrive"]) => AdminRoute::BulkRedrive,
             (Verb::Post, ["seed"]) => AdminRoute::Seed,

@@ -20,8 +20,11 @@ pub struct Stats {
     pub team: Option<String>,
     /// Rows waiting for delivery.
     pub pending: i64,
-    /// How long the oldest pending row has waited (ms).
+    /// How long the oldest pending row due by now has waited (ms).
     pub oldest_pending_age_ms: Option<i64>,
+    /// Of the pending rows, the scheduled ones not due yet (`GET …/scheduled` lists them).
+    #[serde(default)]
+    pub scheduled: i64,
     /// Parked rows by reason, most first.
     pub parked_by_reason: Vec<ReasonCount>,
     /// Rows by status and reason, with each group's oldest.
@@ -210,6 +213,57 @@ pub struct AuditEntry {
     pub detail: Option<String>,
 }
 
+/// One pending scheduled row in `GET /admin/teams/{team}/scheduled` (`crate::scheduled`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScheduledRow {
+    /// The row (cancel it with `POST …/outbox/{id}/cancel`).
+    pub id: i64,
+    /// The schedule's key (what `cx.cancel` names).
+    pub key: String,
+    /// When it falls due (epoch ms).
+    pub due_at: i64,
+    /// How often it repeats, if it does.
+    pub every_ms: Option<i64>,
+    /// When the request that scheduled it was recorded.
+    pub scheduled_at: Option<i64>,
+    /// When it is next tried (its due time, or later after a failed attempt).
+    pub next_attempt_at: i64,
+    /// Absolute deadline, if any (counted from the due time).
+    pub deadline_at: Option<i64>,
+    /// Attempts so far.
+    pub attempts: i64,
+    /// 1 while a sweep holds a claim on it (a cancel then cannot stop that attempt).
+    pub claimed: i64,
+    /// What it does, in words.
+    pub what: String,
+}
+
+impl ScheduledRow {
+    /// The view of a pending row, if it is a scheduled one.
+    pub fn of(row: &OutboxRow) -> Option<ScheduledRow> {
+        let Ok(crate::effect::Action::Scheduled { key, when, scheduled_at, .. }) = serde_json::from_str(&row.payload) else { return None };
+        Some(ScheduledRow {
+            id: row.id,
+            key,
+            due_at: when.due_at(row.created_at),
+            every_ms: when.every_ms,
+            scheduled_at,
+            next_attempt_at: row.next_attempt_at,
+            deadline_at: row.deadline_at,
+            attempts: row.attempts,
+            claimed: row.claimed,
+            what: page::describe(&row.payload),
+        })
+    }
+}
+
+/// `GET /admin/teams/{team}/scheduled?limit=`: the pending scheduled rows, soonest due first.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScheduledPage {
+    /// The rows.
+    pub scheduled: Vec<ScheduledRow>,
+}
+
 impl OutboxPage {
     /// A page of `rows` asked with `limit`: a full page points at the next.
     pub fn of(rows: Vec<OutboxRow>, limit: i64) -> OutboxPage {
@@ -228,6 +282,23 @@ mod tests {
         assert_eq!(OutboxPage::of(rows(&[9, 8]), 2).next_before, Some(8));
         assert_eq!(OutboxPage::of(rows(&[9]), 2).next_before, None);
         assert_eq!(OutboxPage::of(rows(&[]), 2).next_before, None);
+    }
+
+    #[test]
+    fn a_scheduled_row_shows_its_key_and_due_time_and_any_other_row_is_not_one() {
+        let post = crate::effect::Action::SlackApi {
+            method: "chat.postMessage".into(),
+            args: serde_json::json!({"channel": "C1", "text": "still open"}),
+            remember: None,
+        };
+        let when = crate::scheduled::When::at(5_000).every(crate::scheduled::DAY_MS);
+        let payload = crate::effect::Action::Scheduled { key: "k".into(), when, scheduled_at: Some(1), effect: Box::new(post.clone()) };
+        let row = OutboxRow { id: 3, payload: serde_json::to_string(&payload).unwrap(), created_at: 5_000, next_attempt_at: 5_000, ..OutboxRow::default() };
+        let view = ScheduledRow::of(&row).expect("a scheduled row");
+        assert_eq!((view.key.as_str(), view.due_at, view.every_ms, view.scheduled_at), ("k", 5_000, Some(crate::scheduled::DAY_MS), Some(1)));
+        assert!(view.what.contains("still open"), "{}", view.what);
+        let plain = OutboxRow { payload: serde_json::to_string(&post).unwrap(), ..row };
+        assert_eq!(ScheduledRow::of(&plain), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! `fetch` and the header `x-slackline-admin: 1`, which cross-site forms cannot send.
 
 use super::state::StatePage;
-use super::{OutboxRow, Stats};
+use super::{OutboxRow, ScheduledRow, Stats};
 use crate::effect::Action;
 use crate::lists::api::ListJob;
 use hmac::{Hmac, Mac};
@@ -82,6 +82,10 @@ pub fn describe(payload: &str) -> String {
         }
         Ok(Action::Lists { list_id, job: ListJob::Sync { record_id } }) => format!("sync of record “{record_id}” to List {list_id}"),
         Ok(Action::Lists { list_id, job: ListJob::Reconcile { run } }) => format!("reconciliation pass {run} of List {list_id}"),
+        Ok(Action::Scheduled { key, effect, .. }) => {
+            format!("{} (scheduled “{key}”)", describe(&serde_json::to_string(&effect).unwrap_or_default()))
+        }
+        Ok(Action::CancelSchedule { key }) => format!("cancel of the schedule “{key}”"),
         Err(_) => "unreadable payload".into(),
     }
 }
@@ -135,21 +139,45 @@ fn parked_row(team: &str, row: &OutboxRow) -> String {
     )
 }
 
+fn scheduled_row(team: &str, row: &ScheduledRow) -> String {
+    let id = row.id;
+    let every = row.every_ms.map(|ms| format!("<br>every {} min", ms / 60_000)).unwrap_or_default();
+    let state = if row.claimed == 1 { "firing now" } else { "waiting" };
+    format!(
+        "<tr data-scheduled=\"{id}\"><td>{id}</td><td><code>{key}</code></td><td>{what}</td><td>due {due}{every}</td><td>{state}</td>\
+<td><button data-action=\"cancel\" data-url=\"/admin/teams/{team}/outbox/{id}/cancel\">Cancel</button></td></tr>",
+        key = escape(&row.key),
+        what = escape(&row.what),
+        due = utc(row.due_at),
+        team = escape(team),
+    )
+}
+
+fn scheduled_table(team: &str, scheduled: &[ScheduledRow]) -> String {
+    if scheduled.is_empty() {
+        return "<p id=\"no-scheduled\">Nothing scheduled.</p>".to_string();
+    }
+    let body: String = scheduled.iter().map(|r| scheduled_row(team, r)).collect();
+    format!("<table><thead><tr><th>id</th><th>key</th><th>what</th><th>when</th><th>state</th><th></th></tr></thead><tbody>{body}</tbody></table>")
+}
+
 const PAGE_SCRIPT: &str = r#"<script>
 for (const b of document.querySelectorAll('button[data-action]')) {
   b.addEventListener('click', async () => {
     if (b.dataset.action === 'discard' && !confirm('Discard this row? An audit record is kept.')) return;
     b.disabled = true;
     const r = await fetch(b.dataset.url, {method: b.dataset.action === 'discard' ? 'DELETE' : 'POST', headers: {'x-slackline-admin': '1'}, credentials: 'same-origin'});
-    document.getElementById('status').textContent = r.ok ? (b.dataset.action === 'redrive' ? 'Redriven: it will be delivered shortly.' : 'Discarded.') : 'Failed: HTTP ' + r.status;
+    const done = {redrive: 'Redriven: it will be delivered shortly.', discard: 'Discarded.', cancel: 'Cancelled: it will not run.'}[b.dataset.action];
+    document.getElementById('status').textContent = r.ok ? done : 'Failed: HTTP ' + r.status;
     if (r.ok) setTimeout(() => location.reload(), 300);
   });
 }
 </script>"#;
 
-/// A team's dead-letter page: pending summary, held methods, and every parked row with its
-/// reason, attempts and last error, each with Redrive and Discard buttons.
-pub fn dead_letter_page(team: &str, stats: &Stats, parked: &[OutboxRow], state: &StatePage) -> String {
+/// A team's dead-letter page: pending summary, held methods, every parked row with its
+/// reason, attempts and last error, each with Redrive and Discard buttons, the scheduled rows
+/// with their due time and a Cancel button, and the app's state (secret values redacted).
+pub fn dead_letter_page(team: &str, stats: &Stats, parked: &[OutboxRow], scheduled: &[ScheduledRow], state: &StatePage) -> String {
     let holds: Vec<String> = stats.holds.iter().map(|h| format!("{} until {}", escape(&h.target), utc(h.until_ms))).collect();
     let paced: Vec<String> = stats.pacing.iter().map(|p| format!("{} ({} waiting, free at {})", escape(&p.lane), p.waiting, utc(p.free_at))).collect();
     let summary = format!(
@@ -169,8 +197,9 @@ pub fn dead_letter_page(team: &str, stats: &Stats, parked: &[OutboxRow], state: 
     shell(
         &format!("slackline — {team}"),
         &format!(
-            "<h1>Team {}</h1>{summary}<p id=\"status\" role=\"status\"></p><h2>Parked rows</h2>{rows}<h2>App state</h2>{}{PAGE_SCRIPT}",
+            "<h1>Team {}</h1>{summary}<p id=\"status\" role=\"status\"></p><h2>Parked rows</h2>{rows}<h2>Scheduled</h2>{}<h2>App state</h2>{}{PAGE_SCRIPT}",
             escape(team),
+            scheduled_table(team, scheduled),
             state_section(state)
         ),
     )
@@ -238,22 +267,43 @@ mod tests {
             ..OutboxRow::default()
         };
         let stats = Stats { pending: 2, holds: vec![Hold { target: "chat.postMessage".into(), until_ms: 0 }], ..Stats::default() };
-        let html = dead_letter_page("T1", &stats, &[row], &StatePage::default());
+        let html = dead_letter_page("T1", &stats, &[row], &[], &StatePage::default());
         assert!(html.contains("channel_not_found"));
         assert!(html.contains("data-url=\"/admin/teams/T1/outbox/7/redrive\""));
         assert!(html.contains("&lt;b&gt;x&lt;/b&gt;"), "payload text is escaped");
         assert!(html.contains("chat.postMessage until 1970-01-01 00:00:00 UTC"), "held methods are listed");
-        assert!(dead_letter_page("T1", &Stats::default(), &[], &StatePage::default()).contains("No parked rows"));
+        assert!(dead_letter_page("T1", &Stats::default(), &[], &[], &StatePage::default()).contains("No parked rows"));
     }
 
     #[test]
     fn the_page_shows_the_state_with_secret_values_redacted_and_escaped() {
         let rows = vec![("secret:1".into(), "\"hunter2\"".into(), 0, 9), ("votes:<x>".into(), "3".into(), 0, 1)];
         let state = StatePage::of(rows, 50, |k| k.starts_with("secret:"));
-        let html = dead_letter_page("T1", &Stats::default(), &[], &state);
+        let html = dead_letter_page("T1", &Stats::default(), &[], &[], &state);
         assert!(html.contains("secret:1") && html.contains("[redacted]") && !html.contains("hunter2"));
         assert!(html.contains("votes:&lt;x&gt;"), "keys are escaped");
-        assert!(dead_letter_page("T1", &Stats::default(), &[], &StatePage::default()).contains("No state."));
+        assert!(dead_letter_page("T1", &Stats::default(), &[], &[], &StatePage::default()).contains("No state."));
+    }
+
+    #[test]
+    fn the_page_lists_scheduled_rows_with_their_due_time_and_a_cancel_button() {
+        let row = ScheduledRow {
+            id: 9,
+            key: "incident:<7>".into(),
+            due_at: 0,
+            every_ms: Some(crate::scheduled::DAY_MS),
+            scheduled_at: None,
+            next_attempt_at: 0,
+            deadline_at: None,
+            attempts: 0,
+            claimed: 0,
+            what: "chat.postMessage in C1: “still open”".into(),
+        };
+        let html = dead_letter_page("T1", &Stats::default(), &[], &[row], &StatePage::default());
+        assert!(html.contains("data-url=\"/admin/teams/T1/outbox/9/cancel\""));
+        assert!(html.contains("due 1970-01-01 00:00:00 UTC<br>every 1440 min"));
+        assert!(html.contains("incident:&lt;7&gt;"), "the key is escaped");
+        assert!(dead_letter_page("T1", &Stats::default(), &[], &[], &StatePage::default()).contains("Nothing scheduled"));
     }
 
     #[test]

@@ -54,6 +54,8 @@ fn every_field() -> Vec<LogLine> {
             http_status: Some(200),
             latency_ms: 1,
             waited_ms: 1,
+            schedule: s(),
+            due_at: Some(1),
             next_attempt_at: Some(1),
             reason: s(),
             alert: Some(Alert::RowParked),

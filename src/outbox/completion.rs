@@ -8,7 +8,7 @@
 //! Adding a kind of effect adds one job file in `runtime/sweep/jobs/` and at most one
 //! [`AfterWrite`] variant (with the store function that applies it).
 
-use crate::effect::Effect;
+use crate::effect::{Action, Effect};
 use crate::lists::end::ListsEnd;
 use crate::notify::PostWrite;
 use crate::slack::classify::Verdict;
@@ -24,10 +24,27 @@ pub struct NewRow {
 }
 
 impl NewRow {
-    /// A row for `effect` queued at `now`.
+    /// A row for `effect` queued at `now` (a scheduled one's `after` counted from `now`).
     pub fn queued_at(effect: Effect, now: i64) -> NewRow {
-        let deadline_at = effect.deadline_after_ms.map(|after| now + after);
+        NewRow::requested_at(effect, now, now)
+    }
+
+    /// A row for `effect` queued at `now` by a request recorded at `requested_at` (the test clock
+    /// in tests): a scheduled effect's `after` is counted from `requested_at`, and its deadline
+    /// from its due time, never from when it was queued.
+    pub fn requested_at(mut effect: Effect, now: i64, requested_at: i64) -> NewRow {
+        if let Action::Scheduled { when, scheduled_at, .. } = &mut effect.action {
+            *when = when.resolved(requested_at);
+            scheduled_at.get_or_insert(requested_at);
+        }
+        let start = effect.action.due_at().unwrap_or(now);
+        let deadline_at = effect.deadline_after_ms.map(|after| start + after);
         NewRow { effect, deadline_at }
+    }
+
+    /// When it falls due: its schedule's due time, else when it is queued (`now`).
+    pub fn due_at(&self, now: i64) -> i64 {
+        self.effect.action.due_at().unwrap_or(now)
     }
 }
 
@@ -55,6 +72,9 @@ pub enum AfterWrite {
         /// The value's JSON.
         value: String,
     },
+    /// Queue a recurring schedule's next occurrence (`crate::scheduled::next_due`), unless a
+    /// cancel reached the occurrence while it was in flight (the store reads the row again).
+    Recur(NewRow),
     /// Hold a lane for the whole team until then: a 429's `Retry-After` (the refused call's
     /// lane), or a List's pacing (its target). A hold that has passed is not written.
     Hold {
@@ -126,7 +146,7 @@ pub fn to_store(writes: &[AfterWrite], fence: Fence) -> &[AfterWrite] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::effect::Action;
+    use crate::scheduled::{When, DAY_MS};
     use serde_json::json;
 
     #[test]
@@ -169,5 +189,33 @@ mod tests {
         let answer = json!({"ok": true, "channel": "C9", "ts": "1.2"});
         assert!(remembered("k", &Verdict::Transient { code: "timeout".into(), retry_after_ms: None }, &answer).is_none());
         assert!(remembered("k", &Verdict::Success, &json!({"ok": true})).is_none(), "views.open has no ts: nothing to keep");
+    }
+
+    fn scheduled(when: When) -> Effect {
+        let post = Action::SlackApi { method: "chat.postMessage".into(), args: json!({}), remember: None };
+        Effect {
+            key: "sched:k|f".into(),
+            action: Action::Scheduled { key: "k".into(), when, scheduled_at: None, effect: Box::new(post) },
+            deadline_after_ms: Some(10),
+        }
+    }
+
+    #[test]
+    fn a_scheduled_rows_deadline_counts_from_its_due_time_not_from_when_it_was_queued() {
+        let row = NewRow::queued_at(scheduled(When::after(1_000)), 100);
+        assert_eq!(row.due_at(100), 1_100);
+        assert_eq!(row.deadline_at, Some(1_110));
+        let Action::Scheduled { when, scheduled_at, .. } = &row.effect.action else { panic!("scheduled") };
+        assert_eq!((*when, *scheduled_at), (When::at(1_100), Some(100)), "stored resolved, with when it was scheduled");
+        let plain = NewRow::queued_at(Effect { key: "k".into(), action: Action::Status { name: "s".into() }, deadline_after_ms: None }, 100);
+        assert_eq!(plain.due_at(100), 100, "any other row is due when queued");
+    }
+
+    #[test]
+    fn after_counts_from_the_requests_clock_and_a_resolved_schedule_keeps_its_time() {
+        let row = NewRow::requested_at(scheduled(When::after(1_000).every(DAY_MS)), 5_000, 100);
+        assert_eq!(row.due_at(5_000), 1_100, "the request (test clock) said 100");
+        let again = NewRow::queued_at(row.effect.clone(), 9_000);
+        assert_eq!(again.due_at(9_000), 1_100, "an `at` is not moved by a later queueing");
     }
 }

@@ -19,7 +19,7 @@ use super::test_hooks::TestHooks;
 use super::{clock, directory, guard, header, html_page, response_json, team};
 use crate::admin::page::{self, ACTION_HEADER, SESSION_COOKIE, SESSION_TTL_MS};
 use crate::admin::state::StatePage;
-use crate::admin::{OutboxPage, Stats};
+use crate::admin::{OutboxPage, ScheduledPage, Stats};
 use crate::config::{Config, Secret};
 use crate::oauth::cookie;
 use crate::routes::{AdminRoute, TeamKey, Verb, ROUTE_HEADER};
@@ -111,6 +111,7 @@ async fn login(req: &mut Request, token: &Secret, client: &str) -> Result<Respon
 async fn serve_page(env: &Env, team: &TeamKey) -> Result<Response, FrontDoorError> {
     let stats: Stats = response_json(call(env, team, &AdminRoute::Stats, "").await?).await?;
     let parked: OutboxPage = response_json(call(env, team, &AdminRoute::Outbox, "?status=parked&limit=200").await?).await?;
+    let scheduled: ScheduledPage = response_json(call(env, team, &AdminRoute::Scheduled, "?limit=200").await?).await?;
     let state: StatePage = response_json(call(env, team, &AdminRoute::State, "?limit=50").await?).await?;
-    Ok(html_page(200, &page::dead_letter_page(team.as_str(), &stats, &parked.rows, &state))?)
+    Ok(html_page(200, &page::dead_letter_page(team.as_str(), &stats, &parked.rows, &scheduled.scheduled, &state))?)
 }

@@ -1,6 +1,8 @@
 //! The test hooks, read once per request into one [`TestHooks`] value, and only when
 //! `ALLOW_TEST_CLOCK=1` (never in production): a request may set the clock (signature
-//! timestamps, install states, idempotency keys), slow the team actor down (to exceed an ack
+//! timestamps, install states, idempotency keys, and the time a scheduled effect's `after` counts
+//! from: a test that says "this request came 29 minutes ago" sees its 30-minute reminder fall due
+//! a minute later; the row itself is queued by the real clock), slow the team actor down (to exceed an ack
 //! budget), name its client address (for the failed-token lockout; locally every request comes
 //! from 127.0.0.1), or make the app's handler fail on it (to test `handler_failed`); `TEST_PANIC_MARKER`
 //! makes the handlers panic instead ([`HookedApp`]). The Worker

@@ -46,9 +46,10 @@ pub const AUDIT: &str = "INSERT INTO audit(at, action, row_id, detail) VALUES (?
 /// Targets failing right now, worst first.
 pub const STREAKS: &str = "SELECT target, failures FROM target_streaks ORDER BY failures DESC LIMIT 20";
 
-/// Pending rows: how many, and when the oldest was queued (the stats; a sweep reads the same in
-/// [`SWEEP_END`]).
-pub const PENDING_SUMMARY: &str = "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM outbox WHERE status = 'pending'";
+/// Pending rows: how many, how many are scheduled rows not due yet, and when the oldest due by
+/// now entered the queue (the stats; a sweep reads the same in `sql::outbox::SWEEP_END`): ?1 now.
+pub const PENDING_SUMMARY: &str = "SELECT COUNT(*) AS n, COALESCE(SUM(created_at > ?1), 0) AS later,
+ MIN(CASE WHEN created_at <= ?1 THEN created_at END) AS oldest FROM outbox WHERE status = 'pending'";
 
 /// Parked rows by reason.
 pub const PARKED_BY_REASON: &str = "SELECT reason, COUNT(*) AS n FROM outbox WHERE status = 'parked' GROUP BY reason ORDER BY n DESC";

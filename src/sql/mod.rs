@@ -17,5 +17,6 @@ pub mod lists;
 pub mod migrate;
 pub mod notify;
 pub mod outbox;
+pub mod scheduled;
 pub mod schema;
 pub mod state;

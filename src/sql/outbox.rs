@@ -83,8 +83,9 @@ pub const BUMP_COUNTER: &str = "INSERT INTO counters(name, value) VALUES (?1, ?2
 /// work (due pending rows, not before their target's hold, or the expiry of a live lease; NULL
 /// when nothing is pending); when housekeeping next has work (`receipts_at`, `done_at`,
 /// `keys_at`: the oldest receipt's, delivered row's and idempotency key's expiry, each NULL when
-/// there is none); and the pending summary (`pending`, `oldest`: when the oldest was queued).
-/// ?1 now, ?2 receipt retention ms, ?3 done retention ms.
+/// there is none); and the pending summary (`pending`, `oldest`: when the oldest row due by now
+/// entered the queue — a scheduled row enters it at its due time, so one not due yet is not
+/// waiting). ?1 now, ?2 receipt retention ms, ?3 done retention ms.
 pub const SWEEP_END: &str = "SELECT
    (SELECT MIN(CASE
       WHEN o.claim_token IS NOT NULL AND o.claim_expires_at > ?1 THEN o.claim_expires_at
@@ -95,7 +96,7 @@ pub const SWEEP_END: &str = "SELECT
    (SELECT MIN(finished_at) FROM outbox WHERE status = 'done') + ?3 AS done_at,
    (SELECT MIN(expires_at) FROM idempotency_keys) AS keys_at,
    (SELECT COUNT(*) FROM outbox WHERE status = 'pending') AS pending,
-   (SELECT MIN(created_at) FROM outbox WHERE status = 'pending') AS oldest";
+   (SELECT MIN(created_at) FROM outbox WHERE status = 'pending' AND created_at <= ?1) AS oldest";
 
 /// Deletes old receipts: ?1 cutoff, ?2 limit.
 pub const PRUNE_RECEIPTS: &str = "DELETE FROM receipts WHERE op_key IN (

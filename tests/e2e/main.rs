@@ -21,6 +21,7 @@ mod lists;
 mod notify;
 mod pacing;
 mod reliability;
+mod schedule;
 mod sim;
 mod state;
 mod upgrade;

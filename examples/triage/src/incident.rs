@@ -103,11 +103,17 @@ impl Incident {
         format!("Incident ({}): {}, reported by <@{}>", self.severity.value().to_uppercase(), mrkdwn_escape(&self.title), self.reporter)
     }
 
-    /// The announcement's blocks: the incident and an "Acknowledge" button.
-    pub fn blocks(&self) -> Value {
+    /// The reminder posted if nobody acknowledged in time.
+    pub fn reminder(&self) -> String {
+        format!("Incident still open, nobody acknowledged it: {}", mrkdwn_escape(&self.title))
+    }
+
+    /// The announcement's blocks: the incident and an "Acknowledge" button, whose value is the
+    /// incident's id `id` (its click cancels the reminder).
+    pub fn blocks(&self, id: &str) -> Value {
         let button = json!({
             "type": "button", "action_id": ACKNOWLEDGE, "style": "primary",
-            "text": { "type": "plain_text", "text": "Acknowledge" }, "value": self.severity.value(),
+            "text": { "type": "plain_text", "text": "Acknowledge" }, "value": id,
         });
         json!([
             { "type": "section", "text": { "type": "mrkdwn", "text": format!(":rotating_light: *{}*\n{}", mrkdwn_escape(&self.title), self.severity.label()) } },

@@ -3,6 +3,8 @@
 use super::*;
 use incident::{Severity, SEVERITY, TITLE};
 use serde_json::{json, Value};
+use slackline::app::listen::{When, MINUTE_MS};
+use slackline::effect::Action;
 use slackline::testing::{action, command, handle, view_submission, Handled};
 
 fn triage() -> Listeners {
@@ -61,7 +63,7 @@ fn a_valid_submission_is_announced_in_the_triage_channel_with_an_acknowledge_but
     let done = submit(&triage(), "  Checkout <fails> & times out ", Some("sev1"));
     assert_eq!(done.ack, None, "the modal closes");
     let calls = done.calls();
-    assert_eq!(calls.len(), 1);
+    assert_eq!(calls.len(), 1, "the announcement now, the reminder later");
     let (method, args) = &calls[0];
     assert_eq!((method.as_str(), args["channel"].as_str()), ("chat.postMessage", Some("CINCIDENTS")));
     assert_eq!(args["text"], "Incident (SEV1): Checkout &lt;fails&gt; &amp; times out, reported by <@U1>");
@@ -79,7 +81,7 @@ fn without_a_triage_channel_the_submission_fails_and_is_kept_for_a_redrive() {
 
 #[test]
 fn an_acknowledge_click_is_answered_in_the_announcements_thread() {
-    let done = handle(&triage(), &action(ACKNOWLEDGE, "sev1"));
+    let done = handle(&triage(), &action(ACKNOWLEDGE, "ix:V1"));
     let (method, args) = &done.calls()[0];
     assert_eq!(method, "chat.postMessage");
     assert_eq!((args["channel"].as_str(), args["text"].as_str()), (Some("C1"), Some("<@U1> acknowledged this incident")));
@@ -94,4 +96,43 @@ fn severities_round_trip_through_the_select() {
     assert_eq!(Severity::parse("sev9"), None);
     let options = &incident::modal()["blocks"][1]["element"]["options"];
     assert_eq!(options.as_array().map(Vec::len), Some(3));
+}
+
+/// The scheduled reminder a submission queued: its key, when, and the post.
+fn reminder(done: &Handled) -> (String, When, Value) {
+    let scheduled = done.effects.iter().find_map(|e| match &e.action {
+        Action::Scheduled { key, when, effect, .. } => match effect.as_ref() {
+            Action::SlackApi { args, .. } => Some((key.clone(), *when, args.clone())),
+            _ => None,
+        },
+        _ => None,
+    });
+    scheduled.expect("a reminder is scheduled")
+}
+
+#[test]
+fn a_valid_submission_schedules_a_reminder_in_the_channel_after_the_default_thirty_minutes() {
+    let done = submit(&triage(), "Checkout fails", Some("sev1"));
+    let (key, when, args) = reminder(&done);
+    let button = &done.calls()[0].1["blocks"][2]["elements"][0];
+    assert_eq!(key, reminder_key(button["value"].as_str().unwrap()), "the button carries what cancels the reminder");
+    assert_eq!(when, When::after(30 * MINUTE_MS));
+    assert_eq!((args["channel"].as_str(), args["text"].as_str()), (Some("CINCIDENTS"), Some("Incident still open, nobody acknowledged it: Checkout fails")));
+    let again = submit(&triage(), "Checkout fails", Some("sev1"));
+    assert_ne!(reminder(&again).0, key, "another submission, another incident");
+}
+
+#[test]
+fn the_reminder_delay_is_the_deployments_setting_and_a_bad_one_fails_the_submission() {
+    let five = app(&Vars::of(&[(CHANNEL_VAR, "C1"), (REMIND_VAR, "5")]));
+    assert_eq!(reminder(&submit(&five, "x", Some("sev2"))).1, When::after(5 * MINUTE_MS));
+    let bad = app(&Vars::of(&[(CHANNEL_VAR, "C1"), (REMIND_VAR, "soon")]));
+    let done = submit(&bad, "x", Some("sev2"));
+    assert!(done.failed.as_deref().is_some_and(|why| why.contains(REMIND_VAR)), "{:?}", done.failed);
+}
+
+#[test]
+fn an_acknowledge_click_cancels_the_incidents_reminder() {
+    let done = handle(&triage(), &action(ACKNOWLEDGE, "ix:V1"));
+    assert_eq!(done.effects[1].action, Action::CancelSchedule { key: reminder_key("ix:V1") });
 }

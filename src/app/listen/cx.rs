@@ -12,8 +12,14 @@
 //! **State.** [`Cx::state`] is the team's state ([`State`]): reads served during the handler,
 //! writes buffered and handed to the unit only if the handler succeeds. [`EffectRef::remember`]
 //! keeps part of Slack's answer (`{channel, ts}`) under a state key when the effect completes.
+//!
+//! **Later.** `cx.schedule(key, when).say(…)` queues the helper's effect to fall due at `when`
+//! (`crate::scheduled`), under the schedule's key (the team's, not the fact's: another request
+//! cancels it with `cx.cancel(key)`). Schedules and cancels apply in the order the handler made
+//! them, in the same unit as the receipt.
 
 use crate::effect::{Action, Effect, Followup};
+use crate::scheduled::{self, When};
 use crate::state::{check_key, State, StateReader, StateWrite};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -56,6 +62,8 @@ pub struct Cx {
     state: State,
     /// A helper's misuse (a bad `remember` key): the handler fails with it.
     misuse: Option<String>,
+    /// Set by [`Cx::schedule`] for the next helper's effect.
+    scheduling: Option<(String, When)>,
 }
 
 /// The effect a helper just queued: name it (its key), give it a deadline, add blocks.
@@ -66,13 +74,18 @@ pub struct EffectRef<'c> {
 
 impl EffectRef<'_> {
     /// Names the effect: its key becomes `{fact}:{name}` (unique among the handler's effects).
+    /// A scheduled effect keeps its schedule's key.
     pub fn named(self, name: &str) -> Self {
+        if let Action::Scheduled { .. } = self.cx.effects[self.index].action {
+            return self;
+        }
         let key = self.cx.key(name);
         self.cx.effects[self.index].key = key;
         self
     }
 
-    /// Parks it as `expired` if not delivered within `ms` of being queued (`None`: never).
+    /// Parks it as `expired` if not delivered within `ms` of being queued — of falling due, for a
+    /// scheduled one (`None`: never).
     pub fn deadline(self, ms: Option<i64>) -> Self {
         self.cx.effects[self.index].deadline_after_ms = ms;
         self
@@ -80,7 +93,7 @@ impl EffectRef<'_> {
 
     /// Sets Block Kit `blocks` on a message (post, reply, update, ephemeral, respond).
     pub fn blocks(self, blocks: Value) -> Self {
-        match &mut self.cx.effects[self.index].action {
+        match self.cx.effects[self.index].action.performed_mut() {
             Action::SlackApi { args, .. } => args["blocks"] = blocks,
             Action::RespondUrl { body, .. } => body["blocks"] = blocks,
             _ => {}
@@ -117,7 +130,7 @@ impl Cx {
 
     /// A context whose state reads through `reader` (the team's store).
     pub fn with_state(origin: Origin, llm_enabled: bool, reader: Rc<dyn StateReader>) -> Cx {
-        Cx { origin, llm_enabled, counts: HashMap::new(), effects: Vec::new(), ack: None, state: State::new(reader), misuse: None }
+        Cx { origin, llm_enabled, counts: HashMap::new(), effects: Vec::new(), ack: None, state: State::new(reader), misuse: None, scheduling: None }
     }
 
     /// The team's state: typed values under string keys, read now, written with the unit (see
@@ -161,7 +174,10 @@ impl Cx {
     }
 
     fn push(&mut self, name: &str, action: Action, deadline_after_ms: Option<i64>) -> EffectRef<'_> {
-        let key = self.key(name);
+        let (key, action) = match self.scheduling.take() {
+            Some((key, when)) => (scheduled::row_key(&key, &self.origin.fact), Action::Scheduled { key, when, scheduled_at: None, effect: Box::new(action) }),
+            None => (self.key(name), action),
+        };
         self.effects.push(Effect { key, action, deadline_after_ms });
         let index = self.effects.len() - 1;
         EffectRef { cx: self, index }
@@ -279,6 +295,25 @@ impl Cx {
         self.push("llm_reply", Action::LlmReply { prompt: prompt.into(), then }, Some(MESSAGE_DEADLINE_MS))
     }
 
+    /// The next helper's effect falls due at `when` instead of now, under `key`:
+    /// `cx.schedule("incident:7:remind", When::after(30 * MINUTE_MS)).say(channel, "still open")`.
+    /// Its deadline counts from its due time. A key has one pending occurrence: if `key` is
+    /// already pending, this adds nothing (cancel it first to move it). A duplicate delivery of
+    /// this request adds nothing either. `When::every` repeats it (see `crate::scheduled`).
+    pub fn schedule(&mut self, key: &str, when: When) -> Scheduling<'_> {
+        self.scheduling = Some((key.to_string(), when));
+        Scheduling { cx: self }
+    }
+
+    /// Cancels the pending occurrence of the schedule `key`: if no sweep holds it, it never runs;
+    /// if its attempt is in flight, that occurrence fires (one or the other, never both) and a
+    /// recurring schedule stops after it. A fired or unknown key: nothing happens.
+    pub fn cancel(&mut self, key: &str) {
+        self.scheduling = None;
+        let name = format!("cancel:{key}");
+        self.push(&name, Action::CancelSchedule { key: key.to_string() }, None);
+    }
+
     /// The ack's body, as is (a command's immediate answer, for instance).
     pub fn ack(&mut self, body: Value) {
         self.ack = Some(body);
@@ -326,5 +361,31 @@ impl Cx {
     /// effects are then not queued (Slack keeps the modal open; the user will submit again).
     pub fn refuses(&self) -> bool {
         self.ack.as_ref().and_then(|a| a.get("response_action")).and_then(Value::as_str) == Some("errors")
+    }
+}
+
+/// [`Cx::schedule`]'s answer: the context, whose next helper's effect is the scheduled one
+/// (`cx.schedule(key, when).say(…)`). Dropped unused, it schedules nothing.
+#[must_use = "the next helper's effect is the scheduled one: cx.schedule(key, when).say(…)"]
+pub struct Scheduling<'c> {
+    cx: &'c mut Cx,
+}
+
+impl std::ops::Deref for Scheduling<'_> {
+    type Target = Cx;
+    fn deref(&self) -> &Cx {
+        self.cx
+    }
+}
+
+impl std::ops::DerefMut for Scheduling<'_> {
+    fn deref_mut(&mut self) -> &mut Cx {
+        self.cx
+    }
+}
+
+impl Drop for Scheduling<'_> {
+    fn drop(&mut self) {
+        self.cx.scheduling = None;
     }
 }

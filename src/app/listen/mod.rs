@@ -35,7 +35,8 @@
 pub mod cx;
 pub mod input;
 
-pub use cx::{Cx, EffectRef, Origin};
+pub use crate::scheduled::{When, DAY_MS, MINUTE_MS};
+pub use cx::{Cx, EffectRef, Origin, Scheduling};
 pub use input::*;
 
 use super::{App, CommandReply, Context, Decision};

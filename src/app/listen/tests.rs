@@ -237,3 +237,52 @@ fn a_bad_expression_is_refused_when_the_app_is_built() {
     assert_eq!(Pattern::contains("x").captures("no"), None);
     assert_eq!(Pattern::contains("x").captures("xx"), Some(vec![]));
 }
+
+fn reminder() -> Listeners {
+    Listeners::new()
+        .command("/remind", |c, cx| {
+            cx.schedule(&format!("remind:{}", c.text), When::after(30 * MINUTE_MS))
+                .say("C1", "still open")
+                .blocks(json!([{"type": "divider"}]))
+                .named("ignored");
+            cx.say("C1", "noted");
+            Ok(())
+        })
+        .command("/done", |c, cx| {
+            cx.cancel(&format!("remind:{}", c.text));
+            Ok(())
+        })
+}
+
+#[test]
+fn a_scheduled_helper_queues_its_effect_under_the_schedules_key_and_the_next_helper_is_immediate() {
+    let d = command("/remind", "42");
+    let done = handle(&reminder(), &d);
+    let Dispatch::Command(c) = &d else { panic!() };
+    assert_eq!(done.keys()[0], crate::scheduled::row_key("remind:42", &format!("cmd:{}", c.trigger_id)), "the key is the schedule's, `named` left it");
+    let Action::Scheduled { key, when, effect, .. } = &done.effects[0].action else { panic!("scheduled: {:?}", done.effects[0]) };
+    assert_eq!((key.as_str(), *when), ("remind:42", When::after(30 * MINUTE_MS)));
+    let Action::SlackApi { method, args, .. } = effect.as_ref() else { panic!("a post") };
+    assert_eq!((method.as_str(), &args["text"], &args["blocks"][0]["type"]), ("chat.postMessage", &json!("still open"), &json!("divider")));
+    assert_eq!(done.effects[0].deadline_after_ms, Some(cx::MESSAGE_DEADLINE_MS), "the helper's deadline, counted from the due time");
+    assert!(matches!(done.effects[1].action, Action::SlackApi { .. }), "only the next helper is scheduled");
+    assert_eq!(done.calls().len(), 1, "calls() lists what happens now");
+}
+
+#[test]
+fn a_cancel_is_queued_in_order_as_an_effect_the_unit_applies() {
+    let done = handle(&reminder(), &command("/done", "42"));
+    assert_eq!(done.effects.len(), 1);
+    assert_eq!(done.effects[0].action, Action::CancelSchedule { key: "remind:42".into() });
+}
+
+#[test]
+fn a_schedule_left_unused_schedules_nothing() {
+    let app = Listeners::new().command("/x", |_, cx| {
+        let _ = cx.schedule("k", When::after(1));
+        cx.say("C1", "now");
+        Ok(())
+    });
+    let done = handle(&app, &command("/x", ""));
+    assert!(matches!(done.effects[0].action, Action::SlackApi { .. }));
+}

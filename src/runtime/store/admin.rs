@@ -16,15 +16,17 @@ pub fn save_last_sweep(sql: &SqlStorage, report: &SweepLine) -> worker::Result<(
     run(sql, sql::admin::SAVE_LAST_SWEEP, vec![V::String(serde_json::to_string(report)?)])
 }
 
-/// The pending summary at `now`: how many rows are pending, and how long the oldest has waited.
-fn pending(sql: &SqlStorage, now: i64) -> worker::Result<(i64, Option<i64>)> {
+/// The pending summary at `now`: how many rows are pending, how many of them are scheduled rows
+/// not due yet, and how long the oldest due one has waited.
+fn pending(sql: &SqlStorage, now: i64) -> worker::Result<(i64, i64, Option<i64>)> {
     #[derive(Deserialize)]
     struct Row {
         n: i64,
+        later: i64,
         oldest: Option<i64>,
     }
-    let row = rows::<Row>(sql, sql::admin::PENDING_SUMMARY, vec![])?.into_iter().next();
-    Ok(row.map_or((0, None), |r| (r.n, r.oldest.map(|o| now - o))))
+    let row = rows::<Row>(sql, sql::admin::PENDING_SUMMARY, vec![int(now)])?.into_iter().next();
+    Ok(row.map_or((0, 0, None), |r| (r.n, r.later, r.oldest.map(|o| now - o))))
 }
 
 /// The admin API's view of the team (the installation and the uninstall mark included).
@@ -38,11 +40,12 @@ pub fn stats(sql: &SqlStorage, now: i64) -> worker::Result<Stats> {
         n: i64,
     }
     let last_sweep = rows::<Text>(sql, sql::admin::LAST_SWEEP, vec![])?.into_iter().next().and_then(|t| serde_json::from_str(&t.value).ok());
-    let (pending, oldest_pending_age_ms) = pending(sql, now)?;
+    let (pending, scheduled, oldest_pending_age_ms) = pending(sql, now)?;
     Ok(Stats {
         team: team_key(sql)?,
         pending,
         oldest_pending_age_ms,
+        scheduled,
         parked_by_reason: rows(sql, sql::admin::PARKED_BY_REASON, vec![])?,
         groups: rows(sql, sql::admin::STATS_BY_STATUS, vec![])?,
         receipts: rows::<Count>(sql, sql::admin::RECEIPT_COUNT, vec![])?.first().map_or(0, |c| c.n),

@@ -2,6 +2,7 @@
 //! for, all or nothing.
 
 use super::exec::{int, opt_int, rows, run, text, tx_sync};
+use super::scheduled;
 use crate::effect::Action;
 use crate::ingest::Receipt;
 pub use crate::outbox::completion::NewRow;
@@ -9,11 +10,20 @@ use crate::sql;
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
 
+/// Inserts the rows of a unit's effects, in order: a schedule due at its time, a cancel applied
+/// (`store::scheduled`), any other row due now. Returns (queued, already queued).
 pub(super) fn insert_rows(sql: &SqlStorage, op_key: &str, rows_to_insert: &[NewRow], max_attempts: u32, now: i64) -> worker::Result<(u32, u32)> {
     let (mut queued, mut already) = (0, 0);
     for row in rows_to_insert {
-        let queue = Queue { key: &row.effect.key, op_key, max_attempts, due: now, deadline_at: row.deadline_at, now };
-        if insert_action(sql, &row.effect.action, queue)?.is_some() {
+        let inserted = match &row.effect.action {
+            Action::CancelSchedule { key } => {
+                scheduled::cancel(sql, key, now)?;
+                continue;
+            }
+            Action::Scheduled { key, .. } => scheduled::queue(sql, key, row, op_key, max_attempts, now)?,
+            action => insert_action(sql, action, Queue { key: &row.effect.key, op_key, max_attempts, due: now, deadline_at: row.deadline_at, now })?,
+        };
+        if inserted.is_some() {
             queued += 1
         } else {
             already += 1
@@ -35,7 +45,7 @@ pub(super) struct Queue<'a> {
     pub due: i64,
     /// Its absolute deadline, if any.
     pub deadline_at: Option<i64>,
-    /// Now.
+    /// When it enters the queue (`created_at`): now, or a scheduled row's due time.
     pub now: i64,
 }
 

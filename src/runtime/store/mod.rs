@@ -14,6 +14,7 @@
 //! - [`notify`]: the notify API: idempotency keys, Slack's answers to posts, status messages;
 //! - [`directory`]: the Directory actor's teams and consumed OAuth states;
 //! - [`state`]: app state: the handlers' reader, the unit's writes, remembered answers;
+//! - [`scheduled`]: scheduled effects: queueing, cancelling, recurrence, the admin listing;
 //! - [`schema`]: the versioned migrations, run when an actor wakes (each step one unit with its
 //!   stamp);
 //! - `exec`: the primitives they share (`transactionSync`, running a statement, binding values).
@@ -28,5 +29,6 @@ pub mod installation;
 pub mod lists;
 pub mod notify;
 pub mod outbox;
+pub mod scheduled;
 pub mod schema;
 pub mod state;

@@ -35,7 +35,7 @@ pub struct ClaimedRow {
     pub max_attempts: i64,
     /// Absolute deadline.
     pub deadline_at: Option<i64>,
-    /// When it was queued.
+    /// When it entered the queue: when it was queued, or a scheduled row's due time.
     pub created_at: i64,
 }
 
@@ -171,6 +171,11 @@ fn apply_after(sql: &SqlStorage, c: &Completing, writes: &[AfterWrite]) -> worke
         match write {
             AfterWrite::Followup(row) => {
                 insert_rows(sql, &c.op_key, std::slice::from_ref(row), q.max_attempts, q.now)?;
+            }
+            AfterWrite::Recur(row) => {
+                if super::scheduled::still_recurs(sql, c.row_id)? {
+                    insert_rows(sql, &c.op_key, std::slice::from_ref(row), q.max_attempts, q.now)?;
+                }
             }
             AfterWrite::SlackResult(post) => notify::apply(sql, c.row_id.0, post)?,
             AfterWrite::Lists(end) => {

@@ -15,12 +15,15 @@ use crate::runtime::clock;
 use crate::runtime::pacing::Gate;
 use crate::runtime::store::lists::Queueing;
 use crate::runtime::store::{outbox::AttemptLog, outbox::ClaimedRow, outbox::Completing};
+use crate::scheduled;
 use crate::slack::classify::Verdict;
 use std::rc::Rc;
 
 /// A performed attempt waiting to be stored.
 pub(super) struct Finished {
     pub(super) row: ClaimedRow,
+    /// A scheduled row's key and due time.
+    pub(super) schedule: Option<(String, i64)>,
     attempted: Attempted,
     outcome: JobOutcome,
     pub(super) transition: Transition,
@@ -48,6 +51,8 @@ impl Finished {
             http_status: self.outcome.http_status,
             latency_ms: now - self.started,
             waited_ms: self.started - row.created_at,
+            schedule: self.schedule.as_ref().map(|(key, _)| key.clone()),
+            due_at: self.schedule.as_ref().map(|(_, due)| *due),
             next_attempt_at,
             alert: reason.is_some().then_some(Alert::RowParked),
             reason,
@@ -93,17 +98,18 @@ impl Sweeper<'_> {
     pub(super) async fn attempt(&self, row: ClaimedRow, credential: Rc<Credential>, claim_token: &ClaimToken, started: i64) -> Finished {
         let attempted = Attempted { attempts: row.attempts.max(0) as u32, max_attempts: row.max_attempts.max(1) as u32, deadline_at: row.deadline_at };
         let gate = Gate::new(self.pacer, &self.config.rate_limits, row.id);
+        let action = serde_json::from_str::<Action>(&row.payload).ok();
         let (mut outcome, transition) = match before_attempt(&attempted, started) {
             // Not performed: the previous attempt's error stays as `last_error`.
             Some(expired) => (JobOutcome::verdict(Verdict::Success), expired),
             None => {
-                let outcome = match serde_json::from_str::<Action>(&row.payload) {
-                    Ok(action) => {
+                let outcome = match &action {
+                    Some(action) => {
                         let job =
                             Job { sql: self.sql, config: self.config, credential: &credential, gate: &gate, row: &row, claim_token, started, app: self.app };
-                        jobs::perform(&job, &action).await
+                        jobs::perform(&job, action).await
                     }
-                    Err(_) => JobOutcome::verdict(Verdict::Permanent { code: reasons::BAD_PAYLOAD.into() }),
+                    None => JobOutcome::verdict(Verdict::Permanent { code: reasons::BAD_PAYLOAD.into() }),
                 };
                 let transition = after_attempt(&self.config.retry, &attempted, &outcome.verdict, clock::now_ms(), clock::jitter());
                 (outcome, transition)
@@ -112,7 +118,17 @@ impl Sweeper<'_> {
         if let Some(hold) = self.hold(&gate, &row, &outcome.verdict, &transition) {
             outcome.writes.push(hold);
         }
-        Finished { row, attempted, outcome, transition, started }
+        let schedule = action.as_ref().and_then(|a| match a {
+            Action::Scheduled { key, .. } => Some((key.clone(), a.due_at().unwrap_or(row.created_at))),
+            _ => None,
+        });
+        // A recurring schedule's occurrence that ended (done or parked) queues the next one.
+        if let (Some(action), Transition::Done | Transition::Park { .. }) = (&action, &transition) {
+            if let Some(next) = scheduled::next_occurrence(action, row.deadline_at, clock::now_ms()) {
+                outcome.writes.push(AfterWrite::Recur(next));
+            }
+        }
+        Finished { row, schedule, attempted, outcome, transition, started }
     }
 
     /// A 429 holds the refused call's lane (the row's target when no paced call was made: the

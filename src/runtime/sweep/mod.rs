@@ -151,7 +151,11 @@ impl Sweeper<'_> {
         }
         let outcome = if done.completion == Completion::Fenced { Outcome::Fenced } else { Outcome::of(&f.transition) };
         let error = f.error();
-        if self.config.log_deliveries.prints(outcome) {
+        let prints = match f.schedule {
+            Some(_) => self.config.log_deliveries.prints_scheduled(outcome),
+            None => self.config.log_deliveries.prints(outcome),
+        };
+        if prints {
             log::emit(f.line(self.team.clone(), outcome, now));
         }
         let failures = done.target_failures;

@@ -5,6 +5,7 @@
 use super::error::ActorError;
 use super::{TeamActor, MAX_PAGE};
 use crate::admin::state::StatePage;
+use crate::admin::{ScheduledPage, ScheduledRow};
 use crate::app::App;
 use crate::config::{Config, BULK_REDRIVE_CAP};
 use crate::logs::AdminLine;
@@ -13,6 +14,7 @@ use crate::routes::AdminRoute;
 use crate::runtime::store::{self, admin::Operated};
 use crate::runtime::test_hooks::HookedApp;
 use crate::runtime::{clock, log, query_param};
+use crate::scheduled::Cancel;
 use serde::Serialize;
 use serde_json::json;
 use worker::{Request, Response};
@@ -46,6 +48,8 @@ impl TeamActor {
             AdminRoute::Row { id } => json_answer(&store::admin::row_with_attempts(&self.sql, id)?.ok_or(ActorError::NoSuchRow)?),
             AdminRoute::Redrive { id } => self.redrive(id, config).await,
             AdminRoute::Discard { id } => self.discard(id),
+            AdminRoute::Scheduled => self.scheduled(req),
+            AdminRoute::Cancel { id } => self.cancel(id),
             AdminRoute::Sweep => json_answer(&self.sweep(config, Trigger::Admin).await?),
             AdminRoute::BulkRedrive => self.bulk_redrive(req, config).await,
             AdminRoute::State => self.state_page(req, config),
@@ -111,6 +115,23 @@ impl TeamActor {
                 json_answer(&json!({ "redriven": id }))
             }
             Operated::NotParked => Err(ActorError::NotParked),
+        }
+    }
+
+    /// `GET …/scheduled?limit=`: the pending scheduled rows, soonest due first.
+    fn scheduled(&self, req: &Request) -> Answer {
+        let limit = number(req, "limit", 50)?.clamp(1, MAX_PAGE);
+        let rows = store::scheduled::list(&self.sql, limit)?;
+        json_answer(&ScheduledPage { scheduled: rows.iter().filter_map(ScheduledRow::of).collect() })
+    }
+
+    /// Cancels a pending scheduled row (as `cx.cancel` would): never performed, unless its attempt
+    /// is in flight (409 `in_flight`: that occurrence fires). Audited.
+    fn cancel(&self, id: RowId) -> Answer {
+        match store::scheduled::cancel_audited(&self.state.storage(), &self.sql, id, clock::now_ms())? {
+            Some(Cancel::Cancelled) => json_answer(&json!({ "cancelled": id })),
+            Some(Cancel::InFlight) => Err(ActorError::InFlight),
+            None => Err(ActorError::NotScheduled),
         }
     }
 

@@ -22,6 +22,10 @@ pub enum ActorError {
     NoSuchRow,
     /// The row exists but is not parked (only parked rows are redriven or discarded).
     NotParked,
+    /// The admin cancel of a row that is not a pending scheduled row (409).
+    NotScheduled,
+    /// The admin cancel of a scheduled row whose attempt is in flight: that occurrence fires (409).
+    InFlight,
     /// A bulk redrive's `expect` is not the number of rows matching now.
     CountChanged {
         /// How many match now.
@@ -77,6 +81,8 @@ impl ActorError {
             ActorError::BadRequest(why) => (400, "bad_request", why.clone(), None),
             ActorError::NoSuchRow => (404, "no_such_row", "no outbox row with that id".into(), None),
             ActorError::NotParked => (409, "not_parked", "no parked row with that id".into(), None),
+            ActorError::NotScheduled => (409, "not_scheduled", "no pending scheduled row with that id (fired, cancelled, or never scheduled)".into(), None),
+            ActorError::InFlight => (409, "in_flight", "its attempt is in flight: this occurrence fires (a recurring schedule stops after it)".into(), None),
             ActorError::CountChanged { .. } => (409, "count_changed", "expect must equal the dry run's count".into(), None),
             ActorError::UnknownList => (404, "unknown_list", "this list has no column map: PUT /api/teams/{team}/lists/{list_id} first".into(), None),
             ActorError::NoSuchRecord => (404, "no_such_record", "no record with that id".into(), None),

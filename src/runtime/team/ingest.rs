@@ -52,7 +52,8 @@ impl TeamActor {
             team_key: dispatch.team_key().to_string(),
             op_key: dispatch.op_key().to_string(),
             kind: dispatch.kind().to_string(),
-            rows: effects.into_iter().map(|e| NewRow::queued_at(e, now)).collect(),
+            // A schedule's `after` counts from the request's time: the test clock when a test set it.
+            rows: effects.into_iter().map(|e| NewRow::requested_at(e, now, hooks.now_ms.unwrap_or(now))).collect(),
             uninstall,
             max_attempts: config.retry.max_attempts,
             team_key_stored: self.team.borrow().is_some(),

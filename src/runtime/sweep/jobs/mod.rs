@@ -92,5 +92,9 @@ pub async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
         Action::LlmReply { prompt, then } => llm::answer(job, prompt, then).await,
         Action::Lists { list_id, job: list_job } => lists::run(job, list_id, list_job).await,
         Action::Handle { dispatch } => handle::run(job, dispatch),
+        // Due now: the scheduled effect itself (its recurrence is the attempt's, `attempt.rs`).
+        Action::Scheduled { effect, .. } => Box::pin(perform(job, effect)).await,
+        // Applied when recorded, never a row: one here is a bug, kept for an operator.
+        Action::CancelSchedule { .. } => JobOutcome::verdict(Verdict::Permanent { code: crate::outbox::reasons::BAD_PAYLOAD.into() }),
     }
 }
