@@ -11,6 +11,8 @@
 // The bench uses only part of the test harness.
 #[path = "load/harness.rs"]
 mod harness;
+#[path = "load/overload.rs"]
+mod overload;
 #[path = "load/pacing.rs"]
 mod pacing;
 #[path = "../tests/e2e/support/mod.rs"]
@@ -488,6 +490,11 @@ fn main() {
     if std::env::var("BENCH_ONLY").as_deref() == Ok("pacing") {
         // `BENCH_ONLY=pacing make bench`: Slack's rate limits, enforced by the fake (about 12 min).
         println!("| # | measure | figure |\n| --- | --- | --- |\n{}", pacing::figures(&scale));
+        return;
+    }
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("overload") {
+        // `BENCH_ONLY=overload make bench`: one team actor's saturation point, then twice it.
+        println!("| # | measure | figure |\n| --- | --- | --- |\n{}", overload::figures(&scale));
         return;
     }
     if std::env::var("BENCH_ONLY").as_deref() == Ok("views") {

@@ -281,8 +281,9 @@ fn an_actor_slower_than_the_ack_budget_gets_a_500_and_slacks_retry_records_it_on
     s.fake.wait_calls("chat.postMessage", &channel, 1, Duration::from_secs(20));
     let c = s.client();
     eventually("the delayed unit has finished too", Duration::from_secs(10), || (c.receipts(&team) == 1 && c.rows(&team, "done").len() == 1).then_some(()));
-    // The delayed unit runs 3 s after it arrived and must land as a duplicate: wait out that known
-    // delay (it leaves no other trace to await), then check nothing was added.
+    // The delayed copy reaches its unit 3 s after it arrived, past the front door's deadline: it
+    // records nothing (the actor answers too_late; had it run, it would be a duplicate). Wait out
+    // that known delay (it leaves no other trace to await), then check nothing was added.
     let delayed_done = started + Duration::from_millis(3500);
     std::thread::sleep(delayed_done.saturating_duration_since(Instant::now()));
     assert_eq!(c.receipts(&team), 1);
