@@ -133,6 +133,29 @@ fn ssl_check_unknown_types_and_rate_limit_notices_are_200_and_dispatch_nothing()
 }
 
 #[test]
+fn slacks_rate_limit_notices_are_logged_with_an_alert_and_counted_per_minute_in_the_teams_stats() {
+    let (s, team) = (shared(), unique("T"));
+    let c = s.client();
+    let notice = |minute: i64| json!({"type": "app_rate_limited", "team_id": team, "minute_rate_limited": minute, "api_app_id": "A1"});
+    assert_eq!(c.stats(&team)["app_rate_limited"], Value::Null, "no notice yet");
+    for minute in [1_518_467_820, 1_518_467_820, 1_518_467_880] {
+        assert_eq!(c.event(&notice(minute)).status, 200);
+    }
+    let counted = &c.stats(&team)["app_rate_limited"];
+    assert_eq!(counted["count"], 2, "two distinct minutes (the repeat of the first is not counted): {counted}");
+    assert_eq!(counted["last_minute"], 1_518_467_880);
+    assert!(counted["last_at"].as_i64().is_some_and(|at| at > 0), "{counted}");
+    let line: Value = eventually("the notice's request line", Duration::from_secs(10), || {
+        s.runtime.log_lines().into_iter().find(|l| l["kind"] == "request" && l["team"] == team.as_str() && l["minute_rate_limited"] == 1_518_467_880)
+    });
+    assert_eq!(line["alert"], "app_rate_limited");
+    assert_eq!(line["verdict"], "ignored");
+    assert_nothing_stored(&c, &team);
+    let page = c.admin_get(&format!("/admin/teams/{team}"));
+    assert!(page.body.contains("in <strong>2</strong> minute(s)"), "the admin page says so: {}", page.body);
+}
+
+#[test]
 fn fifty_concurrent_copies_of_one_envelope_make_one_receipt_and_one_row() {
     let (s, team, channel) = (shared(), unique("T"), unique("C"));
     let body = envelope(&team, &unique("Ev"), mention(&channel, "5.5", "storm")).to_string().into_bytes();
