@@ -28,18 +28,19 @@ impl TeamActor {
     /// `POST /ingest`: the atomic unit, then the alarm, then the answer (sent once the writes are
     /// durable: the output gate holds it).
     pub(super) async fn ingest(&self, mut req: Request, config: &Config) -> Result<Response, ActorError> {
-        let dispatch: Dispatch = request_json(&mut req).await?;
         let hooks = TestHooks::read(&req, config);
         hooks.delay().await;
+        // Checked first: a request the front door has given up on costs nothing more.
+        if let Admission::Late { by_ms } = Deadline::admit(Deadline::parse(header(&req, Deadline::HEADER).as_deref()), clock::now_ms()) {
+            return Err(ActorError::Late { by_ms });
+        }
+        let dispatch: Dispatch = request_json(&mut req).await?;
         let ctx = app::Context::of(config);
         let (decision, ack) = match hooks.handler_fails {
             Some(why) => (Decision::Failed(why), None),
             None => app::decide(&HookedApp::of(&*self.app, config), &dispatch, &ctx),
         };
         let now = clock::now_ms();
-        if let Admission::Late { by_ms } = Deadline::admit(Deadline::parse(header(&req, Deadline::HEADER).as_deref()), now) {
-            return Err(ActorError::Late { by_ms });
-        }
         // A failed handler's request is recorded with its receipt and kept, parked as
         // `handler_failed`, for a redrive to run the handler again: the event is never lost, and
         // Slack gets its 200 (a retry would only fail the same way).
