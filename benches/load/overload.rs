@@ -14,8 +14,10 @@
 //! Figures, not pass/fail (`tests/e2e/overload.rs` asserts the same invariants, briefly).
 
 use super::harness::BenchSettings;
+use super::support::slack::{envelope, mention};
 use super::support::{unique, FakeSlack, Runtime, Settings};
-use super::{ms, pct, send, Kind, Run, Sample};
+use super::{ms, pct, send_signed, Run, Sample};
+use serde_json::Value;
 use std::collections::HashSet;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -27,10 +29,16 @@ const SLACK_TIMEOUT: Duration = Duration::from_secs(3);
 /// The channels the mentions rotate over (replies are not paced here: `SLACK_RATE_LIMITS=off`).
 const CHANNELS: usize = 16;
 
-/// Offers `per_second` mentions into `team` for `seconds`, open loop: each request is sent at its
-/// slot from a thread of its own. The client waits up to 10 s, so answers past Slack's 3 s are
-/// seen (and counted) rather than cut off.
+/// Offers `per_second` mentions into `team` for `seconds` (see [`offer_bodies`]).
 pub fn offer(base: &str, team: &str, per_second: f64, seconds: f64) -> Run {
+    offer_bodies(base, per_second, seconds, &|_, channel, ts| envelope(team, &unique("Ev"), mention(channel, ts, "bench")))
+}
+
+/// Offers `per_second` signed Events API bodies for `seconds`, open loop: each request is sent at
+/// its slot from a thread of its own; `body(i, channel, ts)` is the `i`-th, a mention posted at
+/// `ts` in `channel`. The client waits up to 10 s, so answers past Slack's 3 s are seen (and
+/// counted) rather than cut off.
+pub fn offer_bodies(base: &str, per_second: f64, seconds: f64, body: &(dyn Fn(usize, &str, &str) -> Value + Sync)) -> Run {
     let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(10)).max_idle_connections(256).max_idle_connections_per_host(256).build();
     let channels: Vec<String> = (0..CHANNELS).map(|_| unique("C")).collect();
     let n = (per_second * seconds) as usize;
@@ -45,10 +53,11 @@ pub fn offer(base: &str, team: &str, per_second: f64, seconds: f64) -> Run {
             }
             let (agent, url, channel, samples) = (&agent, &url, &channels[i % CHANNELS], &samples);
             let ts = format!("{}.{i:06}", 1_400_000_000 + i);
+            let bytes = body(i, channel, &ts).to_string().into_bytes();
             std::thread::Builder::new()
                 .stack_size(256 * 1024)
                 .spawn_scoped(scope, move || {
-                    let sample = send(agent, url, team, channel, ts, Kind::Mention);
+                    let sample = send_signed(agent, url, &bytes, channel, ts);
                     samples.lock().unwrap().push(sample);
                 })
                 .expect("a load thread");
@@ -94,7 +103,7 @@ impl Answers {
         self.p99 <= BUDGET && self.ok == self.sent
     }
 
-    fn cells(&self) -> String {
+    pub fn cells(&self) -> String {
         format!(
             "{} sent: {} × 200, {} × 500, {} other; ack p50 / p99 / max {} / {} / {} ms; {} over the 2 s budget, {} over Slack's 3 s",
             self.sent,
@@ -152,7 +161,7 @@ pub fn fate(fake: &FakeSlack, run: &Run, deadline: Duration) -> Fate {
 /// The front door's own view of a team's requests: the `ack_ms` of its `request` lines (from the
 /// Worker's `fetch` starting to its answer), p99 and max. The difference from the client's
 /// latency is time spent queued before the Worker ran at all.
-fn front_door_view(rt: &Runtime, team: &str) -> String {
+pub fn front_door_view(rt: &Runtime, team: &str) -> String {
     let mut l: Vec<Duration> =
         rt.log_lines().iter().filter(|v| v["kind"] == "request" && v["team"] == team).filter_map(|v| v["ack_ms"].as_u64().map(Duration::from_millis)).collect();
     l.sort();
@@ -160,7 +169,7 @@ fn front_door_view(rt: &Runtime, team: &str) -> String {
 }
 
 /// The offered rates of the steps: `OVERLOAD_RATES=100,200` overrides them.
-fn steps() -> Vec<f64> {
+pub fn steps() -> Vec<f64> {
     match std::env::var("OVERLOAD_RATES") {
         Ok(list) => list.split(',').filter_map(|r| r.trim().parse().ok()).collect(),
         Err(_) => vec![50.0, 100.0, 150.0, 200.0, 250.0, 300.0, 350.0, 400.0, 500.0, 600.0, 800.0],
