@@ -3,8 +3,11 @@
 //! the actor slow (the test hook `x-slackline-test-actor-delay-ms`, from under the budget to twice
 //! it). Every answer must be a 200 after the commit or a 500 within the budget — never a 200 for
 //! something not recorded, never an answer after Slack's 3 s — and every event that got a 200 must
-//! be delivered. The slow requests answered 500 must have recorded nothing (the actor reached them
-//! after the front door's deadline), so Slack's retry of each is new and gets its one reply.
+//! be delivered. The slow requests answered 500 must have recorded nothing, so Slack's retry of
+//! each is new and gets its one reply. (Locally two things stop them: workerd cancels the actor's
+//! handler when the front door aborts the call, and the actor's deadline check refuses what it
+//! reaches too late. This test passes with either alone; `ingest::Deadline`'s own tests cover the
+//! check, which is what holds where an abandoned call is not cancelled.)
 //! `BENCH_ONLY=overload make bench` measures the same at the saturation point (docs/benchmarks.md).
 
 use crate::support::slack::{envelope, mention, now_secs, sign};
