@@ -313,3 +313,60 @@ fn an_actor_slower_than_the_ack_budget_gets_a_500_and_slacks_retry_records_it_on
     assert_eq!(c.all_rows(&team).len(), 1);
     assert_eq!(s.fake.calls("chat.postMessage", &channel).len(), 1);
 }
+
+/// A body sent in pieces, `pause` apart: a slow client, or a slow network in front of the Worker.
+struct Trickle {
+    body: Vec<u8>,
+    sent: usize,
+    piece: usize,
+    pause: Duration,
+}
+
+impl std::io::Read for Trickle {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.sent >= self.body.len() {
+            return Ok(0);
+        }
+        if self.sent > 0 {
+            std::thread::sleep(self.pause);
+        }
+        let n = self.piece.min(buf.len()).min(self.body.len() - self.sent);
+        buf[..n].copy_from_slice(&self.body[self.sent..self.sent + n]);
+        self.sent += n;
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_request_whose_body_outlasts_the_ack_budget_is_answered_500_once_it_has_arrived_and_records_nothing() {
+    // The budget (2 s) counts from the request's arrival, so reading a slow body spends it: the
+    // actor is not even called, and Slack's retry is the first copy recorded.
+    let (s, team, channel) = (shared(), unique("T"), unique("C"));
+    let c = s.client();
+    let body = envelope(&team, &unique("Ev"), mention(&channel, "14.1", "slow upload")).to_string().into_bytes();
+    let ts = now_secs().to_string();
+    let pieces = 6;
+    let trickle = Trickle { piece: body.len().div_ceil(pieces), body: body.clone(), sent: 0, pause: Duration::from_millis(450) };
+    let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(10)).build();
+    let started = Instant::now();
+    let answer = agent
+        .post(&format!("{}/slack/events", s.runtime.base_url()))
+        .set("content-type", "application/json")
+        .set("content-length", &body.len().to_string())
+        .set("x-slack-request-timestamp", &ts)
+        .set("x-slack-signature", &sign(&ts, &body))
+        .send(trickle);
+    let took = started.elapsed();
+    let status = match answer {
+        Ok(r) => r.status(),
+        Err(ureq::Error::Status(code, _)) => code,
+        Err(e) => panic!("no answer: {e}"),
+    };
+    assert!(took >= Duration::from_millis(2_000), "the body took {took:?} to send (more than the budget)");
+    assert_eq!(status, 500, "the budget was spent reading the body: {took:?}");
+    assert!(took < Duration::from_millis(3_000), "answered before Slack's 3 s: {took:?}");
+    assert_nothing_stored(&c, &team);
+    assert_eq!(post(&c, "/slack/events", &signed_headers(&now_secs().to_string(), &body), &body), 200, "Slack's retry is recorded");
+    s.fake.wait_calls("chat.postMessage", &channel, 1, Duration::from_secs(20));
+    assert_eq!(c.receipts(&team), 1);
+}
