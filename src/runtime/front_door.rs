@@ -6,9 +6,10 @@
 //! the actor: reading, verifying and parsing the body spend it too. Its end, the [`Deadline`], goes
 //! to the actor with the request, and a request that reaches the actor after it is not recorded
 //! (the actor answers `too_late`): under overload the actor does not spend its time on answers
-//! the front door has stopped waiting for. So a 200 is always sent after the commit, and never
-//! later than the budget after the Worker started on the request (time spent queued before the
-//! Worker runs is beyond its sight: see docs/delivery.md, "Overload").
+//! the front door has stopped waiting for. So a 200 is always sent after the commit, and the
+//! front door stops waiting at the budget after the Worker started on the request. Not bounded:
+//! time spent queued before the Worker runs, which it cannot see, and a timer that fires late on
+//! a saturated isolate (see docs/delivery.md, "Overload").
 //!
 //! Order of checks for a Slack route: signing secret configured (else 500) → body size (413,
 //! before any hashing) → signature and timestamp (401) → content type (415) → parse (400). Every
