@@ -11,8 +11,12 @@
 #[path = "load/dispatch.rs"]
 mod dispatch;
 // The bench uses only part of the test harness.
+#[path = "load/grid.rs"]
+mod grid;
 #[path = "load/harness.rs"]
 mod harness;
+#[path = "load/overload.rs"]
+mod overload;
 #[path = "load/pacing.rs"]
 mod pacing;
 #[path = "load/schedule.rs"]
@@ -116,15 +120,20 @@ fn send(agent: &ureq::Agent, url: &str, team: &str, channel: &str, ts: String, k
         Kind::Challenge => serde_json::json!({"token": "bench", "challenge": ts, "type": "url_verification"}),
         _ => envelope(team, &unique("Ev"), event),
     };
-    let body = body.to_string().into_bytes();
+    send_signed(agent, url, &body.to_string().into_bytes(), channel, ts)
+}
+
+/// Posts one signed Events API body (about the message posted at `ts` in `channel`) and times
+/// its answer.
+fn send_signed(agent: &ureq::Agent, url: &str, body: &[u8], channel: &str, ts: String) -> Sample {
     let stamp = now_secs().to_string();
     let sent = Instant::now();
     let status = match agent
         .post(url)
         .set("content-type", "application/json")
         .set("x-slack-request-timestamp", &stamp)
-        .set("x-slack-signature", &sign(&stamp, &body))
-        .send_bytes(&body)
+        .set("x-slack-signature", &sign(&stamp, body))
+        .send_bytes(body)
     {
         Ok(r) => r.status(),
         Err(ureq::Error::Status(code, _)) => code,
@@ -488,6 +497,12 @@ fn reconcile_figures(app: &Runtime, fake: &FakeSlack, rows: usize) -> String {
     )
 }
 
+/// The machine's load average (1, 5, 15 minutes), as `/proc/loadavg` gives it: how busy the shared
+/// cores were around a run.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg").map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" ")).unwrap_or_else(|_| "unknown".into())
+}
+
 fn main() {
     let quick = std::env::var("BENCH_QUICK").is_ok();
     let scale = |n: usize| if quick { n / 10 } else { n };
@@ -510,6 +525,21 @@ fn main() {
     if std::env::var("BENCH_ONLY").as_deref() == Ok("schedule") {
         // `BENCH_ONLY=schedule make bench`: 10,000 reminders across 100 teams due in one minute.
         println!("| # | measure | figure |\n| --- | --- | --- |\n{}", schedule::figures(&scale));
+        return;
+    }
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("overload") {
+        // `BENCH_ONLY=overload make bench`: one team actor's saturation point, then twice it.
+        let before = load_average();
+        println!("| # | measure | figure |\n| --- | --- | --- |\n{}", overload::figures(&scale));
+        println!("| — | load average (1, 5, 15 min) before / after | {before} / {} |", load_average());
+        return;
+    }
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("grid") {
+        // `BENCH_ONLY=grid make bench`: an org-wide install's 50 workspaces (one actor) against 50
+        // workspaces installed each on its own (50 actors).
+        let before = load_average();
+        println!("| # | measure | figure |\n| --- | --- | --- |\n{}", grid::figures(&scale));
+        println!("| — | load average (1, 5, 15 min) before / after | {before} / {} |", load_average());
         return;
     }
     if std::env::var("BENCH_ONLY").as_deref() == Ok("views") {

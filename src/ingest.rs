@@ -1,6 +1,13 @@
 //! What the ingest unit decided, as the team actor tells the front door: the actor serializes an
 //! [`IngestOutcome`], the front door deserializes it and answers Slack from it. Typed on both
 //! sides so that the two halves of the request path cannot drift apart.
+//!
+//! The front door also tells the actor when its answer stops being useful ([`Deadline`]): the
+//! arrival of the request plus `ACK_BUDGET_MS`. Past it the front door has already answered 500
+//! (Slack retries), so an actor that only reaches the request then — it waited in the actor's
+//! queue, under overload — skips the unit ([`Admission::Late`]) rather than spend its time on an
+//! answer nobody waits for. Invariant: a late request writes nothing and is never answered 200;
+//! Slack's retry records it.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -65,6 +72,46 @@ impl IngestOutcome {
     }
 }
 
+/// When the front door stops waiting for the actor (epoch ms, the front door's clock), sent with
+/// the request as [`Deadline::HEADER`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deadline(pub i64);
+
+/// Whether the actor should still run the unit of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    /// Inside the deadline (or none was given): run the unit.
+    InTime,
+    /// The front door has given up already: write nothing, answer "too late".
+    Late {
+        /// How far past the deadline the actor reached it.
+        by_ms: i64,
+    },
+}
+
+impl Deadline {
+    /// The header that carries it from the front door to the team actor.
+    pub const HEADER: &'static str = "x-slackline-deadline";
+
+    /// The header's value, if it is one.
+    pub fn parse(value: Option<&str>) -> Option<Deadline> {
+        value?.trim().parse().ok().map(Deadline)
+    }
+
+    /// The time left at `now_ms` (none, or less, once it has passed).
+    pub fn remaining_ms(self, now_ms: i64) -> i64 {
+        self.0 - now_ms
+    }
+
+    /// Whether a request carrying `deadline` may still be recorded at `now_ms`.
+    pub fn admit(deadline: Option<Deadline>, now_ms: i64) -> Admission {
+        match deadline {
+            Some(d) if d.remaining_ms(now_ms) <= 0 => Admission::Late { by_ms: now_ms - d.0 },
+            _ => Admission::InTime,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,5 +137,21 @@ mod tests {
         assert_eq!(serde_json::from_value::<IngestOutcome>(wire).unwrap(), sent);
         assert_eq!(sent.receipt.queued(), 2);
         assert_eq!(Receipt::Duplicate.queued(), 0);
+    }
+
+    #[test]
+    fn a_request_reached_after_its_deadline_is_late_and_one_before_it_is_in_time() {
+        let d = Deadline::parse(Some("1000"));
+        assert_eq!(d, Some(Deadline(1000)));
+        assert_eq!(Deadline::admit(d, 999), Admission::InTime);
+        assert_eq!(Deadline::admit(d, 1000), Admission::Late { by_ms: 0 });
+        assert_eq!(Deadline::admit(d, 1250), Admission::Late { by_ms: 250 });
+    }
+
+    #[test]
+    fn without_a_readable_deadline_every_request_is_in_time() {
+        assert_eq!(Deadline::parse(None), None);
+        assert_eq!(Deadline::parse(Some("soon")), None);
+        assert_eq!(Deadline::admit(None, i64::MAX), Admission::InTime);
     }
 }

@@ -47,6 +47,10 @@ pub struct Stats {
     pub installation: Option<StoredInstallation>,
     /// Whether the app was uninstalled (and not reinstalled since).
     pub uninstalled: bool,
+    /// Slack's `app_rate_limited` notices for this team: the minutes it dropped events in (over
+    /// 30,000 an hour), the latest, and when it said so; `None` if it never did.
+    #[serde(default)]
+    pub app_rate_limited: Option<crate::slack::rate_limited::Notices>,
 }
 
 /// Parked rows with one reason.

@@ -174,6 +174,19 @@ for (const b of document.querySelectorAll('button[data-action]')) {
 }
 </script>"#;
 
+/// The line about Slack's `app_rate_limited` notices, if the team had any: events Slack dropped,
+/// which no redrive can bring back.
+fn rate_limited_note(stats: &Stats) -> String {
+    match stats.app_rate_limited {
+        Some(n) => format!(
+            "<p id=\"app-rate-limited\">Slack rate-limited this team's events (over 30,000 an hour) in <strong>{}</strong> minute(s), the latest starting {}: it dropped those events; they never reached slackline.</p>",
+            n.count,
+            utc(n.last_minute * 1000)
+        ),
+        None => String::new(),
+    }
+}
+
 /// A team's dead-letter page: pending summary, held methods, every parked row with its
 /// reason, attempts and last error, each with Redrive and Discard buttons, the scheduled rows
 /// with their due time and a Cancel button, and the app's state (secret values redacted).
@@ -181,12 +194,13 @@ pub fn dead_letter_page(team: &str, stats: &Stats, parked: &[OutboxRow], schedul
     let holds: Vec<String> = stats.holds.iter().map(|h| format!("{} until {}", escape(&h.target), utc(h.until_ms))).collect();
     let paced: Vec<String> = stats.pacing.iter().map(|p| format!("{} ({} waiting, free at {})", escape(&p.lane), p.waiting, utc(p.free_at))).collect();
     let summary = format!(
-        "<p>Pending: <strong id=\"pending\">{}</strong>; oldest waiting {}; parked: <strong id=\"parked\">{}</strong>; held methods: {}; paced: {}.</p>",
+        "<p>Pending: <strong id=\"pending\">{}</strong>; oldest waiting {}; parked: <strong id=\"parked\">{}</strong>; held methods: {}; paced: {}.</p>{}",
         stats.pending,
         stats.oldest_pending_age_ms.map(|ms| format!("{} s", ms / 1000)).unwrap_or_else(|| "—".into()),
         parked.len(),
         if holds.is_empty() { "none".into() } else { holds.join(", ") },
         if paced.is_empty() { "none".into() } else { paced.join(", ") },
+        rate_limited_note(stats),
     );
     let rows = if parked.is_empty() {
         "<p id=\"empty\">No parked rows: nothing needs a decision.</p>".to_string()
@@ -273,6 +287,7 @@ mod tests {
         assert!(html.contains("&lt;b&gt;x&lt;/b&gt;"), "payload text is escaped");
         assert!(html.contains("chat.postMessage until 1970-01-01 00:00:00 UTC"), "held methods are listed");
         assert!(dead_letter_page("T1", &Stats::default(), &[], &[], &StatePage::default()).contains("No parked rows"));
+        assert!(!html.contains("app-rate-limited"), "no rate-limit line for a team Slack never limited");
     }
 
     #[test]
@@ -304,6 +319,13 @@ mod tests {
         assert!(html.contains("due 1970-01-01 00:00:00 UTC<br>every 1440 min"));
         assert!(html.contains("incident:&lt;7&gt;"), "the key is escaped");
         assert!(dead_letter_page("T1", &Stats::default(), &[], &[], &StatePage::default()).contains("Nothing scheduled"));
+    }
+
+    #[test]
+    fn the_page_says_when_slack_rate_limited_the_team() {
+        let notices = crate::slack::rate_limited::Notices { count: 3, last_minute: 1_518_467_820, last_at: 0 };
+        let html = dead_letter_page("T1", &Stats { app_rate_limited: Some(notices), ..Stats::default() }, &[], &[], &StatePage::default());
+        assert!(html.contains("in <strong>3</strong> minute(s), the latest starting 2018-02-12 20:37:00 UTC"), "{html}");
     }
 
     #[test]

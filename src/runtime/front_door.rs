@@ -2,6 +2,15 @@
 //! team actor of its installation, and waits for the actor at most `ACK_BUDGET_MS`. It never calls
 //! Slack, looks up a token or calls an LLM: all of that happens after the ack, in the actor.
 //!
+//! The budget is counted from the request's arrival (the start of `fetch`), not from the call to
+//! the actor: reading, verifying and parsing the body spend it too. Its end, the [`Deadline`], goes
+//! to the actor with the request, and a request that reaches the actor after it is not recorded
+//! (the actor answers `too_late`): under overload the actor does not spend its time on answers
+//! the front door has stopped waiting for. So a 200 is always sent after the commit, and the
+//! front door stops waiting at the budget after the Worker started on the request. Not bounded:
+//! time spent queued before the Worker runs, which it cannot see, and a timer that fires late on
+//! a saturated isolate (see docs/delivery.md, "Overload").
+//!
 //! Order of checks for a Slack route: signing secret configured (else 500) → body size (413,
 //! before any hashing) → signature and timestamp (401) → content type (415) → parse (400). Every
 //! error is mapped to HTTP in one place, [`FrontDoorError::into_response`] (in `runtime::error`, so
@@ -11,9 +20,10 @@ use super::error::FrontDoorError;
 use super::test_hooks::TestHooks;
 use super::{admin, api, clock, env, header, log, oauth, team};
 use crate::config::{Config, MAX_BODY_BYTES};
-use crate::ingest::{IngestOutcome, Receipt};
+use crate::ingest::{Deadline, IngestOutcome, Receipt};
 use crate::logs::{Alert, ErrorLine, LogLine, RequestLine, RequestVerdict};
 use crate::slack::envelope::{self, Dispatch, Inbound, ParseError};
+use crate::slack::rate_limited::RateLimitedNotice;
 use crate::slack::signature;
 use futures::StreamExt;
 use serde_json::json;
@@ -142,7 +152,8 @@ async fn slack(
         retry_reason: header(&req, "x-slack-retry-reason"),
         ..RequestLine::default()
     };
-    let response = answer(inbound, env, config, &mut line, hooks).await?;
+    let deadline = Deadline(started + config.ack_budget_ms);
+    let response = answer(inbound, env, deadline, &mut line, hooks).await?;
     line.ack_ms = clock::now_ms() - started;
     log::emit(line);
     Ok(response)
@@ -173,7 +184,7 @@ async fn read_capped(req: &mut Request, limit: usize) -> Result<Vec<u8>, FrontDo
 }
 
 /// Answers a verified, parsed request; fills the log line's verdict.
-async fn answer(inbound: Inbound, env: &Env, config: &Config, line: &mut RequestLine, hooks: &TestHooks) -> Result<Response, FrontDoorError> {
+async fn answer(inbound: Inbound, env: &Env, deadline: Deadline, line: &mut RequestLine, hooks: &TestHooks) -> Result<Response, FrontDoorError> {
     match inbound {
         Inbound::UrlVerification { challenge } => {
             line.verdict = RequestVerdict::UrlVerification;
@@ -186,9 +197,10 @@ async fn answer(inbound: Inbound, env: &Env, config: &Config, line: &mut Request
         Inbound::AppRateLimited { team_id, minute_rate_limited } => {
             line.verdict = RequestVerdict::Ignored;
             line.reason = Some("app_rate_limited".into());
-            line.team = Some(team_id);
+            line.team = Some(team_id.clone());
             line.alert = Some(Alert::AppRateLimited);
             line.minute_rate_limited = Some(minute_rate_limited);
+            note_rate_limited(env, &team_id, minute_rate_limited, deadline).await?;
             Ok(Response::empty()?)
         }
         Inbound::Unknown { kind } => {
@@ -197,15 +209,15 @@ async fn answer(inbound: Inbound, env: &Env, config: &Config, line: &mut Request
             line.type_name = Some(kind);
             Ok(Response::empty()?)
         }
-        Inbound::Dispatch(dispatch) => dispatch_to_actor(dispatch, env, config, line, hooks).await,
+        Inbound::Dispatch(dispatch) => dispatch_to_actor(dispatch, env, deadline, line, hooks).await,
     }
 }
 
-async fn dispatch_to_actor(d: Dispatch, env: &Env, config: &Config, line: &mut RequestLine, hooks: &TestHooks) -> Result<Response, FrontDoorError> {
+async fn dispatch_to_actor(d: Dispatch, env: &Env, deadline: Deadline, line: &mut RequestLine, hooks: &TestHooks) -> Result<Response, FrontDoorError> {
     line.team = Some(d.team_key().into());
     line.op_key = Some(d.op_key().into());
     line.type_name = Some(d.type_name().into());
-    let outcome = record_at_actor(env, &d, config.ack_budget_ms, hooks).await?;
+    let outcome = record_at_actor(env, &d, deadline, hooks).await?;
     line.verdict = outcome.verdict().into();
     line.queued = match outcome.receipt {
         Receipt::New { queued, .. } => Some(queued),
@@ -221,21 +233,47 @@ async fn dispatch_to_actor(d: Dispatch, env: &Env, config: &Config, line: &mut R
     }
 }
 
-/// Sends the dispatch to its team actor and waits at most `budget_ms` for the recorded outcome
-/// (past it the call is aborted: the unit may still commit, and Slack's retry is a duplicate).
-async fn record_at_actor(env: &Env, d: &Dispatch, budget_ms: i64, hooks: &TestHooks) -> Result<IngestOutcome, FrontDoorError> {
-    let body = serde_json::to_string(d).map_err(|e| FrontDoorError::Internal(e.to_string()))?;
-    let headers = match hooks.for_the_actor() {
-        true => {
-            let headers = worker::Headers::new();
-            hooks.forward(&headers)?;
-            Some(headers)
-        }
-        false => None,
-    };
-    let (status, _, text) = team::call_within(env, d.team_key(), Method::Post, "/ingest", Some(body), headers, budget_ms).await?;
-    if status != 200 {
-        return Err(FrontDoorError::Internal(format!("actor answered {status}: {text}")));
+/// The budget left before `deadline`; a 500 (`ActorTimeout`) if it is spent already, so the actor is
+/// not even called.
+fn time_left(deadline: Deadline) -> Result<i64, FrontDoorError> {
+    match deadline.remaining_ms(clock::now_ms()) {
+        left if left > 0 => Ok(left),
+        _ => Err(FrontDoorError::ActorTimeout),
     }
-    serde_json::from_str::<IngestOutcome>(&text).map_err(|e| FrontDoorError::Internal(format!("actor's answer is not an ingest outcome: {e}")))
+}
+
+/// Has the team's actor count an `app_rate_limited` notice (for its stats), within the ack budget.
+/// A notice without a team (Slack always names one) is only logged. Failing, it answers 500, as
+/// an event would, so that Slack may send it again.
+async fn note_rate_limited(env: &Env, team_id: &str, minute: i64, deadline: Deadline) -> Result<(), FrontDoorError> {
+    if team_id.is_empty() {
+        return Ok(());
+    }
+    let left_ms = time_left(deadline)?;
+    let body = serde_json::to_string(&RateLimitedNotice { minute_rate_limited: minute }).map_err(|e| FrontDoorError::Internal(e.to_string()))?;
+    let (status, _, text) = team::call_within(env, team_id, Method::Post, team::RATE_LIMITED_PATH, Some(body), None, left_ms).await?;
+    match status {
+        200 => Ok(()),
+        _ => Err(FrontDoorError::Internal(format!("actor answered {status}: {text}"))),
+    }
+}
+
+/// Sends the dispatch to its team actor and waits for the recorded outcome until `deadline` (past
+/// it the call is aborted: the unit may still commit, and Slack's retry is a duplicate; or the
+/// actor reaches the request too late and records nothing, and the retry records it). A budget
+/// already spent before the call answers 500 without calling.
+async fn record_at_actor(env: &Env, d: &Dispatch, deadline: Deadline, hooks: &TestHooks) -> Result<IngestOutcome, FrontDoorError> {
+    let left_ms = time_left(deadline)?;
+    let body = serde_json::to_string(d).map_err(|e| FrontDoorError::Internal(e.to_string()))?;
+    let headers = worker::Headers::new();
+    headers.set(Deadline::HEADER, &deadline.0.to_string())?;
+    if hooks.for_the_actor() {
+        hooks.forward(&headers)?;
+    }
+    let (status, _, text) = team::call_within(env, d.team_key(), Method::Post, "/ingest", Some(body), Some(headers), left_ms).await?;
+    match status {
+        200 => serde_json::from_str::<IngestOutcome>(&text).map_err(|e| FrontDoorError::Internal(format!("actor's answer is not an ingest outcome: {e}"))),
+        503 if text.contains(team::TOO_LATE) => Err(FrontDoorError::ActorTimeout),
+        _ => Err(FrontDoorError::Internal(format!("actor answered {status}: {text}"))),
+    }
 }

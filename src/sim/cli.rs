@@ -3,8 +3,8 @@
 //! its report as text, or an error for `main` to print with a non-zero exit.
 
 use super::client::{
-    app_home_opened, block_suggestion, direct_message, envelope, fresh_id, fresh_trigger_id, fresh_ts, global_shortcut, mention, message_shortcut,
-    reaction_added, resolve_click, view_submission, SendError, SimCall, Target,
+    app_home_opened, app_rate_limited, block_suggestion, direct_message, envelope, fresh_id, fresh_trigger_id, fresh_ts, global_shortcut, mention,
+    message_shortcut, reaction_added, resolve_click, view_submission, SendError, SimCall, Target,
 };
 use super::fake::FakeSlack;
 use super::faults::Faults;
@@ -46,6 +46,9 @@ enum Sub {
     /// Sends Slack's retries, duplicates and fresh-id copies of one message; counts the replies (1 is right).
     #[command(args_override_self = true)]
     Storm(ClientOptions),
+    /// Sends Slack's `app_rate_limited` notice for the team (this minute); prints the ack.
+    #[command(args_override_self = true, name = "rate-limited")]
+    RateLimited(ClientOptions),
     /// Runs a global shortcut (`--message`: a message shortcut); prints the ack.
     #[command(args_override_self = true)]
     Shortcut(ShortcutOptions),
@@ -287,6 +290,7 @@ pub fn parse_command_line(args: &[String]) -> Result<(String, Options), clap::Er
         Sub::Command(o) => ("command".into(), client(o.common, Some(o.text))),
         Sub::Click(common) => ("click".into(), client(common, None)),
         Sub::Storm(common) => ("storm".into(), client(common, None)),
+        Sub::RateLimited(common) => ("rate-limited".into(), client(common, None)),
         Sub::Shortcut(o) => input("shortcut", o.input, Input::Shortcut { callback_id: o.callback_id, message: o.message }),
         Sub::Submit(o) => input("submit", o.input, Input::Submit { callback_id: o.callback_id, values: o.values }),
         Sub::Options(o) => input("options", o.input, Input::Suggest { action_id: o.action_id, block_id: o.block_id, query: o.query }),
@@ -480,6 +484,11 @@ pub fn run_client(command: &str, options: &Options) -> Result<String, Failure> {
             Ok(format!("{head}\n{}", delivered(&target, before, ack.at, timeout, "chat.update", |c| c.method == "chat.update" && c.field("ts") == Some(&ts))?))
         }
         "storm" => storm(&target, &team, before, timeout),
+        "rate-limited" => {
+            let minute = super::client::this_minute();
+            let ack = target.event(&app_rate_limited(&team, minute), &[])?;
+            Ok(format!("{} (team {team}, minute_rate_limited {minute}: see its stats' app_rate_limited)", acked(&ack)?))
+        }
         other => Err(Failure::Usage(Usage(format!("unknown subcommand `{other}`")))),
     }
 }

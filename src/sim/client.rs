@@ -221,6 +221,17 @@ pub fn envelope(team: &str, event_id: &str, event: Value) -> Value {
     })
 }
 
+/// Slack's `app_rate_limited` notice: it dropped `team`'s events in the minute starting at
+/// `minute` (epoch seconds) because the workspace passed 30,000 Events API deliveries an hour.
+pub fn app_rate_limited(team: &str, minute: u64) -> Value {
+    json!({"token": "sim", "type": "app_rate_limited", "team_id": team, "minute_rate_limited": minute, "api_app_id": "ASIM"})
+}
+
+/// The start of the current minute, epoch seconds (what `minute_rate_limited` holds).
+pub fn this_minute() -> u64 {
+    now_secs() / 60 * 60
+}
+
 /// An `app_mention` of our bot by `U1`.
 pub fn mention(channel: &str, ts: &str, text: &str) -> Value {
     json!({"type": "app_mention", "user": "U1", "text": format!("<@UBOT> {text}"), "ts": ts, "channel": channel, "event_ts": ts})

@@ -3,5 +3,6 @@
 
 pub mod classify;
 pub mod envelope;
+pub mod rate_limited;
 pub mod signature;
 pub mod tiers;

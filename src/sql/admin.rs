@@ -61,6 +61,13 @@ pub const SAVE_LAST_SWEEP: &str = "INSERT INTO meta(key, value) VALUES ('last_sw
 /// The last sweep's report (JSON text).
 pub const LAST_SWEEP: &str = "SELECT value FROM meta WHERE key = 'last_sweep'";
 
+/// Keeps the team's `app_rate_limited` notices (`slack::rate_limited::Notices`): ?1 JSON.
+pub const SAVE_RATE_LIMITED: &str = "INSERT INTO meta(key, value) VALUES ('app_rate_limited', ?1)
+ ON CONFLICT(key) DO UPDATE SET value = excluded.value";
+
+/// The team's `app_rate_limited` notices (JSON text).
+pub const RATE_LIMITED: &str = "SELECT value FROM meta WHERE key = 'app_rate_limited'";
+
 /// Parked rows matching a bulk redrive: ?1 reason (NULL: any), ?2 parked since, ?3 parked until.
 pub const COUNT_PARKED_MATCHING: &str = "SELECT COUNT(*) AS n FROM outbox
  WHERE status = 'parked' AND (?1 IS NULL OR reason = ?1) AND finished_at >= ?2 AND finished_at <= ?3";

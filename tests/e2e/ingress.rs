@@ -133,6 +133,29 @@ fn ssl_check_unknown_types_and_rate_limit_notices_are_200_and_dispatch_nothing()
 }
 
 #[test]
+fn slacks_rate_limit_notices_are_logged_with_an_alert_and_counted_per_minute_in_the_teams_stats() {
+    let (s, team) = (shared(), unique("T"));
+    let c = s.client();
+    let notice = |minute: i64| json!({"type": "app_rate_limited", "team_id": team, "minute_rate_limited": minute, "api_app_id": "A1"});
+    assert_eq!(c.stats(&team)["app_rate_limited"], Value::Null, "no notice yet");
+    for minute in [1_518_467_820, 1_518_467_820, 1_518_467_880] {
+        assert_eq!(c.event(&notice(minute)).status, 200);
+    }
+    let counted = &c.stats(&team)["app_rate_limited"];
+    assert_eq!(counted["count"], 2, "two distinct minutes (the repeat of the first is not counted): {counted}");
+    assert_eq!(counted["last_minute"], 1_518_467_880);
+    assert!(counted["last_at"].as_i64().is_some_and(|at| at > 0), "{counted}");
+    let line: Value = eventually("the notice's request line", Duration::from_secs(10), || {
+        s.runtime.log_lines().into_iter().find(|l| l["kind"] == "request" && l["team"] == team.as_str() && l["minute_rate_limited"] == 1_518_467_880)
+    });
+    assert_eq!(line["alert"], "app_rate_limited");
+    assert_eq!(line["verdict"], "ignored");
+    assert_nothing_stored(&c, &team);
+    let page = c.admin_get(&format!("/admin/teams/{team}"));
+    assert!(page.body.contains("in <strong>2</strong> minute(s)"), "the admin page says so: {}", page.body);
+}
+
+#[test]
 fn fifty_concurrent_copies_of_one_envelope_make_one_receipt_and_one_row() {
     let (s, team, channel) = (shared(), unique("T"), unique("C"));
     let body = envelope(&team, &unique("Ev"), mention(&channel, "5.5", "storm")).to_string().into_bytes();
@@ -281,11 +304,69 @@ fn an_actor_slower_than_the_ack_budget_gets_a_500_and_slacks_retry_records_it_on
     s.fake.wait_calls("chat.postMessage", &channel, 1, Duration::from_secs(20));
     let c = s.client();
     eventually("the delayed unit has finished too", Duration::from_secs(10), || (c.receipts(&team) == 1 && c.rows(&team, "done").len() == 1).then_some(()));
-    // The delayed unit runs 3 s after it arrived and must land as a duplicate: wait out that known
-    // delay (it leaves no other trace to await), then check nothing was added.
+    // The delayed copy reaches its unit 3 s after it arrived, past the front door's deadline: it
+    // records nothing (the actor answers too_late; had it run, it would be a duplicate). Wait out
+    // that known delay (it leaves no other trace to await), then check nothing was added.
     let delayed_done = started + Duration::from_millis(3500);
     std::thread::sleep(delayed_done.saturating_duration_since(Instant::now()));
     assert_eq!(c.receipts(&team), 1);
     assert_eq!(c.all_rows(&team).len(), 1);
     assert_eq!(s.fake.calls("chat.postMessage", &channel).len(), 1);
+}
+
+/// A body sent in pieces, `pause` apart: a slow client, or a slow network in front of the Worker.
+struct Trickle {
+    body: Vec<u8>,
+    sent: usize,
+    piece: usize,
+    pause: Duration,
+}
+
+impl std::io::Read for Trickle {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.sent >= self.body.len() {
+            return Ok(0);
+        }
+        if self.sent > 0 {
+            std::thread::sleep(self.pause);
+        }
+        let n = self.piece.min(buf.len()).min(self.body.len() - self.sent);
+        buf[..n].copy_from_slice(&self.body[self.sent..self.sent + n]);
+        self.sent += n;
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_request_whose_body_outlasts_the_ack_budget_is_answered_500_once_it_has_arrived_and_records_nothing() {
+    // The budget (2 s) counts from the request's arrival, so reading a slow body spends it: the
+    // actor is not even called, and Slack's retry is the first copy recorded.
+    let (s, team, channel) = (shared(), unique("T"), unique("C"));
+    let c = s.client();
+    let body = envelope(&team, &unique("Ev"), mention(&channel, "14.1", "slow upload")).to_string().into_bytes();
+    let ts = now_secs().to_string();
+    let pieces = 6;
+    let trickle = Trickle { piece: body.len().div_ceil(pieces), body: body.clone(), sent: 0, pause: Duration::from_millis(450) };
+    let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(10)).build();
+    let started = Instant::now();
+    let answer = agent
+        .post(&format!("{}/slack/events", s.runtime.base_url()))
+        .set("content-type", "application/json")
+        .set("content-length", &body.len().to_string())
+        .set("x-slack-request-timestamp", &ts)
+        .set("x-slack-signature", &sign(&ts, &body))
+        .send(trickle);
+    let took = started.elapsed();
+    let status = match answer {
+        Ok(r) => r.status(),
+        Err(ureq::Error::Status(code, _)) => code,
+        Err(e) => panic!("no answer: {e}"),
+    };
+    assert!(took >= Duration::from_millis(2_000), "the body took {took:?} to send (more than the budget)");
+    assert_eq!(status, 500, "the budget was spent reading the body: {took:?}");
+    assert!(took < Duration::from_millis(3_000), "answered before Slack's 3 s: {took:?}");
+    assert_nothing_stored(&c, &team);
+    assert_eq!(post(&c, "/slack/events", &signed_headers(&now_secs().to_string(), &body), &body), 200, "Slack's retry is recorded");
+    s.fake.wait_calls("chat.postMessage", &channel, 1, Duration::from_secs(20));
+    assert_eq!(c.receipts(&team), 1);
 }

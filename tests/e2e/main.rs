@@ -19,6 +19,7 @@ mod ingress;
 mod install;
 mod lists;
 mod notify;
+mod overload;
 mod pacing;
 mod reliability;
 mod schedule;

@@ -1,7 +1,8 @@
 //! `slackline-sim`'s client subcommands against the real runtime (workerd) and the shared fake
 //! Slack, the very server `slackline-sim serve` runs: each one's request is acknowledged and the
 //! reply Slack would see arrives; `storm` (Slack's retries, duplicates and fresh-id copies of one
-//! message) results in exactly one reply; a wrong secret is a clear error.
+//! message) results in exactly one reply; `rate-limited`'s notice is counted in the team's stats;
+//! a wrong secret is a clear error.
 
 use crate::support;
 
@@ -31,6 +32,20 @@ fn mention_dm_command_and_click_each_get_their_reply() {
 fn a_storm_of_retries_and_duplicates_makes_one_reply() {
     let report = sim("storm", SECRET).unwrap_or_else(|e| panic!("{e:?}"));
     assert!(report.contains("replies: 1 (1 is right)"), "{report}");
+}
+
+#[test]
+fn rate_limited_sends_slacks_notice_and_the_team_counts_it() {
+    let team = support::unique("T");
+    let s = shared();
+    let args: Vec<String> = ["rate-limited", "--url", &s.runtime.base_url(), "--sim", &s.fake.base_url(), "--secret", SECRET, "--team", &team]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    let (command, options) = parse(&args).expect("a valid command line");
+    let report = run_client(&command, &options).unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(report.contains("→ slackline acked in"), "{report}");
+    assert_eq!(s.client().stats(&team)["app_rate_limited"]["count"], 1, "the team's stats count the notice");
 }
 
 #[test]

@@ -6,6 +6,7 @@ use super::outbox::team_key;
 use crate::admin::{AuditEntry, OutboxPage, OutboxRow, RowDetail, Stats};
 use crate::logs::SweepLine;
 use crate::outbox::{RowId, Status};
+use crate::slack::rate_limited::{Noted, Notices};
 use crate::sql;
 use serde::Deserialize;
 use serde_json::Value;
@@ -14,6 +15,26 @@ use worker::{SqlStorage, SqlStorageValue as V, Storage};
 /// Keeps the last sweep's report for the stats.
 pub fn save_last_sweep(sql: &SqlStorage, report: &SweepLine) -> worker::Result<()> {
     run(sql, sql::admin::SAVE_LAST_SWEEP, vec![V::String(serde_json::to_string(report)?)])
+}
+
+#[derive(Deserialize)]
+struct MetaText {
+    value: String,
+}
+
+/// The team's `app_rate_limited` notices, if it had any (an unreadable value counts as none).
+pub fn rate_limited(sql: &SqlStorage) -> worker::Result<Option<Notices>> {
+    Ok(rows::<MetaText>(sql, sql::admin::RATE_LIMITED, vec![])?.into_iter().next().and_then(|t| serde_json::from_str(&t.value).ok()))
+}
+
+/// Keeps one more `app_rate_limited` notice for `minute`; what it changed. One read and one write
+/// with no await between them: the actor is the team's only writer, so nothing interleaves.
+pub fn note_rate_limited(sql: &SqlStorage, minute: i64, now: i64) -> worker::Result<Noted> {
+    let noted = Notices::note(rate_limited(sql)?, minute, now);
+    if let Noted::NewMinute(notices) = &noted {
+        run(sql, sql::admin::SAVE_RATE_LIMITED, vec![V::String(serde_json::to_string(notices)?)])?;
+    }
+    Ok(noted)
 }
 
 /// The pending summary at `now`: how many rows are pending, how many of them are scheduled rows
@@ -56,6 +77,7 @@ pub fn stats(sql: &SqlStorage, now: i64) -> worker::Result<Stats> {
         last_sweep,
         installation: installation(sql)?,
         uninstalled: uninstalled(sql)?,
+        app_rate_limited: rate_limited(sql)?,
     })
 }
 

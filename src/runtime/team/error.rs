@@ -11,6 +11,9 @@ use crate::sql::migrate::Refused;
 use serde_json::json;
 use worker::Response;
 
+/// The error code of [`ActorError::Late`], which the front door recognises.
+pub const TOO_LATE: &str = "too_late";
+
 /// Why the team actor refused or failed a request.
 #[derive(Debug)]
 pub enum ActorError {
@@ -54,6 +57,12 @@ pub enum ActorError {
     /// The database is not at the code's schema version and must not be written: a migration
     /// failed, or it is newer than the code (logged once, when the actor woke).
     Schema(Refused),
+    /// The request reached the actor after the front door's deadline: nothing was written (the
+    /// front door has answered 500 already, and Slack retries).
+    Late {
+        /// How far past the deadline.
+        by_ms: i64,
+    },
     /// Storage or the runtime failed (logged; a retry is safe).
     Storage(worker::Error),
 }
@@ -97,6 +106,7 @@ impl ActorError {
                 log::error(LogLine::ConfigError(ErrorLine::new(e)));
                 (500, "not_configured", format!("configuration error: {e}"), None)
             }
+            ActorError::Late { by_ms } => (503, TOO_LATE, format!("reached {by_ms} ms after the front door's deadline; nothing recorded"), None),
             ActorError::Schema(refused) => (500, refused.code(), refused.message(), None),
             ActorError::Storage(e) => {
                 log::error(LogLine::AdminError(ErrorLine::new(e)));

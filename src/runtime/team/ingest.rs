@@ -1,21 +1,26 @@
 //! The team actor's request path: `POST /ingest` (the atomic unit of a receipt, the app's effects
-//! as outbox rows, and an uninstall's revocation) and `POST /installation` (from the OAuth flow).
+//! as outbox rows, and an uninstall's revocation), `POST /installation` (from the OAuth flow) and
+//! `POST /rate-limited` (Slack's `app_rate_limited` notice, counted for the stats).
 //!
 //! Invariant: the answer to `/ingest` leaves only after the unit is durable, and the alarm is set
 //! with no await between it and the unit, so a row is never queued without a sweep to deliver it.
+//! A request reached after the front door's deadline (`ingest::Deadline`: it waited in this
+//! actor's queue past the ack budget, and the front door has answered 500) writes nothing and
+//! answers `too_late` (503).
 
 use super::error::ActorError;
 use super::TeamActor;
 use crate::app::{self, Decision};
 use crate::config::Config;
-use crate::ingest::{IngestOutcome, Receipt};
+use crate::ingest::{Admission, Deadline, IngestOutcome, Receipt};
 use crate::logs::{Alert, UninstallLine};
 use crate::oauth::Installation;
 use crate::outbox::reasons;
 use crate::runtime::store::{self, ingest::Ingest, ingest::NewRow, state::SqlState};
 use crate::runtime::test_hooks::{HookedApp, TestHooks};
-use crate::runtime::{clock, directory, log, request_json};
+use crate::runtime::{clock, directory, header, log, request_json};
 use crate::slack::envelope::Dispatch;
+use crate::slack::rate_limited::{Noted, RateLimitedNotice};
 use serde_json::json;
 use std::rc::Rc;
 use worker::{Request, Response};
@@ -24,9 +29,13 @@ impl TeamActor {
     /// `POST /ingest`: the atomic unit, then the alarm, then the answer (sent once the writes are
     /// durable: the output gate holds it).
     pub(super) async fn ingest(&self, mut req: Request, config: &Config) -> Result<Response, ActorError> {
-        let dispatch: Dispatch = request_json(&mut req).await?;
         let hooks = TestHooks::read(&req, config);
         hooks.delay().await;
+        // Checked first: a request the front door has given up on costs nothing more.
+        if let Admission::Late { by_ms } = Deadline::admit(Deadline::parse(header(&req, Deadline::HEADER).as_deref()), clock::now_ms()) {
+            return Err(ActorError::Late { by_ms });
+        }
+        let dispatch: Dispatch = request_json(&mut req).await?;
         // The handler reads the team's state synchronously; with no await from here to the unit,
         // nothing else writes in between.
         let ctx = app::Context::of(config).with_state(Rc::new(SqlState { sql: self.sql.clone() }));
@@ -75,6 +84,14 @@ impl TeamActor {
         }
         let ignored = if uninstall { Some("uninstalled") } else { ignored };
         Ok(Response::from_json(&IngestOutcome { receipt: recorded.receipt, ignored: ignored.map(str::to_string), ack })?)
+    }
+
+    /// `POST /rate-limited`: one of Slack's `app_rate_limited` notices, kept for the stats (the
+    /// front door has logged it with its alert). Answers whether it was a minute not counted yet.
+    pub(super) async fn rate_limited(&self, mut req: Request) -> Result<Response, ActorError> {
+        let notice: RateLimitedNotice = request_json(&mut req).await?;
+        let noted = store::admin::note_rate_limited(&self.sql, notice.minute_rate_limited, clock::now_ms())?;
+        Ok(Response::from_json(&json!({ "new_minute": matches!(noted, Noted::NewMinute(_)) }))?)
     }
 
     /// Tells the directory about this team, in the background (never on the ack's path).

@@ -27,6 +27,7 @@ mod lists;
 mod notify;
 
 use error::ActorError;
+pub use error::TOO_LATE;
 
 use super::store;
 use super::sweep::{credential, Nudge, Sweeper};
@@ -85,6 +86,9 @@ pub enum Late {
 /// The team key, sent by the front door with `/api/…` requests (an actor reached only through the
 /// API has seen no event that names its team): kept for log lines.
 pub const TEAM_HEADER: &str = "x-slackline-team";
+
+/// The path the front door posts Slack's `app_rate_limited` notices to (body: `RateLimitedNotice`).
+pub const RATE_LIMITED_PATH: &str = "/rate-limited";
 
 /// The notify API's `Idempotency-Key`, as the front door forwards it.
 pub const IDEMPOTENCY_KEY: &str = "x-slackline-idempotency-key";
@@ -198,6 +202,7 @@ impl TeamActor {
         match (req.method(), req.path().as_str()) {
             (Method::Post, "/ingest") => self.ingest(req, &config).await,
             (Method::Post, "/installation") => self.install(req, &config).await,
+            (Method::Post, RATE_LIMITED_PATH) => self.rate_limited(req).await,
             (_, "/admin") => self.admin(&req, forwarded(&req)?, &config).await,
             (_, "/api") => {
                 let route: ApiRoute = forwarded(&req)?;
