@@ -1,10 +1,12 @@
 //! An incident as the bot sees it: the modal that asks for one, the submission read back into an
 //! [`Incident`] (or the field errors Slack shows in the modal), and its announcement.
 //!
-//! All of it is plain data and pure functions, apart from the listeners in `lib.rs`: when
-//! incidents are kept in state and their announcements updated (issue 24), these are the shapes
-//! that get stored and re-rendered.
+//! All of it is plain data and pure functions, apart from the listeners in `lib.rs`: an
+//! [`Incident`] is what is stored in state (as JSON) and re-rendered into its announcement each
+//! time it changes. Its status only moves forward (open → acknowledged → resolved, or open →
+//! resolved), so a second click of the same button is [`Change::Unchanged`] and updates nothing.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use slackline::app::listen::ViewIn;
 
@@ -16,11 +18,14 @@ pub const TITLE: (&str, &str) = ("title", "title_input");
 pub const SEVERITY: (&str, &str) = ("severity", "severity_select");
 /// The announcement's "Acknowledge" button.
 pub const ACKNOWLEDGE: &str = "incident_acknowledge";
+/// The announcement's "Resolve" button.
+pub const RESOLVE: &str = "incident_resolve";
 /// Slack's limit on a `plain_text_input` the modal sets (`max_length`).
 pub const TITLE_MAX_CHARS: usize = 150;
 
 /// How bad it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Customers are down.
     Sev1,
@@ -62,8 +67,29 @@ impl Severity {
     }
 }
 
-/// A reported incident.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where an incident is: it only moves forward.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Reported, nobody on it yet.
+    Open,
+    /// Someone is on it.
+    Acknowledged,
+    /// Over.
+    Resolved,
+}
+
+/// What a click or a reaction did to an incident.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// It changed: store it and update its announcement.
+    Changed,
+    /// It already was so (a second click): nothing to store or update.
+    Unchanged,
+}
+
+/// A reported incident, as stored in state under [`crate::incident_key`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Incident {
     /// What is wrong, as the reporter wrote it (trimmed).
     pub title: String,
@@ -71,6 +97,16 @@ pub struct Incident {
     pub severity: Severity,
     /// Who reported it.
     pub reporter: String,
+    /// Where it is.
+    #[serde(default = "open")]
+    pub status: Status,
+    /// Who is on it: who acknowledged it, or reacted `:eyes:` to its announcement.
+    #[serde(default)]
+    pub assignee: Option<String>,
+}
+
+fn open() -> Status {
+    Status::Open
 }
 
 /// Field errors for the modal: `(block_id, message)`.
@@ -92,7 +128,8 @@ impl Incident {
         }
         match severity {
             Some(severity) if errors.is_empty() => {
-                Ok(Incident { title: title.to_string(), severity, reporter: v.interaction.user_id.clone().unwrap_or_default() })
+                let reporter = v.interaction.user_id.clone().unwrap_or_default();
+                Ok(Incident { title: title.to_string(), severity, reporter, status: Status::Open, assignee: None })
             }
             _ => Err(errors),
         }
@@ -108,19 +145,79 @@ impl Incident {
         format!("Incident still open, nobody acknowledged it: {}", mrkdwn_escape(&self.title))
     }
 
-    /// The announcement's blocks: the incident and an "Acknowledge" button, whose value is the
-    /// incident's id `id` (its click cancels the reminder).
-    pub fn blocks(&self, id: &str) -> Value {
-        let button = json!({
-            "type": "button", "action_id": ACKNOWLEDGE, "style": "primary",
-            "text": { "type": "plain_text", "text": "Acknowledge" }, "value": id,
-        });
-        json!([
-            { "type": "section", "text": { "type": "mrkdwn", "text": format!(":rotating_light: *{}*\n{}", mrkdwn_escape(&self.title), self.severity.label()) } },
-            { "type": "context", "elements": [{ "type": "mrkdwn", "text": format!("Reported by <@{}>", self.reporter) }] },
-            { "type": "actions", "elements": [button] },
-        ])
+    /// Moves it to `to` by `who` (an acknowledgement assigns them if nobody is): a status it
+    /// is already at, or past, changes nothing.
+    pub fn advance(&mut self, to: Status, who: &str) -> Change {
+        if self.status >= to {
+            return Change::Unchanged;
+        }
+        self.status = to;
+        if to == Status::Acknowledged && self.assignee.is_none() {
+            self.assignee = Some(who.to_string());
+        }
+        Change::Changed
     }
+
+    /// Assigns it to `who`: nothing changes if they already are, or it is resolved.
+    pub fn assign(&mut self, who: &str) -> Change {
+        if self.status == Status::Resolved || self.assignee.as_deref() == Some(who) {
+            return Change::Unchanged;
+        }
+        self.assignee = Some(who.to_string());
+        Change::Changed
+    }
+
+    /// The announcement's blocks: the incident, its status and assignee, and the buttons its
+    /// status still allows ("Acknowledge" while open, "Resolve" until resolved), whose value is
+    /// the incident's id `id`.
+    pub fn blocks(&self, id: &str) -> Value {
+        let mut blocks = vec![
+            json!({ "type": "section", "text": { "type": "mrkdwn", "text": format!(":rotating_light: *{}*\n{}", mrkdwn_escape(&self.title), self.severity.label()) } }),
+            json!({ "type": "context", "elements": [{ "type": "mrkdwn", "text": self.context() }] }),
+        ];
+        let buttons = self.buttons(id);
+        if !buttons.is_empty() {
+            blocks.push(json!({ "type": "actions", "elements": buttons }));
+        }
+        Value::Array(blocks)
+    }
+
+    /// The announcement as a `chat.update` body: its text and blocks.
+    pub fn message(&self, id: &str) -> Value {
+        json!({ "text": self.text(), "blocks": self.blocks(id) })
+    }
+
+    fn context(&self) -> String {
+        let status = match self.status {
+            Status::Open => "Open",
+            Status::Acknowledged => "Acknowledged",
+            Status::Resolved => "Resolved",
+        };
+        let assignee = self.assignee.as_deref().map(|u| format!(" · assigned to <@{u}>")).unwrap_or_default();
+        format!("Reported by <@{}> · {status}{assignee}", self.reporter)
+    }
+
+    fn buttons(&self, id: &str) -> Vec<Value> {
+        let button = |action: &str, text: &str, style: &str| json!({ "type": "button", "action_id": action, "style": style, "text": { "type": "plain_text", "text": text }, "value": id });
+        match self.status {
+            Status::Open => vec![button(ACKNOWLEDGE, "Acknowledge", "primary"), button(RESOLVE, "Resolve", "danger")],
+            Status::Acknowledged => vec![button(RESOLVE, "Resolve", "danger")],
+            Status::Resolved => Vec::new(),
+        }
+    }
+}
+
+/// The App Home: the open (unresolved) incidents, or a line saying there are none.
+pub fn home(open: &[Incident]) -> Value {
+    let mut blocks = vec![json!({ "type": "header", "text": { "type": "plain_text", "text": "Open incidents" } })];
+    if open.is_empty() {
+        blocks.push(json!({ "type": "section", "text": { "type": "mrkdwn", "text": "No open incidents." } }));
+    }
+    for i in open {
+        let text = format!("*{}* ({})\n{}", mrkdwn_escape(&i.title), i.severity.value().to_uppercase(), i.context());
+        blocks.push(json!({ "type": "section", "text": { "type": "mrkdwn", "text": text } }));
+    }
+    json!({ "type": "home", "blocks": blocks })
 }
 
 /// The modal `/incident` opens: a title and a severity (SEV2 preselected).

@@ -1,20 +1,28 @@
-//! An incident triage bot on slackline, first version: `/incident` opens a modal (a title and a
-//! severity); a submission with a blank title is refused in the modal (`response_action: errors`)
-//! and records nothing; a valid one is announced in the channel the deployment's `TRIAGE_CHANNEL`
-//! names, with an "Acknowledge" button whose click is answered in the announcement's thread, and
-//! a reminder is scheduled `TRIAGE_REMIND_MINUTES` (30) later: "still open" in the channel,
-//! unless someone acknowledges first (the click cancels it).
+//! An incident triage bot on slackline: `/incident` opens a modal (a title and a severity); a
+//! submission with a blank title is refused in the modal (`response_action: errors`) and records
+//! nothing; a valid one is stored in state (`incident:{id}`, the id being the submission's fact),
+//! announced in the channel the deployment's `TRIAGE_CHANNEL` names with "Acknowledge" and
+//! "Resolve" buttons, the announcement's `{channel, ts}` remembered (`post:{id}`), and a reminder
+//! scheduled `TRIAGE_REMIND_MINUTES` (30) later: "still open" in the channel, unless someone
+//! acknowledges or resolves it first (the click cancels it).
 //!
-//! Every answer is recorded with its request before Slack gets the 200, and the modal is opened
-//! right after it (a `trigger_id` lives 3 seconds). Incidents are not kept yet: state and the
-//! announcement's updates come with durable app state (issue 24); until the bot remembers the
-//! announcement's `ts`, the reminder is posted in the channel rather than in its thread.
+//! A click updates the stored incident and its announcement (`chat.update` of the remembered
+//! `ts`, else of the clicked message); an `:eyes:` reaction on the announcement assigns the
+//! reacting user; the App Home lists the open incidents. Invariants: an incident's status only
+//! moves forward, so a double click, or a Slack retry (the same fact: its state change and its
+//! update's key are deduplicated by the unit), updates the announcement once; every change is
+//! written in the request's unit with its receipt and effects, or not at all.
+//!
+//! Not yet: the reminder is posted in the channel, not the announcement's thread: it is scheduled
+//! with the submission, before Slack has answered with the `ts`, and a scheduled effect's payload
+//! is fixed when it is scheduled.
 
 pub mod incident;
 
-use incident::{Incident, ACKNOWLEDGE, MODAL};
-use slackline::app::listen::{ActionIn, Cx, HandlerResult, Listeners, ViewIn, When, MINUTE_MS};
+use incident::{Change, Incident, Status, ACKNOWLEDGE, MODAL, RESOLVE};
+use slackline::app::listen::{ActionIn, AppHomeOpened, Cx, EventIn, HandlerResult, Listeners, ReactionEvent, ViewIn, When, MINUTE_MS};
 use slackline::app::Vars;
+use slackline::state::Posted;
 
 /// The slash command that reports an incident.
 pub const COMMAND: &str = "/incident";
@@ -29,6 +37,23 @@ pub const REMIND_MINUTES: i64 = 30;
 pub fn reminder_key(id: &str) -> String {
     format!("incident:{id}:remind")
 }
+
+/// The state key of the incident `id`.
+pub fn incident_key(id: &str) -> String {
+    format!("incident:{id}")
+}
+
+/// The state key under which the announcement of the incident `id` is remembered.
+pub fn post_key(id: &str) -> String {
+    format!("post:{id}")
+}
+
+/// The emoji whose reaction on an announcement assigns the reacting user.
+pub const ASSIGN_REACTION: &str = "eyes";
+/// How many incidents the App Home reads (in key order; the resolved ones are not shown).
+pub const HOME_INCIDENTS: u32 = 50;
+/// How many remembered announcements a reaction looks through for its message.
+pub const POSTS_SCANNED: u32 = 1_000;
 
 /// The reminder delay (ms) a deployment's settings ask for, or why they are wrong.
 fn remind_after(vars: &Vars) -> Result<i64, String> {
@@ -48,11 +73,14 @@ pub fn app(vars: &Vars) -> Listeners {
             Ok(())
         })
         .view_submission(MODAL, move |v, cx| report(v, cx, channel.as_deref(), remind.clone()))
-        .action(ACKNOWLEDGE, acknowledge)
+        .action(ACKNOWLEDGE, |a, cx| click(a, cx, Status::Acknowledged))
+        .action(RESOLVE, |a, cx| click(a, cx, Status::Resolved))
+        .event("reaction_added", reaction)
+        .event("app_home_opened", home)
 }
 
-/// A submitted incident: refused in the modal with its field errors, or announced, with its
-/// reminder scheduled.
+/// A submitted incident: refused in the modal with its field errors, or stored, announced (the
+/// announcement remembered), with its reminder scheduled.
 fn report(v: &ViewIn, cx: &mut Cx, channel: Option<&str>, remind: Result<i64, String>) -> HandlerResult {
     let incident = match Incident::from_view(v) {
         Ok(incident) => incident,
@@ -66,19 +94,79 @@ fn report(v: &ViewIn, cx: &mut Cx, channel: Option<&str>, remind: Result<i64, St
     let remind = remind?;
     // The submission's fact names the incident: its duplicates name the same one.
     let id = cx.origin().fact.clone();
-    cx.say(channel, &incident.text()).blocks(incident.blocks(&id));
+    cx.state().put(&incident_key(&id), &incident)?;
+    cx.say(channel, &incident.text()).blocks(incident.blocks(&id)).remember(&post_key(&id));
     cx.schedule(&reminder_key(&id), When::after(remind)).say(channel, &incident.reminder());
     Ok(())
 }
 
-/// A click on "Acknowledge": answered in the announcement's thread; the reminder is cancelled (a
-/// click after it fired, or a second click, changes nothing).
-fn acknowledge(a: &ActionIn, cx: &mut Cx) -> HandlerResult {
-    let who = a.interaction.user_id.as_deref().unwrap_or("someone");
-    cx.reply(&format!("<@{who}> acknowledged this incident"));
-    if let Some(id) = a.action.value.as_deref() {
-        cx.cancel(&reminder_key(id));
+/// A click on "Acknowledge" or "Resolve": the incident moves to `to` and its announcement is
+/// updated, and the reminder is cancelled (a click after it fired changes nothing); a second
+/// click finds it there already and does nothing. An acknowledgement is also answered in the
+/// announcement's thread. A click on an announcement from before incidents were stored only
+/// cancels (and answers an acknowledgement).
+fn click(a: &ActionIn, cx: &mut Cx, to: Status) -> HandlerResult {
+    let who = a.interaction.user_id.clone().unwrap_or_else(|| "someone".into());
+    let id = a.action.value.clone().ok_or("the button carries no incident id")?;
+    let change = match cx.state().get::<Incident>(&incident_key(&id))? {
+        Some(mut incident) => match incident.advance(to, &who) {
+            Change::Changed => {
+                cx.state().put(&incident_key(&id), &incident)?;
+                refresh(cx, &id, &incident)?;
+                Change::Changed
+            }
+            Change::Unchanged => Change::Unchanged,
+        },
+        None => Change::Changed,
+    };
+    if change == Change::Changed {
+        if to == Status::Acknowledged {
+            cx.reply(&format!("<@{who}> acknowledged this incident"));
+        }
+        cx.cancel(&reminder_key(&id));
     }
+    Ok(())
+}
+
+/// `chat.update` of the incident's announcement: the remembered one, else the message this
+/// request is about (a click on it, before its answer was remembered); neither, nothing.
+fn refresh(cx: &mut Cx, id: &str, incident: &Incident) -> HandlerResult {
+    let here = cx.origin().channel.clone().zip(cx.origin().ts.clone()).map(|(channel, ts)| Posted { channel, ts });
+    if let Some(post) = cx.state().get::<Posted>(&post_key(id))?.or(here) {
+        cx.update(&post.channel, &post.ts, incident.message(id));
+    }
+    Ok(())
+}
+
+/// An `:eyes:` reaction on an announcement: the reacting user is assigned, and the announcement
+/// updated. Any other reaction, or one on another message, changes nothing.
+fn reaction(e: &EventIn, cx: &mut Cx) -> HandlerResult {
+    let r: ReactionEvent = e.parse()?;
+    let (Some(channel), Some(ts)) = (r.item.channel.as_deref(), r.item.ts.as_deref()) else { return Ok(()) };
+    if r.reaction != ASSIGN_REACTION {
+        return Ok(());
+    }
+    let posts = cx.state().scan::<Posted>("post:", POSTS_SCANNED)?;
+    let Some(id) = posts.into_iter().find(|(_, p)| p.channel == channel && p.ts == ts).map(|(k, _)| k["post:".len()..].to_string()) else {
+        return Ok(());
+    };
+    let Some(mut incident) = cx.state().get::<Incident>(&incident_key(&id))? else { return Ok(()) };
+    if incident.assign(&r.user) == Change::Changed {
+        cx.state().put(&incident_key(&id), &incident)?;
+        refresh(cx, &id, &incident)?;
+    }
+    Ok(())
+}
+
+/// The App Home tab: the open incidents (of the first [`HOME_INCIDENTS`] in key order).
+fn home(e: &EventIn, cx: &mut Cx) -> HandlerResult {
+    let opened: AppHomeOpened = e.parse()?;
+    if opened.tab != "home" {
+        return Ok(());
+    }
+    let incidents = cx.state().scan::<Incident>("incident:", HOME_INCIDENTS)?;
+    let open: Vec<Incident> = incidents.into_iter().map(|(_, i)| i).filter(|i| i.status != Status::Resolved).collect();
+    cx.publish_home(&opened.user, incident::home(&open));
     Ok(())
 }
 

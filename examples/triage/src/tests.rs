@@ -5,7 +5,8 @@ use incident::{Severity, SEVERITY, TITLE};
 use serde_json::{json, Value};
 use slackline::app::listen::{When, MINUTE_MS};
 use slackline::effect::Action;
-use slackline::testing::{action, command, handle, view_submission, Handled};
+use slackline::state::StateWrite;
+use slackline::testing::{action, command, event, handle, interaction, view_submission, Handled, Team};
 
 fn triage() -> Listeners {
     app(&Vars::of(&[(CHANNEL_VAR, "CINCIDENTS")]))
@@ -135,4 +136,106 @@ fn the_reminder_delay_is_the_deployments_setting_and_a_bad_one_fails_the_submiss
 fn an_acknowledge_click_cancels_the_incidents_reminder() {
     let done = handle(&triage(), &action(ACKNOWLEDGE, "ix:V1"));
     assert_eq!(done.effects[1].action, Action::CancelSchedule { key: reminder_key("ix:V1") });
+}
+
+/// A team with one submitted incident, whose announcement Slack answered with `C9`/`9.1` (as the
+/// unit's `remember` would store it): the team and the incident's id.
+fn reported() -> (Team, String) {
+    let team = Team::new();
+    let done = team.handle(&triage(), &view_submission(MODAL, values("Checkout fails", Some("sev1"))));
+    let id = done.calls()[0].1["blocks"][2]["elements"][0]["value"].as_str().unwrap().to_string();
+    team.state.apply(&[StateWrite::Put { key: post_key(&id), value: json!({ "channel": "C9", "ts": "9.1" }).to_string() }]);
+    (team, id)
+}
+
+/// A click on `action_id` of the incident `id`'s announcement by `user`, with its `trigger_id`.
+fn click(action_id: &str, id: &str, user: &str, trigger: &str) -> slackline::slack::envelope::Dispatch {
+    interaction(json!({
+        "type": "block_actions", "trigger_id": trigger, "user": { "id": user, "team_id": "T1" },
+        "container": { "type": "message", "channel_id": "C9", "message_ts": "9.1" }, "channel": { "id": "C9" }, "message": { "ts": "9.1" },
+        "actions": [{ "type": "button", "action_id": action_id, "block_id": "b", "value": id }],
+    }))
+}
+
+fn updates(done: &Handled) -> Vec<Value> {
+    done.calls().into_iter().filter(|(m, _)| m == "chat.update").map(|(_, a)| a).collect()
+}
+
+#[test]
+fn a_valid_submission_stores_the_incident_remembers_its_announcement_and_offers_acknowledge_and_resolve() {
+    let team = Team::new();
+    let done = team.handle(&triage(), &view_submission(MODAL, values("Checkout fails", Some("sev1"))));
+    let id = done.calls()[0].1["blocks"][2]["elements"][0]["value"].as_str().unwrap().to_string();
+    let stored = team.state.value(&incident_key(&id)).expect("the incident is stored");
+    assert_eq!(stored, json!({ "title": "Checkout fails", "severity": "sev1", "reporter": "U1", "status": "open", "assignee": null }));
+    let calls = done.calls();
+    let buttons: Vec<&str> = calls[0].1["blocks"][2]["elements"].as_array().unwrap().iter().filter_map(|b| b["action_id"].as_str()).collect();
+    assert_eq!(buttons, [ACKNOWLEDGE, RESOLVE]);
+    match &done.effects[0].action {
+        Action::SlackApi { remember, .. } => assert_eq!(remember.as_deref(), Some(post_key(&id).as_str())),
+        other => panic!("the announcement first: {other:?}"),
+    }
+}
+
+#[test]
+fn resolve_updates_the_stored_incident_and_the_remembered_announcement_and_cancels_the_reminder() {
+    let (team, id) = reported();
+    let done = team.handle(&triage(), &click(RESOLVE, &id, "U7", "trig.r1"));
+    assert_eq!(team.state.value(&incident_key(&id)).unwrap()["status"], "resolved");
+    let update = &updates(&done)[0];
+    assert_eq!((update["channel"].as_str(), update["ts"].as_str()), (Some("C9"), Some("9.1")));
+    assert!(update["blocks"].as_array().unwrap().iter().all(|b| b["type"] != "actions"), "no buttons once resolved: {update}");
+    assert!(done.effects.iter().any(|e| e.action == Action::CancelSchedule { key: reminder_key(&id) }));
+}
+
+#[test]
+fn a_double_click_or_a_retry_changes_the_incident_and_its_announcement_once() {
+    let (team, id) = reported();
+    let first = team.handle(&triage(), &click(RESOLVE, &id, "U7", "trig.r1"));
+    let retry = team.handle(&triage(), &click(RESOLVE, &id, "U7", "trig.r1"));
+    let second = team.handle(&triage(), &click(RESOLVE, &id, "U8", "trig.r2"));
+    assert_eq!(updates(&first).len(), 1);
+    assert!(retry.effects.is_empty() && retry.state.is_empty(), "a retry finds it resolved: {:?}", retry.effects);
+    assert!(second.effects.is_empty(), "already resolved: {:?}", second.effects);
+}
+
+#[test]
+fn acknowledge_assigns_the_clicker_keeps_resolve_and_a_second_acknowledge_does_nothing() {
+    let (team, id) = reported();
+    let done = team.handle(&triage(), &click(ACKNOWLEDGE, &id, "U7", "trig.a1"));
+    let stored = team.state.value(&incident_key(&id)).unwrap();
+    assert_eq!((stored["status"].as_str(), stored["assignee"].as_str()), (Some("acknowledged"), Some("U7")));
+    let buttons = &updates(&done)[0]["blocks"][2]["elements"];
+    assert_eq!(buttons.as_array().map(Vec::len), Some(1));
+    assert_eq!(buttons[0]["action_id"], RESOLVE);
+    assert!(team.handle(&triage(), &click(ACKNOWLEDGE, &id, "U8", "trig.a2")).effects.is_empty());
+}
+
+fn reacted(reaction: &str, user: &str, ts: &str) -> slackline::slack::envelope::Dispatch {
+    event(json!({ "type": "reaction_added", "user": user, "reaction": reaction, "item": { "type": "message", "channel": "C9", "ts": ts }, "event_ts": "9.9" }))
+}
+
+#[test]
+fn an_eyes_reaction_on_the_announcement_assigns_the_reacting_user_and_updates_it() {
+    let (team, id) = reported();
+    let done = team.handle(&triage(), &reacted("eyes", "U5", "9.1"));
+    assert_eq!(team.state.value(&incident_key(&id)).unwrap()["assignee"], "U5");
+    let update = &updates(&done)[0];
+    assert_eq!(update["ts"], "9.1");
+    assert!(update["blocks"][1]["elements"][0]["text"].as_str().unwrap().contains("assigned to <@U5>"), "{update}");
+    assert!(team.handle(&triage(), &reacted("eyes", "U5", "9.1")).effects.is_empty(), "already theirs");
+    assert!(team.handle(&triage(), &reacted("tada", "U6", "9.1")).effects.is_empty(), "another emoji");
+    assert!(team.handle(&triage(), &reacted("eyes", "U6", "8.8")).effects.is_empty(), "another message");
+}
+
+#[test]
+fn the_app_home_lists_the_open_incidents_from_state() {
+    let (team, id) = reported();
+    team.handle(&triage(), &view_submission(MODAL, values("Search is slow", Some("sev3"))));
+    team.handle(&triage(), &click(RESOLVE, &id, "U7", "trig.r1"));
+    let done = team.handle(&triage(), &event(json!({ "type": "app_home_opened", "user": "U3", "channel": "D3", "tab": "home" })));
+    let (method, args) = &done.calls()[0];
+    assert_eq!((method.as_str(), args["user_id"].as_str()), ("views.publish", Some("U3")));
+    let listed = args["view"]["blocks"].to_string();
+    assert!(listed.contains("Search is slow") && !listed.contains("Checkout fails"), "open only: {listed}");
 }
