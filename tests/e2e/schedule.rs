@@ -200,7 +200,8 @@ fn cancelling_a_fired_or_unknown_reminder_changes_nothing() {
     eventually("the overdue reminder fires at once", WAIT, || (reminder_row(&c, &fired)["status"] == "done").then_some(()));
     let before = reminder_row(&c, &fired);
     assert_eq!(acknowledge(t, &fired), 200);
-    eventually("the acknowledgement answered", WAIT, || (c.rows(&fired.team, "done").len() == 3).then_some(()));
+    // The announcement, the fired reminder, the acknowledgement's answer and its update of the announcement.
+    eventually("the acknowledgement answered", WAIT, || (c.rows(&fired.team, "done").len() == 4).then_some(()));
     assert_eq!(reminder_row(&c, &fired), before, "the fired row is untouched (no reason, same attempts)");
     assert_eq!(reminders(t, &fired).len(), 1);
 
