@@ -171,3 +171,30 @@ fn resolve_updates_the_remembered_announcement_once_under_a_double_click_and_can
     eventually("the announcement and its update delivered", WAIT, || c.rows(&team, "pending").is_empty().then_some(()));
     assert_eq!(t.fake.calls("chat.update", &title).len(), 1, "a double click updates once");
 }
+
+#[test]
+fn an_eyes_reaction_on_the_announcement_assigns_the_reactor_and_the_app_home_lists_the_open_incident() {
+    let t = triage();
+    let c = t.runtime.client();
+    let (team, user, title) = (unique("T"), unique("U"), unique("Login is flaky "));
+    assert_eq!(c.interaction(&incident_submission(&team, &user, &title)).status, 200);
+    let announced = t.fake.wait_calls("chat.postMessage", &title, 1, WAIT)[0].clone();
+    let id = announced.json.clone().expect("a JSON body")["blocks"][2]["elements"][0]["value"].as_str().expect("the id").to_string();
+    let post = eventually("the announcement remembered", WAIT, || state_value(&c, &team, &format!("post:{id}")));
+    let ts = post["ts"].as_str().expect("Slack's ts").to_string();
+
+    let reactor = unique("U");
+    let reaction =
+        json!({"type": "reaction_added", "user": reactor, "reaction": "eyes", "item": {"type": "message", "channel": t.channel, "ts": ts}, "event_ts": "9.9"});
+    assert_eq!(c.event(&envelope(&team, &unique("Ev"), reaction)).status, 200);
+    let updated = t.fake.wait_calls("chat.update", &title, 1, WAIT)[0].clone();
+    assert_eq!(updated.field("ts"), Some(ts.as_str()));
+    assert!(updated.body.contains(&format!("assigned to <@{reactor}>")), "{}", updated.body);
+    assert_eq!(state_value(&c, &team, &format!("incident:{id}")).expect("stored")["assignee"], json!(reactor));
+
+    let viewer = unique("U");
+    let opened = json!({"type": "app_home_opened", "user": viewer, "channel": "D1", "tab": "home"});
+    assert_eq!(c.event(&envelope(&team, &unique("Ev"), opened)).status, 200);
+    let published = t.fake.wait_calls("views.publish", &viewer, 1, WAIT)[0].clone();
+    assert!(published.body.contains(&title), "the open incident is listed: {}", published.body);
+}

@@ -147,7 +147,7 @@ fn reaction(e: &EventIn, cx: &mut Cx) -> HandlerResult {
         return Ok(());
     }
     let posts = cx.state().scan::<Posted>("post:", POSTS_SCANNED)?;
-    let Some(id) = posts.into_iter().find(|(_, p)| p.channel == channel && p.ts == ts).map(|(k, _)| k["post:".len()..].to_string()) else {
+    let Some(id) = posts.into_iter().find(|(_, p)| p.channel == channel && p.ts == ts).and_then(|(k, _)| k.strip_prefix("post:").map(str::to_string)) else {
         return Ok(());
     };
     let Some(mut incident) = cx.state().get::<Incident>(&incident_key(&id))? else { return Ok(()) };
