@@ -5,8 +5,7 @@
 //! panics is made by `TEST_PANIC_MARKER` (src/runtime/test_hooks.rs), and caught
 //! (src/app/guard.rs) without resetting the Wasm instance.
 
-use crate::support::slack::{envelope, mention, now_secs, sign};
-use crate::support::slack::{Answer, Client};
+use crate::support::slack::{envelope, mention, Client};
 use crate::support::{eventually, shared, unique, FakeSlack, Runtime, Settings};
 use std::time::Duration;
 
@@ -18,7 +17,7 @@ fn a_failed_handler_is_recorded_parked_with_its_error_and_redriven_once_fixed() 
     let c = s.client();
     let (team, channel) = (unique("T"), unique("C"));
     let body = envelope(&team, &unique("Ev"), mention(&channel, "7.1", "please fail")).to_string();
-    let send = |retry: Option<&str>| send_signed(&c, &body, retry, &[("x-slackline-test-handler-fails", "boom: index out of bounds")]);
+    let send = |retry: Option<&str>| c.event_delivery(&body, retry, &[("x-slackline-test-handler-fails", "boom: index out of bounds")]);
     let first = send(None);
     assert_eq!(first.status, 200, "{}", first.body);
     // Slack's retries of the same event add nothing.
@@ -85,7 +84,7 @@ fn a_handler_that_panics_mid_load_parks_its_event_and_disturbs_nothing_else() {
             .collect();
         // The marked event and Slack's three retries of it, while the load runs.
         let c = Client::new(&base);
-        let marked_statuses: Vec<u16> = [None, Some("1"), Some("2"), Some("3")].into_iter().map(|retry| send_signed(&c, &marked, retry, &[]).status).collect();
+        let marked_statuses: Vec<u16> = [None, Some("1"), Some("2"), Some("3")].into_iter().map(|retry| c.event_delivery(&marked, retry, &[]).status).collect();
         let statuses: Vec<u16> = chunks.into_iter().flat_map(|h| h.join().expect("a load thread")).collect();
         (statuses, marked_statuses)
     });
@@ -121,18 +120,4 @@ fn a_handler_that_panics_mid_load_parks_its_event_and_disturbs_nothing_else() {
     assert_eq!(answer[0].field("thread_ts"), Some("9.1"));
     eventually("the redriven row done", WAIT, || c.rows(&marked_team, "parked").is_empty().then_some(()));
     assert_eq!(fake.calls("chat.postMessage", &marked_channel).len(), 1, "answered once");
-}
-
-/// One signed Events API delivery of `body` (with `extra` headers), as Slack's `retry`-th retry
-/// when given.
-fn send_signed(c: &Client, body: &str, retry: Option<&str>, extra: &[(&str, &str)]) -> Answer {
-    let ts = now_secs().to_string();
-    let sig = sign(&ts, body.as_bytes());
-    let mut headers = vec![("content-type", "application/json"), ("x-slack-request-timestamp", ts.as_str()), ("x-slack-signature", sig.as_str())];
-    headers.extend_from_slice(extra);
-    if let Some(n) = retry {
-        headers.push(("x-slack-retry-num", n));
-        headers.push(("x-slack-retry-reason", "http_timeout"));
-    }
-    c.post_raw("/slack/events", &headers, body.as_bytes())
 }

@@ -8,7 +8,7 @@ use crate::support;
 
 use serde_json::{json, Value};
 use std::time::Duration;
-use support::slack::{envelope, mention, message_copy, now_secs, sign, Answer};
+use support::slack::{envelope, mention, message_copy};
 use support::{eventually, shared, unique, Client};
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -25,24 +25,6 @@ fn value(c: &Client, team: &str, key: &str) -> Option<Value> {
     state(c, team, key).into_iter().find(|(k, _)| k == key).map(|(_, v)| v)
 }
 
-/// One signed delivery of `body`, as Slack's `retry`-th retry when given.
-fn deliver(c: &Client, body: &str, retry: Option<&str>) -> Answer {
-    deliver_with(c, body, retry, &[])
-}
-
-/// The same, with `extra` headers.
-fn deliver_with(c: &Client, body: &str, retry: Option<&str>, extra: &[(&str, &str)]) -> Answer {
-    let ts = now_secs().to_string();
-    let sig = sign(&ts, body.as_bytes());
-    let mut headers = vec![("content-type", "application/json"), ("x-slack-request-timestamp", ts.as_str()), ("x-slack-signature", sig.as_str())];
-    headers.extend_from_slice(extra);
-    if let Some(n) = retry {
-        headers.push(("x-slack-retry-num", n));
-        headers.push(("x-slack-retry-reason", "http_timeout"));
-    }
-    c.post_raw("/slack/events", &headers, body.as_bytes())
-}
-
 #[test]
 fn a_vote_fed_every_duplicate_shape_counts_once() {
     let s = shared();
@@ -50,12 +32,12 @@ fn a_vote_fed_every_duplicate_shape_counts_once() {
     let (team, channel) = (unique("T"), unique("C"));
     let text = "slackline-tally vote";
     let first = envelope(&team, &unique("Ev"), mention(&channel, "5.1", text)).to_string();
-    assert_eq!(deliver(&c, &first, None).status, 200);
+    assert_eq!(c.event_delivery(&first, None, &[]).status, 200);
     for n in ["1", "2", "3"] {
-        assert_eq!(deliver(&c, &first, Some(n)).status, 200, "Slack's retry {n}");
+        assert_eq!(c.event_delivery(&first, Some(n), &[]).status, 200, "Slack's retry {n}");
     }
     std::thread::scope(|scope| {
-        let copies: Vec<_> = (0..5).map(|_| scope.spawn(|| deliver(&s.client(), &first, None).status)).collect();
+        let copies: Vec<_> = (0..5).map(|_| scope.spawn(|| s.client().event_delivery(&first, None, &[]).status)).collect();
         for copy in copies {
             assert_eq!(copy.join().unwrap(), 200, "a concurrent copy");
         }
@@ -99,14 +81,14 @@ fn a_redriven_handler_s_state_change_is_stored_with_its_completion_once() {
     let c = shared().client();
     let (team, channel) = (unique("T"), unique("C"));
     let body = envelope(&team, &unique("Ev"), mention(&channel, "6.9", "slackline-tally vote")).to_string();
-    let failed = deliver_with(&c, &body, None, &[("x-slackline-test-handler-fails", "broken for now")]);
+    let failed = c.event_delivery(&body, None, &[("x-slackline-test-handler-fails", "broken for now")]);
     assert_eq!(failed.status, 200);
     let parked = eventually("the handler_failed row", WAIT, || c.rows(&team, "parked").into_iter().next());
     assert_eq!(value(&c, &team, "votes:total"), None, "a failed handler counted nothing");
     assert_eq!(c.admin_post(&format!("/admin/teams/{team}/outbox/{}/redrive", parked["id"])).status, 200);
     eventually("the redriven row done", WAIT, || c.rows(&team, "done").into_iter().next());
     assert_eq!(value(&c, &team, &format!("votes:{channel}:6.9")), Some(json!(1)), "the redrive's vote is stored with its completion");
-    assert_eq!(deliver(&c, &body, Some("1")).status, 200, "a late retry of the event");
+    assert_eq!(c.event_delivery(&body, Some("1"), &[]).status, 200, "a late retry of the event");
     let again = envelope(&team, &unique("Ev"), mention(&channel, "6.9", "slackline-tally vote"));
     assert_eq!(c.event(&again).status, 200, "the same post under a fresh event_id");
     assert_eq!(value(&c, &team, "votes:total"), Some(json!(1)), "the post's fact was applied once, by the redrive");

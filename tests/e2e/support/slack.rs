@@ -85,6 +85,20 @@ impl Client {
         self.post_raw(path, &[("content-type", content_type), ("x-slack-request-timestamp", &ts), ("x-slack-signature", &sig)], body)
     }
 
+    /// POSTs a signed Events API body (with `extra` headers), as Slack's `retry`-th retry when
+    /// given (`x-slack-retry-num`, reason `http_timeout`).
+    pub fn event_delivery(&self, body: &str, retry: Option<&str>, extra: &[(&str, &str)]) -> Answer {
+        let ts = now_secs().to_string();
+        let sig = sign(&ts, body.as_bytes());
+        let mut headers = vec![("content-type", "application/json"), ("x-slack-request-timestamp", ts.as_str()), ("x-slack-signature", sig.as_str())];
+        headers.extend_from_slice(extra);
+        if let Some(n) = retry {
+            headers.push(("x-slack-retry-num", n));
+            headers.push(("x-slack-retry-reason", "http_timeout"));
+        }
+        self.post_raw("/slack/events", &headers, body.as_bytes())
+    }
+
     /// POSTs a signed Events API envelope.
     pub fn event(&self, envelope: &Value) -> Answer {
         self.post_signed("/slack/events", "application/json", envelope.to_string().as_bytes())
