@@ -30,8 +30,7 @@ pub fn figures(scale: &dyn Fn(usize) -> usize) -> String {
         contenders.push(Contender::new("the release before (BENCH_BEFORE)", rt, "/slack/events", Kind::Mention, true));
     }
     for c in contenders.iter_mut() {
-        c.chunk(&fake, 400); // warm-up: the first requests compile and start each team's actor
-        *c = Contender::new(c.name, c.rt, c.path, c.kind, c.delivers);
+        c.warm(&fake, 400);
     }
     let n = scale(4000);
     interleave(&mut contenders, &fake, n, ROUNDS);
