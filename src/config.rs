@@ -282,6 +282,7 @@ impl Config {
     /// [`Vars::of`] in tests).
     pub fn from_vars(v: &Vars) -> Result<Config, ConfigError> {
         let hour_ms = 3_600_000;
+        let allow_test_clock = v.get("ALLOW_TEST_CLOCK").as_deref() == Some("1");
         let config = Config {
             signing_secret: SigningSecret::parse(v.get("SLACK_SIGNING_SECRET")),
             slack_api_url: v.url("SLACK_API_URL")?.unwrap_or_else(|| DEFAULT_SLACK_API_URL.into()),
@@ -323,8 +324,8 @@ impl Config {
                 Some("all") => LogDeliveries::All,
                 Some(_) => return Err(ConfigError { var: "LOG_DELIVERIES", problem: "must be all or failures".into() }),
             },
-            allow_test_clock: v.get("ALLOW_TEST_CLOCK").as_deref() == Some("1"),
-            test_panic_marker: v.get("TEST_PANIC_MARKER").filter(|_| v.get("ALLOW_TEST_CLOCK").as_deref() == Some("1")),
+            allow_test_clock,
+            test_panic_marker: v.get("TEST_PANIC_MARKER").filter(|_| allow_test_clock),
             allow_bench_seed: v.get("ALLOW_BENCH_SEED").as_deref() == Some("1"),
             warnings: Vec::new(),
         };
