@@ -46,6 +46,7 @@
 #![warn(missing_docs)]
 
 pub mod admin;
+pub mod admission;
 pub mod app;
 pub mod config;
 pub mod crypto;

@@ -11,6 +11,9 @@
 //!    500 may have been recorded anyway (the actor finished after the front door gave up): those
 //!    are counted too, since Slack's retry of them is then a duplicate and adds nothing.
 //!
+//! 3. **The floor at that rate**: the hello-world Worker offered the same load, to tell the
+//!    machine's limit from slackline's.
+//!
 //! Figures, not pass/fail (`tests/e2e/overload.rs` asserts the same invariants, briefly).
 
 use super::harness::BenchSettings;
@@ -217,5 +220,17 @@ pub fn figures(scale: &dyn Fn(usize) -> usize) -> String {
         fate.refused_delivered,
         answers.sent - answers.ok
     ));
+    drop(rt);
+    rows.push(floor_at(&fake, rate, secs));
     rows.join("\n")
+}
+
+/// The hello-world floor (`benches/apps/floor`) offered the same rate in the same way: what this
+/// machine's HTTP path alone (the load generator, wrangler's proxy, workerd) answers at that rate,
+/// with no Worker code to speak of. Where it answers late too, the lateness is the machine's.
+fn floor_at(fake: &FakeSlack, rate: f64, secs: f64) -> String {
+    let floor = Runtime::start(Settings::new("bench-overload-floor", fake).config("benches/apps/floor/wrangler.toml").bare());
+    let _ = offer(&floor.base_url(), "TWARM", 50.0, 2.0); // warm-up, not counted
+    let run = offer(&floor.base_url(), "TFLOOR", rate, secs);
+    format!("| O3 | the hello-world floor, the same {rate:.0} events/s for {secs:.0} s | {} |", Answers::of(&run).cells())
 }

@@ -38,6 +38,12 @@ pub enum FrontDoorError {
     BadRequest(String),
     /// The team actor did not confirm within the budget.
     ActorTimeout,
+    /// Shed at the door, unread: by its signed timestamp Slack has stopped waiting for it, or is
+    /// about to (`crate::admission`).
+    Shed {
+        /// How long ago its signed second began.
+        age_ms: i64,
+    },
     /// The team actor failed (logged, never echoed).
     Internal(String),
 }
@@ -64,6 +70,7 @@ impl FrontDoorError {
             FrontDoorError::MissingIdempotencyKey => "missing_idempotency_key".into(),
             FrontDoorError::BadRequest(r) => format!("bad_request: {r}"),
             FrontDoorError::ActorTimeout => "actor_timeout".into(),
+            FrontDoorError::Shed { age_ms } => format!("shed: signed {age_ms} ms ago"),
             FrontDoorError::Internal(e) => format!("internal: {e}"),
         }
     }
@@ -85,6 +92,7 @@ impl FrontDoorError {
             }
             FrontDoorError::BadRequest(r) => (400, "bad_request", r.clone()),
             FrontDoorError::ActorTimeout => (500, "actor_timeout", "not recorded in time; retry".into()),
+            FrontDoorError::Shed { .. } => (500, "shed", "arrived too late to be answered in time; retry".into()),
             FrontDoorError::Internal(_) => (500, "internal_error", "internal error; retry".into()),
         };
         let mut response = super::json_response(status, &error_body(code, &message, None));

@@ -1,15 +1,17 @@
 //! The Worker's `fetch`: stateless. It verifies each Slack request, parses it, forwards it to the
-//! team actor of its installation, and waits for the actor at most `ACK_BUDGET_MS`. It never calls
-//! Slack, looks up a token or calls an LLM: all of that happens after the ack, in the actor.
+//! team actor of its installation, and waits for the actor at most until the request's
+//! [`Deadline`]. It never calls Slack, looks up a token or calls an LLM: all of that happens after
+//! the ack, in the actor.
 //!
-//! The budget is counted from the request's arrival (the start of `fetch`), not from the call to
-//! the actor: reading, verifying and parsing the body spend it too. Its end, the [`Deadline`], goes
-//! to the actor with the request, and a request that reaches the actor after it is not recorded
-//! (the actor answers `too_late`): under overload the actor does not spend its time on answers
-//! the front door has stopped waiting for. So a 200 is always sent after the commit, and the
-//! front door stops waiting at the budget after the Worker started on the request. Not bounded:
-//! time spent queued before the Worker runs, which it cannot see, and a timer that fires late on
-//! a saturated isolate (see docs/delivery.md, "Overload").
+//! The deadline is decided at the door, from the headers alone (`crate::admission`): the arrival
+//! (the start of `fetch`) plus `ACK_BUDGET_MS`, or earlier when the request's signed timestamp
+//! says Slack's own 3 s end sooner — the request waited before the Worker ran. One with too little
+//! of Slack's time left is shed: a 500 before its body is read. Reading, verifying and parsing the
+//! body spend the budget too. The deadline goes to the actor with the request, and a request that
+//! reaches the actor after it is not recorded (the actor answers `too_late`): under overload the
+//! actor does not spend its time on answers the front door has stopped waiting for. So a 200 is
+//! always sent after the commit, and the front door stops waiting at the deadline. Not bounded: a
+//! timer that fires late on a saturated isolate (see docs/delivery.md, "Overload").
 //!
 //! Order of checks for a Slack route: signing secret configured (else 500) → body size (413,
 //! before any hashing) → signature and timestamp (401) → content type (415) → parse (400). Every
@@ -19,6 +21,7 @@
 use super::error::FrontDoorError;
 use super::test_hooks::TestHooks;
 use super::{admin, api, clock, env, header, log, oauth, team};
+use crate::admission::{Arrival, Door};
 use crate::config::{Config, MAX_BODY_BYTES};
 use crate::ingest::{Deadline, IngestOutcome, Receipt};
 use crate::logs::{Alert, ErrorLine, LogLine, RequestLine, RequestVerdict};
@@ -86,7 +89,7 @@ pub async fn fetch(req: Request, env: Env, _ctx: worker::Context) -> worker::Res
         Ok(response) => Ok(response),
         Err(e) => {
             let line = RequestLine { route: path, reason: Some(e.label()), ack_ms: clock::now_ms() - started, ..RequestLine::default() };
-            if matches!(e, FrontDoorError::NotConfigured(_) | FrontDoorError::Internal(_) | FrontDoorError::ActorTimeout) {
+            if matches!(e, FrontDoorError::NotConfigured(_) | FrontDoorError::Internal(_) | FrontDoorError::ActorTimeout | FrontDoorError::Shed { .. }) {
                 log::error(line);
             } else {
                 log::emit(line);
@@ -137,22 +140,21 @@ async fn slack(
     hooks: &TestHooks,
 ) -> Result<Response, FrontDoorError> {
     let secret = config.signing_secret.as_ref().ok_or(FrontDoorError::NotConfigured("SLACK_SIGNING_SECRET"))?;
+    let (ts, sig) = (header(&req, "x-slack-request-timestamp"), header(&req, "x-slack-signature"));
+    let retry_num = header(&req, "x-slack-retry-num");
+    let deadline = match Arrival::new(started, now, ts.as_deref(), retry_num.as_deref()).door(config.ack_budget_ms) {
+        Door::Admit(deadline) => deadline,
+        Door::Shed { age_ms } => return Err(FrontDoorError::Shed { age_ms }),
+    };
     let body = read_capped(&mut req, MAX_BODY_BYTES).await?;
     let now_secs = now.div_euclid(1000);
-    let (ts, sig) = (header(&req, "x-slack-request-timestamp"), header(&req, "x-slack-signature"));
     signature::verify(secret, ts.as_deref(), sig.as_deref(), &body, now_secs).map_err(FrontDoorError::BadSignature)?;
     let content_type = header(&req, "content-type").unwrap_or_default();
     if !content_type.to_ascii_lowercase().starts_with(route.content_type()) {
         return Err(FrontDoorError::WrongContentType);
     }
     let inbound = route.parse(&body).map_err(FrontDoorError::Malformed)?;
-    let mut line = RequestLine {
-        route: route.path().into(),
-        retry_num: header(&req, "x-slack-retry-num"),
-        retry_reason: header(&req, "x-slack-retry-reason"),
-        ..RequestLine::default()
-    };
-    let deadline = Deadline(started + config.ack_budget_ms);
+    let mut line = RequestLine { route: route.path().into(), retry_num, retry_reason: header(&req, "x-slack-retry-reason"), ..RequestLine::default() };
     let response = answer(inbound, env, deadline, &mut line, hooks).await?;
     line.ack_ms = clock::now_ms() - started;
     log::emit(line);

@@ -59,6 +59,37 @@ fn stale_and_future_timestamps_are_401() {
     assert_nothing_stored(&c, &team);
 }
 
+/// A request Slack signed 2.6 s before it reached the Worker (it waited for a busy isolate, say)
+/// is shed at the door: 500, unread, nothing stored. Slack's retry of it, which may be its last,
+/// is never shed; a request signed 1.4 s ago is taken on. The test clock sets the arrival.
+#[test]
+fn a_request_slack_is_about_to_give_up_on_is_shed_but_never_a_retry() {
+    let c = shared().client();
+    let signed_at = now_secs();
+    let arriving = |after_ms: i64, extra: &[(&str, &str)], team: &str| {
+        let body = a_mention_body(team);
+        let mut headers = signed_headers(&signed_at.to_string(), &body);
+        headers.push(("x-slackline-test-now".into(), (signed_at * 1000 + after_ms).to_string()));
+        headers.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        let h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        c.post_raw("/slack/events", &h, &body)
+    };
+    let stale = unique("T");
+    let shed = arriving(2_600, &[], &stale);
+    assert_eq!(shed.status, 500, "{}", shed.body);
+    assert_eq!(shed.json()["error"], "shed", "{}", shed.body);
+    assert_nothing_stored(&c, &stale);
+
+    let retried = unique("T");
+    let retry = arriving(2_600, &[("x-slack-retry-num", "1"), ("x-slack-retry-reason", "http_timeout")], &retried);
+    assert_eq!(retry.status, 200, "{}", retry.body);
+    assert_eq!(c.receipts(&retried), 1);
+
+    let fresh = unique("T");
+    assert_eq!(arriving(1_400, &[], &fresh).status, 200);
+    assert_eq!(c.receipts(&fresh), 1);
+}
+
 #[test]
 fn a_replay_of_a_valid_request_after_five_minutes_is_401() {
     let (c, team) = (shared().client(), unique("T"));
