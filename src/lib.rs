@@ -48,6 +48,7 @@
 pub mod admin;
 pub mod admission;
 pub mod app;
+pub mod assistant;
 pub mod config;
 pub mod crypto;
 pub mod effect;
