@@ -90,6 +90,34 @@ pub fn dm(user: &str, text: &str) -> Dispatch {
     event(json!({"type": "message", "channel_type": "im", "channel": format!("D{user}"), "user": user, "text": text, "ts": ts, "event_ts": ts}))
 }
 
+/// `user` opening an assistant thread (`assistant_thread_started`) in their DM with the bot,
+/// while viewing `viewing` (a channel id); the thread's root is `thread_ts`.
+pub fn assistant_thread_started(user: &str, thread_ts: &str, viewing: Option<&str>) -> Dispatch {
+    assistant_thread_event("assistant_thread_started", user, thread_ts, viewing)
+}
+
+/// The user of an assistant thread moving to another channel (`assistant_thread_context_changed`).
+pub fn assistant_context_changed(user: &str, thread_ts: &str, viewing: Option<&str>) -> Dispatch {
+    assistant_thread_event("assistant_thread_context_changed", user, thread_ts, viewing)
+}
+
+fn assistant_thread_event(kind: &str, user: &str, thread_ts: &str, viewing: Option<&str>) -> Dispatch {
+    let mut context = json!({"team_id": TEAM});
+    if let Some(channel) = viewing {
+        context["channel_id"] = json!(channel);
+    }
+    let thread = json!({"user_id": user, "context": context, "channel_id": format!("D{user}"), "thread_ts": thread_ts});
+    event(json!({"type": kind, "assistant_thread": thread, "event_ts": fresh_ts()}))
+}
+
+/// `user` writing `text` in their assistant thread `thread_ts` (a DM message in that thread).
+pub fn assistant_message(user: &str, thread_ts: &str, text: &str) -> Dispatch {
+    let ts = fresh_ts();
+    event(
+        json!({"type": "message", "channel_type": "im", "channel": format!("D{user}"), "user": user, "text": text, "ts": ts, "thread_ts": thread_ts, "event_ts": ts}),
+    )
+}
+
 /// The slash command `name` with `text`, run by `U1` in `C1`.
 pub fn command(name: &str, text: &str) -> Dispatch {
     let fields = [

@@ -32,6 +32,7 @@
 //! - a handler's `Err` never loses its event: the decision is [`Decision::Failed`], which the team
 //!   actor records.
 
+pub mod assistant;
 pub mod cx;
 pub mod input;
 
@@ -186,6 +187,8 @@ enum Route {
     Event(String, EventHandler),
     Mention(MessageHandler),
     Message(Pattern, MessageHandler),
+    /// A message a user writes in an assistant thread ([`assistant`]).
+    AssistantMessage(MessageHandler),
     Command(String, CommandHandler),
     Action(ActionMatch, ActionHandler),
     ViewSubmission(String, ViewHandler),
@@ -373,6 +376,9 @@ impl App for Listeners {
                 (Route::Mention(h), Some(m)) if type_name == "app_mention" => Some(run_message(h, m, Vec::new(), envelope, ctx)),
                 (Route::Message(p, h), Some(m)) if type_name == "message" && written_by_people(m) => {
                     p.captures(&m.text).map(|matches| run_message(h, m, matches, envelope, ctx))
+                }
+                (Route::AssistantMessage(h), Some(m)) if type_name == "message" && written_by_people(m) && assistant::in_assistant_thread(m) => {
+                    Some(run_message(h, m, Vec::new(), envelope, ctx))
                 }
                 (Route::Event(t, h), _) if t == type_name || subtype == Some(t.as_str()) => {
                     let origin = message.map(message_origin).unwrap_or_else(|| event_origin(envelope));
