@@ -125,7 +125,8 @@ fn chat_methods_answer_as_slack_does() {
 #[test]
 fn streams_start_append_and_stop_once() {
     let fake = FakeSlack::start();
-    let started = ok(call(&fake, "chat.startStream", json!({"channel": "C1", "thread_ts": "1.2"})));
+    let to_u1 = json!({"channel": "C1", "thread_ts": "1.2", "recipient_user_id": "U1", "recipient_team_id": "T1"});
+    let started = ok(call(&fake, "chat.startStream", to_u1));
     let ts = started["ts"].as_str().unwrap();
     let appended = ok(call(&fake, "chat.appendStream", json!({"channel": "C1", "ts": ts, "markdown_text": "Hello, "})));
     assert_eq!(appended["ts"], ts);
@@ -133,6 +134,48 @@ fn streams_start_append_and_stop_once() {
     assert_eq!((stopped["ts"].as_str(), stopped["message"]["text"].as_str()), (Some(ts), Some("Hello, world")));
     assert_eq!(error_of(&call(&fake, "chat.appendStream", json!({"channel": "C1", "ts": ts, "markdown_text": "more"}))), "message_not_in_streaming_state");
     assert_eq!(error_of(&call(&fake, "chat.startStream", json!({"channel": "C1"}))), "message_not_found", "a stream is a thread's reply");
+    assert_eq!(error_of(&call(&fake, "chat.appendStream", json!({"channel": "C1", "ts": "9.9", "markdown_text": "x"}))), "message_not_found");
+    let streams = fake.streams_in("C1");
+    assert_eq!((streams.len(), streams[0].text.as_str(), streams[0].streaming), (1, "Hello, world", false));
+}
+
+#[test]
+fn a_stream_in_a_channel_needs_its_recipient_and_one_in_a_dm_does_not() {
+    let fake = FakeSlack::start();
+    assert_eq!(error_of(&call(&fake, "chat.startStream", json!({"channel": "C1", "thread_ts": "1.2"}))), "invalid_arguments");
+    ok(call(&fake, "chat.startStream", json!({"channel": "D1", "thread_ts": "1.2"})));
+}
+
+#[test]
+fn a_streaming_message_refuses_updates_and_closes_after_its_lifetime() {
+    let fake = FakeSlack::start();
+    let ts = ok(call(&fake, "chat.startStream", json!({"channel": "D2", "thread_ts": "1.2", "markdown_text": "Hi"})))["ts"].as_str().unwrap().to_string();
+    assert_eq!(error_of(&call(&fake, "chat.update", json!({"channel": "D2", "ts": ts, "text": "Hi!"}))), "streaming_state_conflict");
+    fake.set_stream_lifetime(Duration::from_millis(50));
+    std::thread::sleep(Duration::from_millis(120));
+    assert_eq!(error_of(&call(&fake, "chat.appendStream", json!({"channel": "D2", "ts": ts, "markdown_text": " more"}))), "message_not_in_streaming_state");
+    ok(call(&fake, "chat.update", json!({"channel": "D2", "ts": ts, "text": "Hi, finished"})));
+    assert_eq!(fake.streams_in("D2")[0].text, "Hi, finished");
+}
+
+#[test]
+fn a_stream_the_user_stopped_answers_stopped_by_user() {
+    let fake = FakeSlack::start();
+    let ts = ok(call(&fake, "chat.startStream", json!({"channel": "D3", "thread_ts": "1.2", "markdown_text": "Hi"})))["ts"].as_str().unwrap().to_string();
+    assert!(fake.stop_stream_as_user("D3", &ts));
+    assert_eq!(error_of(&call(&fake, "chat.appendStream", json!({"channel": "D3", "ts": ts, "markdown_text": " more"}))), "stopped_by_user");
+    assert_eq!(error_of(&call(&fake, "chat.stopStream", json!({"channel": "D3", "ts": ts}))), "stopped_by_user");
+}
+
+#[test]
+fn conversations_replies_lists_the_bots_messages_in_a_thread() {
+    let fake = FakeSlack::start();
+    let posted = ok(call(&fake, "chat.postMessage", json!({"channel": "D4", "thread_ts": "5.5", "text": "first"})));
+    let streamed = ok(call(&fake, "chat.startStream", json!({"channel": "D4", "thread_ts": "5.5", "markdown_text": "second"})));
+    ok(call(&fake, "chat.postMessage", json!({"channel": "D4", "thread_ts": "6.6", "text": "elsewhere"})));
+    let replies = ok(call(&fake, "conversations.replies", json!({"channel": "D4", "ts": "5.5"})));
+    let listed: Vec<(&str, &str)> = replies["messages"].as_array().unwrap().iter().map(|m| (m["ts"].as_str().unwrap(), m["text"].as_str().unwrap())).collect();
+    assert_eq!(listed, [(posted["ts"].as_str().unwrap(), "first"), (streamed["ts"].as_str().unwrap(), "second")]);
 }
 
 #[test]

@@ -27,7 +27,7 @@
 use super::lists::Lists;
 pub use super::lists::{FakeRow, FAKE_BOT_USER};
 use super::tiers::Enforcer;
-pub use super::web::{knows, FAKE_TEAM};
+pub use super::web::{knows, FakeStream, FAKE_TEAM};
 use super::web::{refusal, Web};
 use serde_json::{json, Map, Value};
 use std::collections::VecDeque;
@@ -279,6 +279,21 @@ impl FakeSlack {
     pub fn seed_rows(&self, list_id: &str, n: usize, make: impl Fn(usize) -> Vec<Value>) -> Vec<String> {
         let mut state = self.state.lock().unwrap();
         (0..n).map(|i| state.lists.insert(list_id, make(i), FAKE_BOT_USER)).collect()
+    }
+
+    /// Streams close `lifetime` after they start (Slack: about 5 minutes).
+    pub fn set_stream_lifetime(&self, lifetime: Duration) {
+        self.state.lock().unwrap().web.set_stream_lifetime(lifetime.as_millis() as u64)
+    }
+
+    /// The user presses stop on a streaming message; false if the fake has no such stream.
+    pub fn stop_stream_as_user(&self, channel: &str, ts: &str) -> bool {
+        self.state.lock().unwrap().web.stop_as_user(channel, ts)
+    }
+
+    /// The streamed messages in `channel`, oldest first.
+    pub fn streams_in(&self, channel: &str) -> Vec<FakeStream> {
+        self.state.lock().unwrap().web.streams_in(channel)
     }
 
     /// The most rows one `slackLists.items.list` page holds, whatever the caller's `limit` (default 100).

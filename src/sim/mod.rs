@@ -20,6 +20,7 @@ pub mod client;
 pub mod fake;
 pub mod faults;
 pub mod lists;
+pub mod llm;
 mod reset;
 pub mod tiers;
 pub mod web;

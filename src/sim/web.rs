@@ -2,8 +2,13 @@
 //! ([`METHODS`]) and what each answers, like Slack's, with the little state Slack's answers
 //! depend on (reactions, views, streams), kept in memory.
 //!
-//! Messages are not stored: `chat.update` or `chat.delete` of any `ts` succeeds (the fake cannot
-//! know every message a test plays Slack's side of) and answers the message's own `ts`. A
+//! Messages are not stored, except streams and the bot's replies in threads (for
+//! `conversations.replies`): `chat.update` or `chat.delete` of any `ts` succeeds (the fake cannot
+//! know every message a test plays Slack's side of) and answers the message's own `ts`, but a
+//! stream is refused `streaming_state_conflict` while it streams. A stream closes
+//! [`DEFAULT_STREAM_LIFETIME_MS`] after it starts (`FakeSlack::set_stream_lifetime`), after which
+//! appends are `message_not_in_streaming_state`; one the user stopped
+//! (`FakeSlack::stop_stream_as_user`) answers `stopped_by_user`. A
 //! `trigger_id` minted by the simulator ([`super::client::fresh_trigger_id`]) carries its time,
 //! and `views.open` / `views.push` refuse it as `expired_trigger_id` after [`TRIGGER_TTL_MS`]; any
 //! other `trigger_id` is taken as fresh.
@@ -47,6 +52,7 @@ pub const METHODS: &[&str] = &[
     "assistant.threads.setSuggestedPrompts",
     "assistant.threads.setTitle",
     "conversations.info",
+    "conversations.replies",
     "users.info",
 ];
 
@@ -66,8 +72,37 @@ pub struct Web {
     external_ids: HashMap<String, String>,
     /// The Home tab view of each user.
     homes: HashMap<String, String>,
-    /// Streams the fake started: (channel, ts) → the text so far, and whether stopped.
-    streams: HashMap<(String, String), (String, bool)>,
+    /// Streams the fake started, by (channel, ts).
+    streams: HashMap<(String, String), FakeStream>,
+    /// How long a stream stays open ([`DEFAULT_STREAM_LIFETIME_MS`] unless set).
+    stream_lifetime_ms: Option<u64>,
+    /// Replies the bot posted in threads (`chat.postMessage` with `thread_ts`), for
+    /// `conversations.replies`.
+    replies: Vec<(String, String, String, String)>,
+}
+
+/// How long Slack keeps a stream open: about 5 minutes (undocumented; python-slack-sdk #1859).
+pub const DEFAULT_STREAM_LIFETIME_MS: u64 = 300_000;
+
+/// A streamed message, as the fake keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FakeStream {
+    /// Its channel.
+    pub channel: String,
+    /// Its `ts`.
+    pub ts: String,
+    /// The thread it is in.
+    pub thread_ts: String,
+    /// Its text: everything appended, or what `chat.update` set.
+    pub text: String,
+    /// Still streaming (not stopped, by the app, the user or its lifetime).
+    pub streaming: bool,
+    /// The user pressed stop.
+    pub stopped_by_user: bool,
+    /// `chat.stopStream` added blocks (the feedback buttons).
+    pub blocks: bool,
+    /// When it started (ms since the epoch).
+    pub started_ms: u64,
 }
 
 type Answer = Result<Value, Value>;
@@ -80,14 +115,15 @@ impl Web {
             "auth.test" => Ok(
                 json!({"ok": true, "url": "https://simulated.slack.com/", "team": "Simulated", "user": "slackline", "team_id": FAKE_TEAM, "user_id": FAKE_BOT_USER, "bot_id": FAKE_BOT_ID, "is_enterprise_install": false}),
             ),
-            "chat.postMessage" => post_message(args),
-            "chat.update" => update_message(args),
+            "chat.postMessage" => self.post_message(args),
+            "chat.update" => self.update_message(args, now_ms),
             "chat.delete" => delete_message(args),
             "chat.postEphemeral" => post_ephemeral(args),
             "chat.getPermalink" => permalink(args),
-            "chat.startStream" => self.start_stream(args),
-            "chat.appendStream" => self.append_stream(args, false),
-            "chat.stopStream" => self.append_stream(args, true),
+            "chat.startStream" => self.start_stream(args, now_ms),
+            "chat.appendStream" => self.append_stream(args, false, now_ms),
+            "chat.stopStream" => self.append_stream(args, true, now_ms),
+            "conversations.replies" => self.thread_replies(args),
             "reactions.add" => self.react(args, true),
             "reactions.remove" => self.react(args, false),
             "views.open" | "views.push" => self.open_view(args, now_ms),
@@ -184,35 +220,126 @@ impl Web {
         Ok(view)
     }
 
-    fn start_stream(&mut self, args: &Map<String, Value>) -> Answer {
+    /// `chat.startStream`: in a thread; in a channel (not a DM), for a recipient.
+    fn start_stream(&mut self, args: &Map<String, Value>, now_ms: u64) -> Answer {
         let channel = channel(args)?;
-        message_ts(args, "thread_ts")?;
+        let thread_ts = message_ts(args, "thread_ts")?;
+        let in_a_dm = channel.starts_with('D');
+        if !in_a_dm && (text(args, "recipient_user_id").is_none() || text(args, "recipient_team_id").is_none()) {
+            return Err(refusal("invalid_arguments"));
+        }
         let ts = fresh_message_ts();
-        let so_far = text(args, "markdown_text").unwrap_or("").to_string();
-        self.streams.insert((channel.to_string(), ts.clone()), (so_far, false));
+        let stream = FakeStream {
+            channel: channel.into(),
+            ts: ts.clone(),
+            thread_ts: thread_ts.into(),
+            text: text(args, "markdown_text").unwrap_or("").into(),
+            streaming: true,
+            stopped_by_user: false,
+            blocks: false,
+            started_ms: now_ms,
+        };
+        self.streams.insert((channel.to_string(), ts.clone()), stream);
         Ok(json!({"ok": true, "channel": channel, "ts": ts}))
     }
 
+    /// The stream at (channel, ts), closed first if its lifetime is over.
+    fn live_stream(&mut self, channel: &str, ts: &str, now_ms: u64) -> Option<&mut FakeStream> {
+        let lifetime = self.stream_lifetime_ms.unwrap_or(DEFAULT_STREAM_LIFETIME_MS);
+        let stream = self.streams.get_mut(&(channel.to_string(), ts.to_string()))?;
+        if now_ms.saturating_sub(stream.started_ms) > lifetime {
+            stream.streaming = false;
+        }
+        Some(stream)
+    }
+
     /// `chat.appendStream`, or `chat.stopStream` when `stop`.
-    fn append_stream(&mut self, args: &Map<String, Value>, stop: bool) -> Answer {
+    fn append_stream(&mut self, args: &Map<String, Value>, stop: bool, now_ms: u64) -> Answer {
         let channel = channel(args)?;
         let ts = message_ts(args, "ts")?;
         let added = text(args, "markdown_text").unwrap_or("");
         if !stop && added.is_empty() && args.get("chunks").is_none() {
             return Err(missing("markdown_text"));
         }
-        // A stream the fake did not start (a test's own ts) is taken as streaming.
-        let (so_far, stopped) = self.streams.entry((channel.to_string(), ts.to_string())).or_default();
-        if *stopped {
+        if added.chars().count() > 12_000 {
+            return Err(refusal("msg_too_long"));
+        }
+        let Some(stream) = self.live_stream(channel, ts, now_ms) else { return Err(refusal("message_not_found")) };
+        if stream.stopped_by_user {
+            return Err(refusal("stopped_by_user"));
+        }
+        if !stream.streaming {
             return Err(refusal("message_not_in_streaming_state"));
         }
-        so_far.push_str(added);
+        stream.text.push_str(added);
         if !stop {
             return Ok(json!({"ok": true, "channel": channel, "ts": ts}));
         }
-        *stopped = true;
-        let message = json!({"type": "message", "text": so_far, "user": FAKE_BOT_USER, "bot_id": FAKE_BOT_ID, "ts": ts});
+        stream.streaming = false;
+        stream.blocks = args.get("blocks").is_some_and(|b| !b.is_null());
+        let message = json!({"type": "message", "text": stream.text, "user": FAKE_BOT_USER, "bot_id": FAKE_BOT_ID, "ts": ts});
         Ok(json!({"ok": true, "channel": channel, "ts": ts, "message": message}))
+    }
+
+    /// `chat.postMessage`; a reply in a thread is kept for `conversations.replies`.
+    fn post_message(&mut self, args: &Map<String, Value>) -> Answer {
+        let answer = post_message(args)?;
+        if let (Some(thread), Some(ts)) = (text(args, "thread_ts"), answer["ts"].as_str()) {
+            let body = text(args, "text").or_else(|| text(args, "markdown_text")).unwrap_or("");
+            self.replies.push((answer["channel"].as_str().unwrap_or("").into(), thread.into(), ts.into(), body.into()));
+        }
+        Ok(answer)
+    }
+
+    /// `chat.update`: refused while the message streams (`streaming_state_conflict`); a stream's
+    /// or a kept reply's text is replaced.
+    fn update_message(&mut self, args: &Map<String, Value>, now_ms: u64) -> Answer {
+        let (channel, ts) = (channel(args)?, message_ts(args, "ts")?);
+        let new_text = text(args, "text").or_else(|| text(args, "markdown_text")).unwrap_or("").to_string();
+        if let Some(stream) = self.live_stream(channel, ts, now_ms) {
+            if stream.streaming {
+                return Err(refusal("streaming_state_conflict"));
+            }
+            stream.text = new_text.clone();
+        }
+        for reply in self.replies.iter_mut().filter(|r| r.0 == channel && r.2 == ts) {
+            reply.3 = new_text.clone();
+        }
+        update_message(args)
+    }
+
+    /// `conversations.replies`: the bot's messages in the thread (streams and kept replies), by `ts`.
+    fn thread_replies(&mut self, args: &Map<String, Value>) -> Answer {
+        let (channel, thread) = (channel(args)?, message_ts(args, "ts")?);
+        let mut messages: Vec<(String, String)> =
+            self.streams.values().filter(|s| s.channel == channel && s.thread_ts == thread).map(|s| (s.ts.clone(), s.text.clone())).collect();
+        messages.extend(self.replies.iter().filter(|r| r.0 == channel && r.1 == thread).map(|r| (r.2.clone(), r.3.clone())));
+        messages.sort();
+        let messages: Vec<Value> = messages
+            .into_iter()
+            .map(|(ts, text)| json!({"type": "message", "ts": ts, "thread_ts": thread, "text": text, "user": FAKE_BOT_USER, "bot_id": FAKE_BOT_ID}))
+            .collect();
+        Ok(json!({"ok": true, "messages": messages, "has_more": false}))
+    }
+
+    /// Streams close this long after they start.
+    pub fn set_stream_lifetime(&mut self, ms: u64) {
+        self.stream_lifetime_ms = Some(ms);
+    }
+
+    /// The user presses stop on the stream `ts` of `channel` (false: no such stream).
+    pub fn stop_as_user(&mut self, channel: &str, ts: &str) -> bool {
+        let Some(stream) = self.streams.get_mut(&(channel.to_string(), ts.to_string())) else { return false };
+        stream.stopped_by_user = true;
+        stream.streaming = false;
+        true
+    }
+
+    /// The streams in `channel`, oldest first.
+    pub fn streams_in(&self, channel: &str) -> Vec<FakeStream> {
+        let mut streams: Vec<FakeStream> = self.streams.values().filter(|s| s.channel == channel).cloned().collect();
+        streams.sort_by(|a, b| a.ts.cmp(&b.ts));
+        streams
     }
 }
 
