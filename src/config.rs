@@ -20,6 +20,9 @@ pub const DEFAULT_SLACK_API_URL: &str = "https://slack.com/api";
 /// How long the front door waits for the team actor before answering 500 (`ACK_BUDGET_MS`): 2 s,
 /// inside Slack's 3 s.
 pub const DEFAULT_ACK_BUDGET_MS: i64 = 2_000;
+/// A streamed answer's message rolls over to a new one after this long (`STREAM_ROLLOVER_MS`):
+/// 4.5 minutes, before Slack's own ~5-minute limit closes the stream.
+pub const DEFAULT_STREAM_ROLLOVER_MS: i64 = 270_000;
 /// A claim's lease (`LEASE_MS`): 60 s. After it, another sweep may claim the row again.
 pub const DEFAULT_LEASE_MS: i64 = 60_000;
 /// One delivery attempt's timeout (`ATTEMPT_TIMEOUT_MS`): 15 s, well under the lease.
@@ -168,6 +171,8 @@ pub struct Config {
     pub ack_budget_ms: i64,
     /// `LEASE_MS`.
     pub lease_ms: i64,
+    /// `STREAM_ROLLOVER_MS`.
+    pub stream_rollover_ms: i64,
     /// `ATTEMPT_TIMEOUT_MS`.
     pub attempt_timeout_ms: i64,
     /// `BATCH_SIZE`.
@@ -304,6 +309,7 @@ impl Config {
             })?,
             ack_budget_ms: v.int("ACK_BUDGET_MS", DEFAULT_ACK_BUDGET_MS, 100, 10_000)?,
             lease_ms: v.int("LEASE_MS", DEFAULT_LEASE_MS, 100, 3_600_000)?,
+            stream_rollover_ms: v.int("STREAM_ROLLOVER_MS", DEFAULT_STREAM_ROLLOVER_MS, 1_000, 290_000)?,
             attempt_timeout_ms: v.int("ATTEMPT_TIMEOUT_MS", DEFAULT_ATTEMPT_TIMEOUT_MS, 100, 600_000)?,
             batch_size: v.int("BATCH_SIZE", DEFAULT_BATCH_SIZE, 1, 90)?,
             delivery_concurrency: v.int("DELIVERY_CONCURRENCY", DEFAULT_DELIVERY_CONCURRENCY, 1, 6)? as usize,

@@ -48,6 +48,24 @@ pub enum Action {
         /// Where the answer goes.
         then: Followup,
     },
+    /// An LLM's answer streamed into a thread as it is written (`chat.startStream`,
+    /// `appendStream`, `stopStream`; a post and `chat.update`s where streaming is refused),
+    /// checkpointed before every call so that a crash or a lost lease leaves one answer
+    /// (`crate::assistant::stream`, docs/assistant.md).
+    StreamAnswer {
+        /// The user's words.
+        prompt: String,
+        /// The channel (an assistant thread's DM, or a channel).
+        channel: String,
+        /// The thread the answer goes in.
+        thread_ts: String,
+        /// Who the answer is for (Slack requires it, with the team, when streaming in a channel).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        recipient_user_id: Option<String>,
+        /// The recipient's workspace.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        recipient_team_id: Option<String>,
+    },
     /// A message another service posted through the notify API (`crate::notify`): a
     /// `chat.postMessage` whose answer (`channel`, `ts`) is kept for `GET …/messages/{id}`.
     Notify {
@@ -128,6 +146,7 @@ impl Action {
             Action::SlackApi { method, .. } => method.clone(),
             Action::RespondUrl { .. } => "response_url".into(),
             Action::LlmReply { .. } => "llm".into(),
+            Action::StreamAnswer { .. } => "stream".into(),
             Action::Notify { .. } => "chat.postMessage".into(),
             Action::Status { name } => format!("status:{name}"),
             Action::Handle { .. } => "handler".into(),
@@ -167,6 +186,7 @@ impl Action {
             Action::SlackApi { .. } => "slack_api",
             Action::RespondUrl { .. } => "response_url",
             Action::LlmReply { .. } => "llm",
+            Action::StreamAnswer { .. } => "stream",
             Action::Notify { .. } => "notify",
             Action::Status { .. } => "status",
             Action::Handle { .. } => "handler",

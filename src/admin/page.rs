@@ -71,6 +71,7 @@ pub fn describe(payload: &str) -> String {
         }
         Ok(Action::RespondUrl { body, .. }) => format!("answer to a command: “{}”", snippet(&body["text"])),
         Ok(Action::LlmReply { prompt, .. }) => format!("LLM reply to “{}”", crate::effect::truncate_chars(&prompt, 80)),
+        Ok(Action::StreamAnswer { prompt, channel, .. }) => format!("streamed LLM answer in {channel} to “{}”", crate::effect::truncate_chars(&prompt, 80)),
         Ok(Action::Notify { args }) => {
             let channel = args.get("channel").and_then(Value::as_str).unwrap_or("?");
             format!("notify API post in {channel}: “{}”", snippet(&args["text"]))

@@ -2,8 +2,11 @@
 //! command through its `response_url`, and a "Mark resolved" button that updates the reply.
 //!
 //! With an LLM configured, replies and command answers come from a chat completion (a chained
-//! effect: the completion first, then the post). Without one, the reply quotes the mention.
+//! effect: the completion first, then the post); in an assistant thread the answer is streamed
+//! into the thread as the model writes it (`Action::StreamAnswer`, under a "thinking" status),
+//! and a new assistant thread gets suggested prompts. Without one, the reply quotes the mention.
 
+use super::listen::assistant::{in_assistant_thread, AssistantThread, Prompt};
 use super::{App, CommandReply, Context, Decision};
 use crate::effect::{truncate_chars, Action, Effect, Followup};
 use crate::slack::envelope::{Event, EventEnvelope, Interaction, Message, SlashCommand};
@@ -15,6 +18,8 @@ pub const REPLY_DEADLINE_MS: i64 = 30 * 60 * 1000;
 pub const RESPONSE_URL_DEADLINE_MS: i64 = 30 * 60 * 1000;
 /// Updating a message after a button press stays useful for a day.
 pub const UPDATE_DEADLINE_MS: i64 = 24 * 60 * 60 * 1000;
+/// A "thinking" status is useless after Slack clears it (2 minutes without a message).
+pub const STATUS_DEADLINE_MS: i64 = 2 * 60 * 1000;
 /// The button on our replies.
 pub const RESOLVE_ACTION_ID: &str = "slackline_resolve";
 /// How much of the mention the acknowledgement quotes.
@@ -28,12 +33,13 @@ impl App for DefaultApp {
     fn on_event(&self, envelope: &EventEnvelope, ctx: &Context) -> Decision {
         let bot = envelope.bot_user_id.as_deref();
         match &envelope.event {
-            Event::AppMention(m) => reply_unless_ignored(m, bot, ctx, true),
+            Event::AppMention(m) => reply_unless_ignored(m, envelope, ctx, true),
             Event::Message(m) => {
                 let addressed = m.channel_type.as_deref() == Some("im") || bot.is_some_and(|b| m.text.contains(&format!("<@{b}>")));
-                reply_unless_ignored(m, bot, ctx, addressed)
+                reply_unless_ignored(m, envelope, ctx, addressed)
             }
             Event::AppUninstalled | Event::TokensRevoked { .. } => Decision::Ignore("handled_by_slackline"),
+            Event::Other { .. } if envelope.event.type_name() == "assistant_thread_started" => assistant_thread_started(envelope),
             Event::Other { .. } => Decision::Ignore("unhandled_event_type"),
         }
     }
@@ -87,14 +93,48 @@ fn ignore_reason(m: &Message, bot_user_id: Option<&str>) -> Option<&'static str>
     None
 }
 
-fn reply_unless_ignored(m: &Message, bot: Option<&str>, ctx: &Context, addressed: bool) -> Decision {
-    if let Some(reason) = ignore_reason(m, bot) {
+fn reply_unless_ignored(m: &Message, envelope: &EventEnvelope, ctx: &Context, addressed: bool) -> Decision {
+    if let Some(reason) = ignore_reason(m, envelope.bot_user_id.as_deref()) {
         return Decision::Ignore(reason);
     }
     if !addressed {
         return Decision::Ignore("not_addressed");
     }
+    if ctx.llm_enabled && in_assistant_thread(m) {
+        return Decision::Enqueue(streamed_reply(m, &envelope.team_key));
+    }
     Decision::Enqueue(vec![reply(m, ctx)])
+}
+
+/// A new assistant thread gets two suggested prompts.
+fn assistant_thread_started(envelope: &EventEnvelope) -> Decision {
+    let Ok(thread) = AssistantThread::from_event(&envelope.raw) else { return Decision::Ignore("malformed_assistant_thread") };
+    let prompts = [Prompt::new("What can you do?", "What can you do?"), Prompt::new("Say hello", "Say hello to the channel")];
+    let args = json!({ "channel_id": thread.channel_id, "thread_ts": thread.thread_ts, "prompts": prompts });
+    Decision::Enqueue(vec![Effect {
+        key: format!("ev:{}:prompts", envelope.event_id),
+        action: Action::slack_api("assistant.threads.setSuggestedPrompts", args),
+        deadline_after_ms: Some(REPLY_DEADLINE_MS),
+    }])
+}
+
+/// With an LLM, a message in an assistant thread is answered there, streamed as it is written,
+/// under a "thinking" status.
+fn streamed_reply(m: &Message, team_key: &str) -> Vec<Effect> {
+    let key = format!("msg:{}:{}:reply", m.channel, m.ts);
+    let thread_ts = m.thread_ts.clone().unwrap_or_else(|| m.ts.clone());
+    let status = json!({ "channel_id": m.channel, "thread_ts": thread_ts, "status": "is thinking…" });
+    let answer = Action::StreamAnswer {
+        prompt: strip_mentions(&m.text),
+        channel: m.channel.clone(),
+        thread_ts,
+        recipient_user_id: m.user.clone(),
+        recipient_team_id: Some(team_key.to_string()),
+    };
+    vec![
+        Effect { key: format!("{key}:status"), action: Action::slack_api("assistant.threads.setStatus", status), deadline_after_ms: Some(STATUS_DEADLINE_MS) },
+        Effect { key, action: answer, deadline_after_ms: Some(REPLY_DEADLINE_MS) },
+    ]
 }
 
 /// The one reply a message gets, keyed by the message itself so every copy maps to one row.

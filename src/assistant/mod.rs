@@ -4,6 +4,7 @@
 //! comes next and what to checkpoint before it, so that a crash or a lost lease mid-answer leaves
 //! one coherent answer (docs/assistant.md).
 
+pub mod calls;
 pub mod sse;
 pub mod stream;
 

@@ -25,11 +25,21 @@ pub enum SseEvent {
 pub struct SseDecoder {
     line: Vec<u8>,
     ended: bool,
+    /// The body so far while no `data:` line has come: a server that ignored `stream: true`
+    /// answers one JSON completion instead ([`SseDecoder::finish`]).
+    whole: Vec<u8>,
+    saw_data: bool,
 }
+
+/// The most of a non-streamed body kept for [`SseDecoder::finish`].
+const MAX_WHOLE_BYTES: usize = 1 << 20;
 
 impl SseDecoder {
     /// The events completed by `bytes`.
     pub fn push(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
+        if !self.saw_data && self.whole.len() + bytes.len() <= MAX_WHOLE_BYTES {
+            self.whole.extend_from_slice(bytes);
+        }
         let mut events = Vec::new();
         for &b in bytes {
             if self.ended {
@@ -40,12 +50,31 @@ impl SseDecoder {
                 continue;
             }
             let line = std::mem::take(&mut self.line);
+            self.saw_data |= line.starts_with(b"data:");
             if let Some(event) = self.line_event(&line) {
                 self.ended = !matches!(event, SseEvent::Delta(_));
                 events.push(event);
             }
         }
         events
+    }
+
+    /// At the end of the body: a body that was one JSON completion (no `data:` line at all) as
+    /// its text and [`SseEvent::Done`]; else nothing more.
+    pub fn finish(&mut self) -> Vec<SseEvent> {
+        if self.saw_data || self.ended {
+            return Vec::new();
+        }
+        self.ended = true;
+        let whole: serde_json::Value = match serde_json::from_slice(&self.whole) {
+            Ok(v) => v,
+            Err(_) => return vec![SseEvent::Error("bad_response".into())],
+        };
+        match whole.pointer("/choices/0/message/content").and_then(Value::as_str) {
+            Some(text) if !text.is_empty() => vec![SseEvent::Delta(text.into()), SseEvent::Done],
+            Some(_) => vec![SseEvent::Done],
+            None => vec![SseEvent::Error("bad_response".into())],
+        }
     }
 
     /// Whether `[DONE]` or an error was seen.
@@ -121,6 +150,21 @@ mod tests {
         let mut d = SseDecoder::default();
         let stop = "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n";
         assert_eq!(d.push(stop.as_bytes()), vec![SseEvent::Done]);
+    }
+
+    #[test]
+    fn a_server_that_does_not_stream_is_read_whole_at_the_end() {
+        let mut d = SseDecoder::default();
+        let body = serde_json::json!({"choices": [{"message": {"role": "assistant", "content": "All at once."}, "finish_reason": "stop"}]}).to_string();
+        let (a, b) = body.as_bytes().split_at(10);
+        assert!(d.push(a).is_empty() && d.push(b).is_empty());
+        assert_eq!(d.finish(), vec![SseEvent::Delta("All at once.".into()), SseEvent::Done]);
+        let mut streamed = SseDecoder::default();
+        streamed.push(chunk("x").as_bytes());
+        assert!(streamed.finish().is_empty(), "a stream cut short is not a whole body");
+        let mut junk = SseDecoder::default();
+        junk.push(b"<html>oops</html>");
+        assert_eq!(junk.finish(), vec![SseEvent::Error("bad_response".into())]);
     }
 
     #[test]

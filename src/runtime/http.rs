@@ -98,3 +98,87 @@ async fn send(url: &str, bearer: Option<&str>, content_type: &str, body: &str, t
         Err(e) => Err(Failure::Network(worker::Error::from(e).to_string())),
     }
 }
+
+/// A response whose body is read as it arrives (a model's server-sent events).
+pub struct BodyStream {
+    body: worker::ByteStream,
+    /// Aborts the request when the stream is dropped: an attempt that ends (or is fenced) stops
+    /// reading the model.
+    abort: worker::web_sys::AbortController,
+}
+
+impl Drop for BodyStream {
+    fn drop(&mut self) {
+        self.abort.abort();
+    }
+}
+
+/// The next piece of a [`BodyStream`].
+#[derive(Debug)]
+pub enum Piece {
+    /// Bytes.
+    Bytes(Vec<u8>),
+    /// The body ended.
+    End,
+    /// Nothing arrived within the wait.
+    Idle,
+    /// The connection broke.
+    Broken(String),
+}
+
+impl BodyStream {
+    /// Waits at most `wait_ms` for the next bytes.
+    pub async fn next(&mut self, wait_ms: i64) -> Piece {
+        use futures::future::{select, Either};
+        use futures::StreamExt;
+        let wait = worker::Delay::from(std::time::Duration::from_millis(wait_ms.max(1) as u64));
+        match select(self.body.next(), wait).await {
+            Either::Left((Some(Ok(bytes)), _)) => Piece::Bytes(bytes),
+            Either::Left((Some(Err(e)), _)) => Piece::Broken(e.to_string()),
+            Either::Left((None, _)) => Piece::End,
+            Either::Right(_) => Piece::Idle,
+        }
+    }
+}
+
+/// POSTs `body` as JSON and, on a 2xx, hands back the body to read as it streams; any other
+/// status is read whole, as [`post_json`] would. Waiting for the answer's head is bounded by
+/// `timeout_ms`; reading the body is bounded by the caller's waits.
+pub async fn post_streaming(url: &str, bearer: Option<&str>, body: &Value, timeout_ms: i64) -> Result<Result<BodyStream, Answer>, Failure> {
+    let abort = worker::web_sys::AbortController::new().map_err(|e| Failure::Network(format!("{e:?}")))?;
+    let signal = abort.signal();
+    let started = async {
+        let headers = Headers::new()?;
+        headers.set("content-type", "application/json; charset=utf-8")?;
+        headers.set("accept", "text/event-stream")?;
+        if let Some(token) = bearer {
+            headers.set("authorization", &format!("Bearer {token}"))?;
+        }
+        let init = super::js::request_init("POST", Some(&headers), Some(&body.to_string()), Some(&signal));
+        let global: WorkerGlobalScope = worker::js_sys::global().unchecked_into();
+        let response: Response = JsFuture::from(global.fetch_with_str_and_init(url, &init)).await?.dyn_into()?;
+        Ok::<_, JsValue>(response)
+    };
+    use futures::future::{select, Either};
+    let head = select(Box::pin(started), worker::Delay::from(std::time::Duration::from_millis(timeout_ms.max(1) as u64))).await;
+    let response = match head {
+        Either::Left((Ok(response), _)) => response,
+        Either::Left((Err(e), _)) => return Err(Failure::Network(worker::Error::from(e).to_string())),
+        Either::Right(_) => {
+            abort.abort();
+            return Err(Failure::Timeout);
+        }
+    };
+    let status = response.status();
+    if !(200..300).contains(&status) {
+        let retry_after = response.headers().get("retry-after").ok().flatten();
+        let text = match response.text() {
+            Ok(promise) => JsFuture::from(promise).await.ok().and_then(|t| t.as_string()).unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        return Ok(Err(Answer { status, retry_after, json: serde_json::from_str(&text).unwrap_or(Value::Null) }));
+    }
+    let mut response = worker::Response::from(response);
+    let body = response.stream().map_err(|e| Failure::Network(e.to_string()))?;
+    Ok(Ok(BodyStream { body, abort }))
+}

@@ -9,6 +9,9 @@
 //! connection open and sends nothing more). Every request is recorded (its JSON body), so a test
 //! can see that a continuation was asked to continue from the delivered text.
 //!
+//! A prompt may carry its own settings, for tests that share one fake: `[llm tokens=200 rate=20
+//! break=50 hang=10]` (any of them) overrides [`LlmSettings`] for that request.
+//!
 //! The answer to a prompt is deterministic: [`FakeLlm::answer_to`] (`tokens` words). A request
 //! whose last message is the assistant's (a continuation) is answered with the rest of that
 //! answer after the text the assistant message holds, so a resumed answer reads as one.
@@ -98,7 +101,7 @@ impl FakeLlm {
     fn serve(&self, stream: TcpStream) {
         let Some(body) = read_request(&stream) else { return };
         self.requests.lock().unwrap().push(body.clone());
-        let settings = *self.settings.lock().unwrap();
+        let settings = directives(&body, *self.settings.lock().unwrap());
         let text = FakeLlm::text_for(&body, settings.tokens);
         if body["stream"] == true {
             stream_answer(stream, &text, settings);
@@ -110,6 +113,24 @@ impl FakeLlm {
             let _ = stream.write_all(head.as_bytes()).and_then(|_| stream.write_all(body.as_bytes()));
         }
     }
+}
+
+/// The settings a request's user message asks for (`[llm tokens=N rate=N break=N hang=N]`).
+fn directives(body: &Value, mut settings: LlmSettings) -> LlmSettings {
+    let text = body["messages"].as_array().into_iter().flatten().filter(|m| m["role"] == "user").filter_map(|m| m["content"].as_str()).collect::<String>();
+    let Some(inner) = text.split("[llm ").nth(1).and_then(|rest| rest.split(']').next()) else { return settings };
+    for pair in inner.split_whitespace() {
+        let Some((name, value)) = pair.split_once('=') else { continue };
+        let Ok(n) = value.parse::<usize>() else { continue };
+        match name {
+            "tokens" => settings.tokens = n,
+            "rate" => settings.tokens_per_second = n as u32,
+            "break" => settings.break_after = Some(n),
+            "hang" => settings.hang_after = Some(n),
+            _ => {}
+        }
+    }
+    settings
 }
 
 /// Reads one request's head and body (by `content-length`); its body as JSON.
@@ -220,6 +241,13 @@ mod tests {
         let text: String = events.iter().filter_map(|e| if let SseEvent::Delta(t) = e { Some(t.as_str()) } else { None }).collect();
         assert_eq!(format!("{partial}{text}"), full);
         assert_eq!(llm.requests().len(), 1);
+    }
+
+    #[test]
+    fn a_prompt_can_carry_its_own_settings() {
+        let llm = FakeLlm::start(LlmSettings::default());
+        let (events, _) = ask(&llm, prompt("short [llm tokens=3 rate=1000]"));
+        assert_eq!(events.iter().filter(|e| matches!(e, SseEvent::Delta(_))).count(), 3);
     }
 
     #[test]

@@ -121,6 +121,15 @@ pub const PERMANENT_ERRORS: &[&str] = &[
     "invalid_trigger_id",
     "method_deprecated",
     "deprecated_endpoint",
+    // Streamed messages (`chat.*Stream`, and `chat.update` of a streaming message): the same
+    // call again cannot succeed; the stream's state machine decides what comes instead.
+    "stopped_by_user",
+    "message_not_in_streaming_state",
+    "streaming_state_conflict",
+    "streaming_mode_mismatch",
+    "method_not_supported_for_channel_type",
+    "feature_not_enabled",
+    "cannot_provide_both_markdown_text_and_chunks",
 ];
 
 /// Classifies a Slack `error` code from an `ok:false` answer.

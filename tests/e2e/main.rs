@@ -11,6 +11,7 @@
 mod support;
 
 mod admin;
+mod assistant;
 mod delivery;
 mod examples;
 mod foundation;

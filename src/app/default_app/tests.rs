@@ -142,3 +142,40 @@ fn mentions_are_stripped_from_quotes_and_prompts() {
     assert_eq!(strip_mentions("<@U1>  hello <@U2> there "), "hello there");
     assert_eq!(strip_mentions("broken <@U1"), "broken <@U1");
 }
+
+fn llm() -> Context {
+    Context { llm_enabled: true, ..Context::default() }
+}
+
+#[test]
+fn with_an_llm_a_message_in_an_assistant_thread_is_streamed_under_a_status() {
+    let m = Message { channel: "D1".into(), channel_type: Some("im".into()), thread_ts: Some("9.0".into()), ..message("what changed?") };
+    let e = effects(DefaultApp.on_event(&envelope(Event::Message(m)), &llm()));
+    assert_eq!(e.len(), 2);
+    let Action::SlackApi { method, args, .. } = &e[0].action else { panic!("a status first") };
+    assert_eq!((method.as_str(), args["thread_ts"].as_str(), e[0].deadline_after_ms), ("assistant.threads.setStatus", Some("9.0"), Some(STATUS_DEADLINE_MS)));
+    assert_eq!(e[1].key, "msg:D1:10.1:reply", "keyed like any reply to the message");
+    let Action::StreamAnswer { prompt, channel, thread_ts, recipient_user_id, recipient_team_id } = &e[1].action else { panic!("a streamed answer") };
+    assert_eq!((prompt.as_str(), channel.as_str(), thread_ts.as_str()), ("what changed?", "D1", "9.0"));
+    assert_eq!((recipient_user_id.as_deref(), recipient_team_id.as_deref()), (Some("U1"), Some("T1")));
+}
+
+#[test]
+fn without_an_llm_or_outside_a_thread_a_dm_is_answered_as_before() {
+    let threaded = Message { channel: "D1".into(), channel_type: Some("im".into()), thread_ts: Some("9.0".into()), ..message("hi") };
+    let e = effects(DefaultApp.on_event(&envelope(Event::Message(threaded)), &plain()));
+    assert!(matches!(e[..], [Effect { action: Action::SlackApi { .. }, .. }]));
+    let top = Message { channel: "D1".into(), channel_type: Some("im".into()), ..message("hi") };
+    let e = effects(DefaultApp.on_event(&envelope(Event::Message(top)), &llm()));
+    assert!(matches!(e[..], [Effect { action: Action::LlmReply { .. }, .. }]));
+}
+
+#[test]
+fn a_new_assistant_thread_gets_suggested_prompts() {
+    let raw =
+        serde_json::json!({"type": "assistant_thread_started", "assistant_thread": {"user_id": "U1", "channel_id": "D1", "thread_ts": "9.0", "context": {}}});
+    let env = EventEnvelope { raw, ..envelope(Event::Other { event_type: "assistant_thread_started".into() }) };
+    let e = effects(DefaultApp.on_event(&env, &plain()));
+    let Action::SlackApi { method, args, .. } = &e[0].action else { panic!() };
+    assert_eq!((method.as_str(), args["prompts"].as_array().map(Vec::len)), ("assistant.threads.setSuggestedPrompts", Some(2)));
+}

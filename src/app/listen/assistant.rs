@@ -26,6 +26,7 @@
 //! ```
 
 use super::{Cx, EffectRef, HandlerResult, Listeners, MessageIn, Route};
+use crate::effect::Action;
 use crate::slack::envelope::Message;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -97,7 +98,7 @@ impl AssistantThread {
 }
 
 /// Whether a message is in an assistant thread: in the app's DM, in a thread (not its root).
-pub(super) fn in_assistant_thread(m: &Message) -> bool {
+pub fn in_assistant_thread(m: &Message) -> bool {
     m.channel_type.as_deref() == Some("im") && m.thread_ts.as_deref().is_some_and(|t| t != m.ts)
 }
 
@@ -157,6 +158,25 @@ impl Cx {
         self.api("assistant.threads.setSuggestedPrompts", args).named("set_suggested_prompts")
     }
 
+    /// Streams the LLM's answer to `prompt` (`LLM_API_URL`, asked with `stream: true`) into the
+    /// thread of `message` as it is written (`chat.startStream` / `appendStream` /
+    /// `stopStream`, with feedback buttons), for the message's author. Durable like every effect,
+    /// and more: its progress is checkpointed before every call, so a crash or a lost lease
+    /// mid-answer leaves one answer, continued where it stopped (docs/assistant.md). In an
+    /// assistant thread, `message` is the user's message there.
+    pub fn stream_answer(&mut self, message: &MessageIn<'_>, prompt: &str) -> EffectRef<'_> {
+        let m = message.message;
+        let team = message.raw.get("team").or_else(|| message.raw.get("user_team")).and_then(Value::as_str).map(str::to_string);
+        let action = Action::StreamAnswer {
+            prompt: prompt.to_string(),
+            channel: m.channel.clone(),
+            thread_ts: m.thread_ts.clone().unwrap_or_else(|| m.ts.clone()),
+            recipient_user_id: m.user.clone(),
+            recipient_team_id: team.or_else(|| Some(message.envelope.team_key.clone())),
+        };
+        self.push("stream_answer", action, None)
+    }
+
     /// The thread's title in the user's history.
     pub fn set_title(&mut self, thread: &AssistantThread, title: &str) -> EffectRef<'_> {
         let mut args = thread.args();
@@ -181,6 +201,7 @@ mod tests {
                 cx.set_status(thread, "is thinking…", &["Reading", "Writing"]);
                 cx.set_title(thread, &m.message.text);
                 cx.reply(&format!("viewing {}", thread.context.channel_id.as_deref().unwrap_or("nothing")));
+                cx.stream_answer(m, &m.message.text);
                 Ok(())
             })
             .message(super::super::Pattern::any(), |_, cx| {
@@ -211,6 +232,13 @@ mod tests {
         let done = team.handle(&app, &assistant_message("U1", "1700000000.000002", "What happened here?"));
         let methods: Vec<String> = done.calls().into_iter().map(|(m, _)| m).collect();
         assert_eq!(methods, ["assistant.threads.setStatus", "assistant.threads.setTitle", "chat.postMessage"]);
+        let Some(Action::StreamAnswer { prompt, channel, thread_ts, recipient_user_id, .. }) = done.effects.last().map(|e| &e.action) else {
+            panic!("a streamed answer last")
+        };
+        assert_eq!(
+            (prompt.as_str(), channel.as_str(), thread_ts.as_str(), recipient_user_id.as_deref()),
+            ("What happened here?", "DU1", "1700000000.000002", Some("U1"))
+        );
         let calls = done.calls();
         assert_eq!(calls[0].1["loading_messages"], json!(["Reading", "Writing"]));
         assert_eq!((calls[2].1["text"].as_str(), calls[2].1["thread_ts"].as_str()), (Some("viewing C2"), Some("1700000000.000002")));

@@ -173,7 +173,7 @@ impl Cx {
         }
     }
 
-    fn push(&mut self, name: &str, action: Action, deadline_after_ms: Option<i64>) -> EffectRef<'_> {
+    pub(super) fn push(&mut self, name: &str, action: Action, deadline_after_ms: Option<i64>) -> EffectRef<'_> {
         let (key, action) = match self.scheduling.take() {
             Some((key, when)) => (scheduled::row_key(&key, &self.origin.fact), Action::Scheduled { key, when, scheduled_at: None, effect: Box::new(action) }),
             None => (self.key(name), action),

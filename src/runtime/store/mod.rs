@@ -15,6 +15,7 @@
 //! - [`directory`]: the Directory actor's teams and consumed OAuth states;
 //! - [`state`]: app state: the handlers' reader, the unit's writes, remembered answers;
 //! - [`scheduled`]: scheduled effects: queueing, cancelling, recurrence, the admin listing;
+//! - [`answers`]: streamed answers' checkpoints (fenced, extending the lease);
 //! - [`schema`]: the versioned migrations, run when an actor wakes (each step one unit with its
 //!   stamp);
 //! - `exec`: the primitives they share (`transactionSync`, running a statement, binding values).
@@ -22,6 +23,7 @@
 //! Callers name the module: `store::outbox::claim`, `store::admin::stats`.
 
 pub mod admin;
+pub mod answers;
 pub mod directory;
 mod exec;
 pub mod ingest;

@@ -105,8 +105,17 @@ impl Sweeper<'_> {
             None => {
                 let outcome = match &action {
                     Some(action) => {
-                        let job =
-                            Job { sql: self.sql, config: self.config, credential: &credential, gate: &gate, row: &row, claim_token, started, app: self.app };
+                        let job = Job {
+                            storage: self.storage,
+                            sql: self.sql,
+                            config: self.config,
+                            credential: &credential,
+                            gate: &gate,
+                            row: &row,
+                            claim_token,
+                            started,
+                            app: self.app,
+                        };
                         jobs::perform(&job, action).await
                     }
                     None => JobOutcome::verdict(Verdict::Permanent { code: reasons::BAD_PAYLOAD.into() }),

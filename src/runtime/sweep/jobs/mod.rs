@@ -14,6 +14,7 @@ mod notify;
 mod respond_url;
 mod slack_api;
 mod status;
+mod stream;
 
 use super::credential::Credential;
 use crate::app::App;
@@ -26,10 +27,12 @@ use crate::runtime::pacing::Gate;
 use crate::runtime::store::outbox::ClaimedRow;
 use crate::slack::classify::{self, Verdict};
 use serde_json::Value;
-use worker::SqlStorage;
+use worker::{SqlStorage, Storage};
 
 /// One claimed row's job, and what it may use.
 pub struct Job<'a> {
+    /// The actor's storage (for `transactionSync`: a streamed answer's fenced checkpoints).
+    pub storage: &'a Storage,
     /// The actor's SQL handle.
     pub sql: &'a SqlStorage,
     /// Settings.
@@ -90,6 +93,16 @@ pub async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
         Action::Status { name } => status::bring_up_to_date(job, name).await,
         Action::RespondUrl { url, body } => respond_url::post(job, url, body).await,
         Action::LlmReply { prompt, then } => llm::answer(job, prompt, then).await,
+        Action::StreamAnswer { prompt, channel, thread_ts, recipient_user_id, recipient_team_id } => {
+            let to = crate::assistant::calls::Target {
+                prompt,
+                channel,
+                thread_ts,
+                recipient_user_id: recipient_user_id.as_deref(),
+                recipient_team_id: recipient_team_id.as_deref(),
+            };
+            stream::answer(job, &to).await
+        }
         Action::Lists { list_id, job: list_job } => lists::run(job, list_id, list_job).await,
         Action::Handle { dispatch } => handle::run(job, dispatch),
         // Due now: the scheduled effect itself (its recurrence is the attempt's, `attempt.rs`).

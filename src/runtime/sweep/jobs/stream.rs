@@ -1,0 +1,150 @@
+//! A streamed answer's job (`Action::StreamAnswer`): asks the model with `stream: true` and
+//! writes its text into the thread as it comes, driving the pure state machine
+//! (`crate::assistant::stream::Answer`): this file only performs the calls it asks for.
+//!
+//! Before every Slack call the checkpoint is written in a unit that also checks the row's claim
+//! and extends its lease (`store::answers::save`): a sweep that lost the row makes no further
+//! call, and a stream longer than the lease keeps its row. The attempt's first step resumes from
+//! the checkpoint a dead attempt left (closing what it left open, then continuing). The model is
+//! asked at the first read, once that is settled: to continue after the delivered text when
+//! there is one (the partial answer is sent as the assistant's message).
+
+use super::Job;
+use crate::assistant::calls::{self, Target};
+use crate::assistant::sse::{SseDecoder, SseEvent};
+use crate::assistant::stream::{Answer, Call, End, Policy, Reply, Step};
+use crate::config::LlmConfig;
+use crate::outbox::completion::{AfterWrite, Fence, JobOutcome};
+use crate::outbox::reasons;
+use crate::runtime::clock;
+use crate::runtime::http::{self, BodyStream, Failure, Piece};
+use crate::runtime::store::answers;
+use crate::slack::classify::Verdict;
+use serde_json::json;
+
+/// A model that sends nothing for this long is taken as hung: the answer so far is closed and
+/// the row retried.
+const MODEL_IDLE_MS: i64 = 30_000;
+
+/// The model's stream, as the job reads it.
+struct Model {
+    body: BodyStream,
+    decoder: SseDecoder,
+    pending: std::collections::VecDeque<SseEvent>,
+    last_seen: i64,
+}
+
+/// Streams the answer.
+pub async fn answer(job: &Job<'_>, to: &Target<'_>) -> JobOutcome {
+    let token = match job.bearer() {
+        Ok(token) => token,
+        Err(refused) => return refused,
+    };
+    let Some(llm) = job.config.llm.as_ref() else {
+        return JobOutcome::verdict(Verdict::Permanent { code: reasons::NOT_CONFIGURED.into() });
+    };
+    let row_id = job.row.id.0;
+    let policy = Policy { rollover_ms: job.config.stream_rollover_ms, ..Policy::default() };
+    let mut answer = match answers::load(job.sql, row_id) {
+        Ok(Some(checkpoint)) => Answer::resume(checkpoint, policy),
+        Ok(None) => Answer::new(policy),
+        Err(e) => return JobOutcome::verdict(Verdict::transient(format!("storage: {e}"))),
+    };
+    let mut model: Option<Model> = None;
+    loop {
+        let now = clock::now_ms();
+        match answer.next(now) {
+            Step::Finished(end) => return ended(end),
+            Step::Wait(until) => worker::Delay::from(std::time::Duration::from_millis((until - now).max(1) as u64)).await,
+            Step::Call(call) => {
+                match answers::save(job.storage, job.sql, row_id, job.claim_token, answer.checkpoint(), now + job.config.lease_ms, now) {
+                    Ok(Fence::Held) => {}
+                    // Another sweep has the row: this attempt makes no call more.
+                    Ok(Fence::Lost) => return JobOutcome::verdict(Verdict::transient("lease_lost")),
+                    Err(e) => return JobOutcome::verdict(Verdict::transient(format!("storage: {e}"))),
+                }
+                let reply = perform(job, token, to, &call).await;
+                answer.replied(reply, clock::now_ms());
+            }
+            Step::Read(until) => {
+                if model.is_none() {
+                    match ask(job, llm, to.prompt, answer.continues_from()).await {
+                        Ok(m) => model = Some(m),
+                        Err(why) => {
+                            answer.model_failed(&why);
+                            continue;
+                        }
+                    }
+                }
+                let m = model.as_mut().expect("opened above");
+                read(m, &mut answer, until, clock::now_ms()).await;
+            }
+        }
+    }
+}
+
+/// How an answer's end is stored.
+fn ended(end: End) -> JobOutcome {
+    match end {
+        End::Done | End::StoppedByUser => JobOutcome::verdict(Verdict::Success).with(AfterWrite::ForgetAnswer),
+        End::Refused(code) => JobOutcome::verdict(Verdict::Permanent { code }),
+        End::Retry(why) => JobOutcome::verdict(Verdict::transient(why)),
+    }
+}
+
+/// Opens the model's stream: the prompt, and the partial answer to continue after.
+async fn ask(job: &Job<'_>, llm: &LlmConfig, prompt: &str, continues: Option<&str>) -> Result<Model, String> {
+    let mut messages =
+        vec![json!({"role": "system", "content": "You are a helpful Slack assistant. Answer in Slack markdown."}), json!({"role": "user", "content": prompt})];
+    if let Some(partial) = continues {
+        messages.push(json!({"role": "assistant", "content": partial}));
+    }
+    let body = json!({ "model": llm.model, "stream": true, "messages": messages });
+    match http::post_streaming(&llm.url, llm.api_key.as_ref().map(|k| k.expose()), &body, job.config.attempt_timeout_ms).await {
+        Ok(Ok(body)) => Ok(Model { body, decoder: SseDecoder::default(), pending: Default::default(), last_seen: clock::now_ms() }),
+        Ok(Err(refused)) => Err(format!("llm http {}", refused.status)),
+        Err(Failure::Timeout) => Err("llm_timeout".into()),
+        Err(Failure::Network(detail)) => {
+            http::log_network(&detail);
+            Err("llm_network".into())
+        }
+    }
+}
+
+/// Feeds the model's next event to the answer, waiting at most until `until` (a flush due).
+async fn read(m: &mut Model, answer: &mut Answer, until: Option<i64>, now: i64) {
+    if let Some(event) = m.pending.pop_front() {
+        match event {
+            SseEvent::Delta(text) => answer.text(&text, now),
+            SseEvent::Done => answer.model_done(),
+            SseEvent::Error(code) => answer.model_failed(&code),
+        }
+        return;
+    }
+    let idle_at = m.last_seen + MODEL_IDLE_MS;
+    let wait = until.unwrap_or(idle_at).min(idle_at) - now;
+    match m.body.next(wait).await {
+        Piece::Bytes(bytes) => {
+            m.last_seen = clock::now_ms();
+            m.pending.extend(m.decoder.push(&bytes));
+        }
+        Piece::End => {
+            let tail = m.decoder.finish();
+            match (tail.is_empty(), m.decoder.ended()) {
+                (false, _) => m.pending.extend(tail),
+                (true, true) => answer.model_done(),
+                (true, false) => answer.model_failed("llm_stream_cut"),
+            }
+        }
+        Piece::Broken(_) => answer.model_failed("llm_stream_broke"),
+        Piece::Idle if clock::now_ms() >= idle_at => answer.model_failed("llm_hung"),
+        Piece::Idle => {}
+    }
+}
+
+/// Makes one Slack call of the answer and says how it went.
+async fn perform(job: &Job<'_>, token: &str, to: &Target<'_>, call: &Call) -> Reply {
+    let (method, args) = calls::request(to, call);
+    let answer = job.call_slack(token, method, &args).await;
+    calls::reply(to, call, &answer.verdict, &answer.json)
+}

@@ -1,0 +1,25 @@
+//! Streamed answers in progress (`crate::assistant::stream`): one checkpoint per outbox row,
+//! written before every Slack call of the answer, fenced by the row's claim.
+
+/// Migration 3 (`streamed_answers`): the checkpoints. Additive: the previous release never names
+/// the table (its rows would just be left; a `stream` row it cannot perform is parked as
+/// `bad_payload`).
+pub const MIGRATION_3: &str = "CREATE TABLE answers (
+  row_id INTEGER PRIMARY KEY,
+  checkpoint TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+)";
+
+/// A row's checkpoint: ?1 row id.
+pub const LOAD: &str = "SELECT checkpoint FROM answers WHERE row_id = ?1";
+
+/// The fence, and the lease it extends: the row is still claimed by ?2, until ?3 now. ?1 row id.
+/// `RETURNING` says whether the claim held.
+pub const HOLD_CLAIM: &str = "UPDATE outbox SET claim_expires_at = ?3 WHERE id = ?1 AND claim_token = ?2 AND status = 'pending' RETURNING id";
+
+/// Keeps a checkpoint: ?1 row id, ?2 checkpoint JSON, ?3 now.
+pub const SAVE: &str = "INSERT INTO answers(row_id, checkpoint, updated_at) VALUES (?1, ?2, ?3)
+  ON CONFLICT(row_id) DO UPDATE SET checkpoint = excluded.checkpoint, updated_at = excluded.updated_at";
+
+/// Forgets a finished answer's checkpoint: ?1 row id.
+pub const FORGET: &str = "DELETE FROM answers WHERE row_id = ?1";

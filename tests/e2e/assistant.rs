@@ -1,0 +1,229 @@
+//! Assistant threads and streamed LLM answers, end to end: the shipped bot in workerd with an LLM
+//! configured answers a user's message in an assistant thread by streaming the model's answer
+//! into the thread (`chat.startStream` / `appendStream` / `stopStream`), from a fake model server
+//! that streams tokens at a set rate (`slackline::sim::llm`) to a fake Slack whose streams behave
+//! like Slack's (a lifetime, `streaming_state_conflict`, `stopped_by_user`).
+//!
+//! What each test checks is what the user sees: the thread's messages, their text, and that none
+//! is left streaming. Every answer must read as the model's one answer (its messages' texts, in
+//! order, are exactly the model's text), however it was interrupted.
+
+use crate::support::slack::{envelope, now_secs};
+use crate::support::{eventually, unique, FakeSlack, Reply, Runtime, Settings};
+use serde_json::{json, Value};
+use slackline::sim::fake::FakeStream;
+use slackline::sim::llm::{FakeLlm, LlmSettings};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+const WAIT: Duration = Duration::from_secs(60);
+/// The shared runtime's roll-over: long enough for the short answers, short enough for a test.
+const ROLLOVER_MS: &str = "3000";
+
+struct Assistant {
+    fake: FakeSlack,
+    llm: FakeLlm,
+    rt: Runtime,
+}
+
+/// The bot with a (fake) LLM, shared by the tests that do not kill it or change its fake's
+/// settings. Answers are 40 words at 200 a second unless a prompt asks otherwise.
+fn assistant() -> &'static Assistant {
+    static A: OnceLock<Assistant> = OnceLock::new();
+    A.get_or_init(|| {
+        let fake = FakeSlack::start();
+        let llm = FakeLlm::start(LlmSettings { tokens: 40, tokens_per_second: 200, ..LlmSettings::default() });
+        let rt = Runtime::start(Settings::new("assistant", &fake).var("LLM_API_URL", &llm.url()).var("STREAM_ROLLOVER_MS", ROLLOVER_MS));
+        Assistant { fake, llm, rt }
+    })
+}
+
+/// A user's message in their assistant thread (a DM, in the thread `thread_ts`).
+fn thread_message(channel: &str, thread_ts: &str, ts: &str, text: &str) -> Value {
+    json!({"type": "message", "channel_type": "im", "channel": channel, "user": "U1", "text": text, "ts": ts, "thread_ts": thread_ts, "event_ts": ts})
+}
+
+/// One conversation: a fresh team, DM channel and thread.
+struct Conversation {
+    team: String,
+    channel: String,
+    thread_ts: String,
+}
+
+impl Conversation {
+    fn new() -> Conversation {
+        Conversation { team: unique("T"), channel: unique("D"), thread_ts: format!("{}.000100", now_secs()) }
+    }
+
+    /// The user asks `prompt`; returns the envelope as sent.
+    fn ask(&self, rt: &Runtime, prompt: &str) -> Value {
+        let ts = format!("{}.000200", now_secs());
+        let body = envelope(&self.team, &unique("Ev"), thread_message(&self.channel, &self.thread_ts, &ts, prompt));
+        assert_eq!(rt.client().event(&body).status, 200);
+        body
+    }
+}
+
+/// Waits until the answer in `channel` is finished: a stream closed with the feedback buttons,
+/// and none still streaming. Returns the thread's streams, oldest first.
+fn finished(fake: &FakeSlack, channel: &str) -> Vec<FakeStream> {
+    eventually(&format!("a finished answer in {channel}"), WAIT, || {
+        let streams = fake.streams_in(channel);
+        (streams.iter().any(|s| s.blocks) && streams.iter().all(|s| !s.streaming)).then_some(streams)
+    })
+}
+
+fn text_of(streams: &[FakeStream]) -> String {
+    streams.iter().map(|s| s.text.as_str()).collect()
+}
+
+#[test]
+fn a_message_in_an_assistant_thread_gets_one_streamed_answer_however_often_it_arrives() {
+    let a = assistant();
+    let conv = Conversation::new();
+    let prompt = unique("what-changed-");
+    let first = conv.ask(&a.rt, &prompt);
+    let c = a.rt.client();
+    for retry in ["1", "2", "3"] {
+        assert_eq!(c.event_delivery(&first.to_string(), Some(retry), &[]).status, 200);
+    }
+    let mut fresh_id = first.clone();
+    fresh_id["event_id"] = json!(unique("Ev"));
+    assert_eq!(c.event(&fresh_id).status, 200, "the same message under a new event id");
+
+    let streams = finished(&a.fake, &conv.channel);
+    assert_eq!(streams.len(), 1, "{streams:?}");
+    assert_eq!(text_of(&streams), FakeLlm::answer_to(&prompt, 40));
+    assert_eq!(streams[0].thread_ts, conv.thread_ts);
+    let start = &a.fake.calls("chat.startStream", &conv.channel)[0];
+    assert_eq!((start.field("recipient_user_id"), start.field("recipient_team_id")), (Some("U1"), Some(conv.team.as_str())));
+    let status = a.fake.wait_calls("assistant.threads.setStatus", &conv.channel, 1, WAIT);
+    assert_eq!((status.len(), status[0].field("thread_ts")), (1, Some(conv.thread_ts.as_str())));
+    let asked = a.llm.requests().iter().filter(|r| r.to_string().contains(&prompt)).count();
+    assert_eq!(asked, 1, "the model is asked once");
+    let appends = a.fake.calls("chat.appendStream", &conv.channel).len();
+    assert!(appends < 40, "buffered, not one call per token: {appends} appends");
+    eventually("the row done", WAIT, || {
+        (c.rows(&conv.team, "done").iter().any(|r| r["payload"].as_str().unwrap_or("").contains("stream_answer"))).then_some(())
+    });
+}
+
+#[test]
+fn a_long_answer_rolls_over_into_new_messages_before_slack_closes_the_stream() {
+    let a = assistant();
+    let conv = Conversation::new();
+    // 300 words at 60 a second: 5 s, against a 3 s roll-over.
+    let prompt = format!("{} [llm tokens=300 rate=60]", unique("long-"));
+    conv.ask(&a.rt, &prompt);
+    let streams = finished(&a.fake, &conv.channel);
+    assert!(streams.len() >= 2, "{} messages", streams.len());
+    assert_eq!(text_of(&streams), FakeLlm::answer_to(&prompt, 300));
+    assert_eq!(streams.iter().filter(|s| s.blocks).count(), 1, "the feedback buttons once, under the last message");
+    assert!(streams.last().unwrap().blocks);
+}
+
+#[test]
+fn a_user_who_presses_stop_ends_the_answer_and_nothing_more_is_sent() {
+    let a = assistant();
+    let conv = Conversation::new();
+    let prompt = format!("{} [llm tokens=400 rate=40]", unique("stop-"));
+    conv.ask(&a.rt, &prompt);
+    let ts = a.fake.wait_calls("chat.appendStream", &conv.channel, 1, WAIT)[0].field("ts").unwrap().to_string();
+    assert!(a.fake.stop_stream_as_user(&conv.channel, &ts));
+    let c = a.rt.client();
+    eventually("the row done", WAIT, || (!c.rows(&conv.team, "done").is_empty() && c.rows(&conv.team, "pending").is_empty()).then_some(()));
+    let appends_at_end = a.fake.calls("chat.appendStream", &conv.channel).len();
+    std::thread::sleep(Duration::from_secs(2)); // the model goes on for 8 s more: nothing of it may reach Slack
+    assert_eq!(a.fake.calls("chat.appendStream", &conv.channel).len(), appends_at_end);
+    assert!(a.fake.calls("chat.stopStream", &conv.channel).is_empty(), "a stopped stream is not stopped again");
+    assert_eq!(a.fake.streams_in(&conv.channel).len(), 1);
+    assert!(c.rows(&conv.team, "parked").is_empty(), "a stop is not a failure");
+}
+
+#[test]
+fn a_429_storm_on_appends_is_held_and_retried_without_losing_text() {
+    let a = assistant();
+    let conv = Conversation::new();
+    let prompt = format!("{} [llm tokens=120 rate=60]", unique("storm-"));
+    a.fake.script(
+        "chat.appendStream",
+        &conv.channel,
+        vec![Reply::RateLimited(1), Reply::Ok, Reply::RateLimited(1), Reply::RateLimited(1), Reply::Ok, Reply::RateLimited(1)],
+    );
+    conv.ask(&a.rt, &prompt);
+    let streams = finished(&a.fake, &conv.channel);
+    assert_eq!(text_of(&streams), FakeLlm::answer_to(&prompt, 120));
+    let limited = a.fake.calls("chat.appendStream", &conv.channel).iter().filter(|c| c.rate_limited).count();
+    assert_eq!(limited, 4);
+}
+
+#[test]
+fn where_streaming_is_refused_the_answer_is_posted_and_updated_instead() {
+    let a = assistant();
+    let conv = Conversation::new();
+    let prompt = format!("{} [llm tokens=150 rate=50]", unique("fallback-"));
+    a.fake.script("chat.startStream", &conv.channel, vec![Reply::Error("method_not_supported_for_channel_type")]);
+    conv.ask(&a.rt, &prompt);
+    let full = FakeLlm::answer_to(&prompt, 150);
+    let last = eventually("the whole answer in the posted message", WAIT, || {
+        let updates = a.fake.calls("chat.update", &conv.channel);
+        updates.last().filter(|u| u.field("text") == Some(full.as_str())).cloned()
+    });
+    let posts = a.fake.calls("chat.postMessage", &conv.channel);
+    assert_eq!((posts.len(), posts[0].field("thread_ts")), (1, Some(conv.thread_ts.as_str())), "one post, in the thread");
+    let updated: std::collections::HashSet<_> = a.fake.calls("chat.update", &conv.channel).iter().map(|u| u.field("ts").unwrap_or("").to_string()).collect();
+    assert_eq!(updated.len(), 1, "every update is of that one post");
+    assert!(last.field("ts").is_some());
+    assert!(a.fake.streams_in(&conv.channel).is_empty());
+}
+
+#[test]
+fn a_stream_slack_closes_under_it_is_finished_with_an_update_and_continued() {
+    let fake = FakeSlack::start();
+    fake.set_stream_lifetime(Duration::from_millis(1_500));
+    let llm = FakeLlm::start(LlmSettings { tokens: 200, tokens_per_second: 50, ..LlmSettings::default() });
+    let rt = Runtime::start(Settings::new("assistant-lifetime", &fake).var("LLM_API_URL", &llm.url()));
+    let conv = Conversation::new();
+    let prompt = unique("lifetime-");
+    conv.ask(&rt, &prompt);
+    // The last stop may find the stream closed too (then there are no feedback buttons): wait for
+    // the row instead.
+    let c = rt.client();
+    eventually("the answer's row done", WAIT, || (!c.rows(&conv.team, "done").is_empty() && c.rows(&conv.team, "pending").is_empty()).then_some(()));
+    let streams = fake.streams_in(&conv.channel);
+    assert!(streams.iter().all(|s| !s.streaming), "{streams:?}");
+    assert!(streams.len() >= 2, "continued in a new message: {streams:?}");
+    assert!(!fake.calls("chat.update", &conv.channel).is_empty(), "the closed stream's text set with chat.update");
+    assert_eq!(text_of(&streams), FakeLlm::answer_to(&prompt, 200));
+}
+
+#[test]
+fn a_runtime_killed_mid_answer_leaves_one_finished_answer_and_nothing_streaming() {
+    let fake = FakeSlack::start();
+    let llm = FakeLlm::start(LlmSettings { tokens: 150, tokens_per_second: 30, ..LlmSettings::default() });
+    let settings = Settings::new("assistant-kill", &fake).var("LLM_API_URL", &llm.url()).var("LEASE_MS", "6000").var("ATTEMPT_TIMEOUT_MS", "2000");
+    let mut rt = Runtime::start(settings);
+    let conv = Conversation::new();
+    let prompt = unique("kill-");
+    conv.ask(&rt, &prompt);
+    a_few_appends(&fake, &conv.channel, 2);
+    rt.kill();
+    let cut = fake.streams_in(&conv.channel);
+    assert!(cut.iter().any(|s| s.streaming), "killed mid-stream: {cut:?}");
+    rt.restart();
+    let streams = finished(&fake, &conv.channel);
+    assert_eq!(text_of(&streams), FakeLlm::answer_to(&prompt, 150), "one coherent answer: {streams:?}");
+    assert_eq!(streams.iter().filter(|s| s.blocks).count(), 1);
+    let continued = llm
+        .requests()
+        .iter()
+        .filter(|r| r.to_string().contains(&prompt))
+        .filter(|r| r["messages"].as_array().is_some_and(|m| m.last().is_some_and(|m| m["role"] == "assistant")))
+        .count();
+    assert_eq!(continued, 1, "the model was asked to continue after the delivered text");
+}
+
+/// Waits until `n` appends reached the fake in `channel`.
+fn a_few_appends(fake: &FakeSlack, channel: &str, n: usize) {
+    fake.wait_calls("chat.appendStream", channel, n, WAIT);
+}
