@@ -8,6 +8,8 @@
 //! event ids, bounded in count and time, and prints the figures as a Markdown table (copied into
 //! docs/benchmarks.md). These are figures, not pass/fail tests.
 
+#[path = "load/assistant.rs"]
+mod assistant;
 #[path = "load/dispatch.rs"]
 mod dispatch;
 // The bench uses only part of the test harness.
@@ -546,6 +548,11 @@ fn main() {
         let before = load_average();
         println!("| # | measure | figure |\n| --- | --- | --- |\n{}", grid::figures(&scale));
         println!("| — | load average (1, 5, 15 min) before / after | {before} / {} |", load_average());
+        return;
+    }
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("assistant") {
+        // `BENCH_ONLY=assistant make bench`: ack → setStatus / first streamed text, and one long answer's calls and CPU.
+        println!("| # | measure | figure |\n| --- | --- | --- |\n{}", assistant::figures(&scale));
         return;
     }
     if std::env::var("BENCH_ONLY").as_deref() == Ok("views") {
