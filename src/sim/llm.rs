@@ -10,7 +10,9 @@
 //! can see that a continuation was asked to continue from the delivered text.
 //!
 //! A prompt may carry its own settings, for tests that share one fake: `[llm tokens=200 rate=20
-//! break=50 hang=10]` (any of them) overrides [`LlmSettings`] for that request.
+//! break=50 hang=10]` (any of them) overrides [`LlmSettings`] for that request; `break` and
+//! `hang` apply to a first ask only, so the continuation of a broken answer completes. A hung
+//! stream stays open until [`FakeLlm::release_hung`] closes it.
 //!
 //! The answer to a prompt is deterministic: [`FakeLlm::answer_to`] (`tokens` words). A request
 //! whose last message is the assistant's (a continuation) is answered with the rest of that
@@ -19,7 +21,7 @@
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 /// How the fake model behaves.
@@ -47,6 +49,8 @@ pub struct FakeLlm {
     port: u16,
     settings: Arc<Mutex<LlmSettings>>,
     requests: Arc<Mutex<Vec<Value>>>,
+    /// Set by [`FakeLlm::release_hung`]: hung streams close.
+    released: Arc<(Mutex<bool>, Condvar)>,
 }
 
 impl FakeLlm {
@@ -54,7 +58,7 @@ impl FakeLlm {
     pub fn start(settings: LlmSettings) -> FakeLlm {
         let listener = TcpListener::bind(("127.0.0.1", 0)).expect("bind the fake LLM");
         let port = listener.local_addr().expect("its address").port();
-        let llm = FakeLlm { port, settings: Arc::new(Mutex::new(settings)), requests: Arc::default() };
+        let llm = FakeLlm { port, settings: Arc::new(Mutex::new(settings)), requests: Arc::default(), released: Arc::default() };
         let server = llm.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
@@ -73,6 +77,21 @@ impl FakeLlm {
     /// Changes how it behaves from the next request on.
     pub fn set(&self, settings: LlmSettings) {
         *self.settings.lock().unwrap() = settings;
+    }
+
+    /// Ends every hung stream (and every later hang) by closing its connection, as a model
+    /// server that gives up would.
+    pub fn release_hung(&self) {
+        let (flag, woken) = &*self.released;
+        *flag.lock().unwrap() = true;
+        woken.notify_all();
+    }
+
+    /// Blocks a hung stream until [`FakeLlm::release_hung`] (at most 10 minutes).
+    fn hang(&self) {
+        let (flag, woken) = &*self.released;
+        let guard = flag.lock().unwrap();
+        let _ = woken.wait_timeout_while(guard, Duration::from_secs(600), |released| !*released);
     }
 
     /// The JSON bodies of the requests so far.
@@ -104,7 +123,7 @@ impl FakeLlm {
         let settings = directives(&body, *self.settings.lock().unwrap());
         let text = FakeLlm::text_for(&body, settings.tokens);
         if body["stream"] == true {
-            stream_answer(stream, &text, settings);
+            self.stream_answer(stream, &text, settings);
         } else {
             let answer = json!({"id": "cmpl-1", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]});
             let body = answer.to_string();
@@ -117,6 +136,7 @@ impl FakeLlm {
 
 /// The settings a request's user message asks for (`[llm tokens=N rate=N break=N hang=N]`).
 fn directives(body: &Value, mut settings: LlmSettings) -> LlmSettings {
+    let continuation = body["messages"].as_array().and_then(|m| m.last()).is_some_and(|m| m["role"] == "assistant");
     let text = body["messages"].as_array().into_iter().flatten().filter(|m| m["role"] == "user").filter_map(|m| m["content"].as_str()).collect::<String>();
     let Some(inner) = text.split("[llm ").nth(1).and_then(|rest| rest.split(']').next()) else { return settings };
     for pair in inner.split_whitespace() {
@@ -125,8 +145,9 @@ fn directives(body: &Value, mut settings: LlmSettings) -> LlmSettings {
         match name {
             "tokens" => settings.tokens = n,
             "rate" => settings.tokens_per_second = n as u32,
-            "break" => settings.break_after = Some(n),
-            "hang" => settings.hang_after = Some(n),
+            // The faults hit a first ask only: a continuation is answered in full.
+            "break" if !continuation => settings.break_after = Some(n),
+            "hang" if !continuation => settings.hang_after = Some(n),
             _ => {}
         }
     }
@@ -157,29 +178,33 @@ fn read_request(stream: &TcpStream) -> Option<Value> {
     serde_json::from_slice(&body).ok()
 }
 
-/// Writes `text` as server-sent events, one word a tick, each in an HTTP chunk of its own.
-fn stream_answer(mut stream: TcpStream, text: &str, settings: LlmSettings) {
-    let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";
-    if stream.write_all(head.as_bytes()).is_err() {
-        return;
-    }
-    let tick = Duration::from_secs_f64(1.0 / f64::from(settings.tokens_per_second.max(1)));
-    for (i, word) in text.split_inclusive(' ').enumerate() {
-        if settings.break_after == Some(i) {
-            let _ = stream.shutdown(std::net::Shutdown::Both);
+impl FakeLlm {
+    /// Writes `text` as server-sent events, one word a tick, each in an HTTP chunk of its own.
+    fn stream_answer(&self, mut stream: TcpStream, text: &str, settings: LlmSettings) {
+        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";
+        if stream.write_all(head.as_bytes()).is_err() {
             return;
         }
-        if settings.hang_after == Some(i) {
-            std::thread::sleep(Duration::from_secs(600));
-            return;
+        let tick = Duration::from_secs_f64(1.0 / f64::from(settings.tokens_per_second.max(1)));
+        for (i, word) in text.split_inclusive(' ').enumerate() {
+            if settings.break_after == Some(i) {
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+                return;
+            }
+            if settings.hang_after == Some(i) {
+                self.hang();
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+                return;
+            }
+            std::thread::sleep(tick);
+            let chunk =
+                json!({"id": "cmpl-1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": word}, "finish_reason": null}]});
+            if write_chunk(&mut stream, &format!("data: {chunk}\n\n")).is_err() {
+                return; // the client went away
+            }
         }
-        std::thread::sleep(tick);
-        let chunk = json!({"id": "cmpl-1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": word}, "finish_reason": null}]});
-        if write_chunk(&mut stream, &format!("data: {chunk}\n\n")).is_err() {
-            return; // the client went away
-        }
+        let _ = write_chunk(&mut stream, "data: [DONE]\n\n").and_then(|_| stream.write_all(b"0\r\n\r\n"));
     }
-    let _ = write_chunk(&mut stream, "data: [DONE]\n\n").and_then(|_| stream.write_all(b"0\r\n\r\n"));
 }
 
 fn write_chunk(stream: &mut TcpStream, data: &str) -> std::io::Result<()> {

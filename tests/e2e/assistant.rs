@@ -227,3 +227,36 @@ fn a_runtime_killed_mid_answer_leaves_one_finished_answer_and_nothing_streaming(
 fn a_few_appends(fake: &FakeSlack, channel: &str, n: usize) {
     fake.wait_calls("chat.appendStream", channel, n, WAIT);
 }
+
+#[test]
+fn an_attempt_that_lost_its_lease_mid_stream_sends_nothing_more() {
+    let fake = FakeSlack::start();
+    let llm = FakeLlm::start(LlmSettings { tokens: 100, tokens_per_second: 50, ..LlmSettings::default() });
+    let settings = Settings::new("assistant-lease", &fake).var("LLM_API_URL", &llm.url()).var("LEASE_MS", "3000").var("ATTEMPT_TIMEOUT_MS", "1000");
+    let rt = Runtime::start(settings);
+    let (c, conv) = (rt.client(), Conversation::new());
+    // The model says 30 words, then hangs: the attempt waits on it past its lease.
+    let prompt = format!("{} [llm hang=30]", unique("lease-"));
+    conv.ask(&rt, &prompt);
+    let first = eventually("the first stream shows text", WAIT, || fake.streams_in(&conv.channel).into_iter().find(|s| !s.text.is_empty()));
+    // A second claimer (an admin-triggered sweep) takes the row once the lease ran out, and
+    // finishes the answer: it stops the first stream and continues in a new message.
+    eventually("a sweep reclaims the expired lease", WAIT, || {
+        (c.admin_post(&format!("/admin/teams/{}/sweep", conv.team)).json()["claimed"] == 1).then_some(())
+    });
+    let streams = finished(&fake, &conv.channel);
+    assert_eq!(text_of(&streams), FakeLlm::answer_to(&prompt, 100));
+    // Now the stale attempt's model gives up; the attempt must find its claim gone and stop.
+    llm.release_hung();
+    let fenced = eventually("the stale attempt is fenced", WAIT, || {
+        let counters = c.stats(&conv.team)["counters"].clone();
+        counters.as_array().unwrap().iter().find(|k| k["name"] == "fenced").map(|k| k["value"].clone())
+    });
+    assert_eq!(fenced, 1);
+    let on_first = |method: &str| fake.calls(method, &conv.channel).iter().filter(|call| call.field("ts") == Some(first.ts.as_str())).count();
+    assert_eq!(on_first("chat.stopStream"), 1, "the first stream was stopped once, by the new claimer");
+    let appends_then = on_first("chat.appendStream");
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(on_first("chat.appendStream"), appends_then);
+    assert_eq!(fake.streams_in(&conv.channel).iter().filter(|s| s.streaming).count(), 0);
+}

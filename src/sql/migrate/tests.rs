@@ -182,11 +182,14 @@ fn a_failing_step_leaves_the_version_before_it_intact() {
 #[test]
 fn a_database_newer_than_the_code_is_not_written() {
     let db = unversioned();
-    assert!(matches!(run(&db, &grown(3)), Outcome::Ready(_)));
+    assert!(matches!(run(&db, &TEAM), Outcome::Ready(_)));
+    // A later release's stamp (a rollback to this code).
+    let newer = TEAM.version() + 1;
+    db.0.execute("UPDATE meta SET value = ?1 WHERE key = 'schema_version'", [newer.to_string()]).unwrap();
     let before = (schema_of(&db), count(&db, "SELECT count(*) FROM receipts"));
-    assert_eq!(run(&db, &TEAM), Outcome::Refused(Refused::Newer { db: 3, code: TEAM.version() }));
+    assert_eq!(run(&db, &TEAM), Outcome::Refused(Refused::Newer { db: newer, code: TEAM.version() }));
     assert_eq!((schema_of(&db), count(&db, "SELECT count(*) FROM receipts")), before);
-    assert_eq!(stamp_of(&db).as_deref(), Some("3"));
+    assert_eq!(stamp_of(&db), Some(newer.to_string()));
 }
 
 #[test]
@@ -206,9 +209,21 @@ fn a_migration_is_named_by_its_version_and_name() {
 fn migration_2_adds_app_state_to_a_version_1_database_and_keeps_its_data() {
     let db = unversioned();
     assert!(matches!(run(&db, &team_v1()), Outcome::Ready(_)));
-    assert_eq!(run(&db, &TEAM), Outcome::Ready(Ready::Migrated { from: Stored::At(1), to: 2 }));
+    let v2 = Schema { actor: "team", migrations: &TEAM.migrations[..2] };
+    assert_eq!(run(&db, &v2), Outcome::Ready(Ready::Migrated { from: Stored::At(1), to: 2 }));
     assert_eq!(TEAM.migrations[1].label(), "2_app_state");
     assert_eq!(count(&db, "SELECT count(*) FROM state"), 0);
     assert_eq!(count(&db, "SELECT count(*) FROM state_facts"), 0);
+    assert_eq!(count(&db, "SELECT count(*) FROM receipts"), 1, "the receipts are kept");
+}
+
+#[test]
+fn migration_3_adds_the_streamed_answers_checkpoints_and_keeps_the_data() {
+    let db = unversioned();
+    let v2 = Schema { actor: "team", migrations: &TEAM.migrations[..2] };
+    assert!(matches!(run(&db, &v2), Outcome::Ready(_)));
+    assert_eq!(run(&db, &TEAM), Outcome::Ready(Ready::Migrated { from: Stored::At(2), to: 3 }));
+    assert_eq!(TEAM.migrations[2].label(), "3_streamed_answers");
+    assert_eq!(count(&db, "SELECT count(*) FROM answers"), 0);
     assert_eq!(count(&db, "SELECT count(*) FROM receipts"), 1, "the receipts are kept");
 }
