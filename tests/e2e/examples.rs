@@ -2,7 +2,7 @@
 //! of its own: they run on the library exactly as a user's bot does.
 
 use crate::support::slack::{command_form, envelope, message_copy};
-use crate::support::{eventually, unique, Client, FakeSlack, Runtime, Settings};
+use crate::support::{eventually, unique, FakeSlack, Runtime, Settings};
 use serde_json::{json, Value};
 use slackline::sim::client::{fresh_trigger_id, view_submission};
 use std::sync::OnceLock;
@@ -128,13 +128,6 @@ fn a_valid_submission_is_announced_in_the_triage_channel_and_its_acknowledge_cli
     eventually("both rows delivered", WAIT, || (c.rows(&team, "done").len() == 2).then_some(()));
 }
 
-/// A state value of `team`, from the admin API.
-fn state_value(c: &Client, team: &str, key: &str) -> Option<Value> {
-    let a = c.admin_get(&format!("/admin/teams/{team}/state?prefix={key}&limit=1"));
-    assert_eq!(a.status, 200, "{}", a.body);
-    a.json()["entries"].as_array()?.iter().find(|e| e["key"] == key).map(|e| e["value"].clone())
-}
-
 /// A click on the announcement's `action_id` button for the incident `id`, by a fresh user.
 fn incident_click(team: &str, channel: &str, action_id: &str, id: &str) -> Value {
     json!({
@@ -154,8 +147,8 @@ fn resolve_updates_the_remembered_announcement_once_under_a_double_click_and_can
     let buttons = announced.json.clone().expect("a JSON body")["blocks"][2]["elements"].clone();
     assert_eq!((buttons[0]["action_id"].as_str(), buttons[1]["action_id"].as_str()), (Some("incident_acknowledge"), Some("incident_resolve")));
     let id = buttons[1]["value"].as_str().expect("the incident id").to_string();
-    assert_eq!(state_value(&c, &team, &format!("incident:{id}")).expect("the incident stored")["status"], "open");
-    let post = eventually("the announcement remembered", WAIT, || state_value(&c, &team, &format!("post:{id}")));
+    assert_eq!(c.state_value(&team, &format!("incident:{id}")).expect("the incident stored")["status"], "open");
+    let post = eventually("the announcement remembered", WAIT, || c.state_value(&team, &format!("post:{id}")));
     let ts = post["ts"].as_str().expect("Slack's ts").to_string();
 
     for _ in 0..2 {
@@ -163,7 +156,7 @@ fn resolve_updates_the_remembered_announcement_once_under_a_double_click_and_can
     }
     let updated = t.fake.wait_calls("chat.update", &title, 1, WAIT)[0].clone();
     assert_eq!((updated.field("channel"), updated.field("ts")), (Some(t.channel.as_str()), Some(ts.as_str())), "the announced message");
-    assert_eq!(state_value(&c, &team, &format!("incident:{id}")).expect("still stored")["status"], "resolved");
+    assert_eq!(c.state_value(&team, &format!("incident:{id}")).expect("still stored")["status"], "resolved");
     let reminder = c.all_rows(&team).into_iter().find(|r| r["idem_key"].as_str().is_some_and(|k| k.starts_with(&format!("sched:incident:{id}:remind|"))));
     let reminder = reminder.expect("the reminder row");
     assert_eq!((reminder["status"].as_str(), reminder["reason"].as_str()), (Some("done"), Some("cancelled")));
@@ -180,7 +173,7 @@ fn an_eyes_reaction_on_the_announcement_assigns_the_reactor_and_the_app_home_lis
     assert_eq!(c.interaction(&incident_submission(&team, &user, &title)).status, 200);
     let announced = t.fake.wait_calls("chat.postMessage", &title, 1, WAIT)[0].clone();
     let id = announced.json.clone().expect("a JSON body")["blocks"][2]["elements"][0]["value"].as_str().expect("the id").to_string();
-    let post = eventually("the announcement remembered", WAIT, || state_value(&c, &team, &format!("post:{id}")));
+    let post = eventually("the announcement remembered", WAIT, || c.state_value(&team, &format!("post:{id}")));
     let ts = post["ts"].as_str().expect("Slack's ts").to_string();
 
     let reactor = unique("U");
@@ -190,7 +183,7 @@ fn an_eyes_reaction_on_the_announcement_assigns_the_reactor_and_the_app_home_lis
     let updated = t.fake.wait_calls("chat.update", &title, 1, WAIT)[0].clone();
     assert_eq!(updated.field("ts"), Some(ts.as_str()));
     assert!(updated.body.contains(&format!("assigned to <@{reactor}>")), "{}", updated.body);
-    assert_eq!(state_value(&c, &team, &format!("incident:{id}")).expect("stored")["assignee"], json!(reactor));
+    assert_eq!(c.state_value(&team, &format!("incident:{id}")).expect("stored")["assignee"], json!(reactor));
 
     let viewer = unique("U");
     let opened = json!({"type": "app_home_opened", "user": viewer, "channel": "D1", "tab": "home"});

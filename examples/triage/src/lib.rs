@@ -3,8 +3,9 @@
 //! nothing; a valid one is stored in state (`incident:{id}`, the id being the submission's fact),
 //! announced in the channel the deployment's `TRIAGE_CHANNEL` names with "Acknowledge" and
 //! "Resolve" buttons, the announcement's `{channel, ts}` remembered (`post:{id}`), and a reminder
-//! scheduled `TRIAGE_REMIND_MINUTES` (30) later: "still open" in the channel, unless someone
-//! acknowledges or resolves it first (the click cancels it).
+//! scheduled `TRIAGE_REMIND_MINUTES` (30) later: "still open" in the announcement's thread (read
+//! when it is sent; top level in the channel if the announcement is not remembered then), unless
+//! someone acknowledges or resolves it first (the click cancels it).
 //!
 //! A click updates the stored incident and its announcement (`chat.update` of the remembered
 //! `ts`, else of the clicked message); an `:eyes:` reaction on the announcement assigns the
@@ -12,10 +13,6 @@
 //! moves forward, so a double click, or a Slack retry (the same fact: its state change and its
 //! update's key are deduplicated by the unit), updates the announcement once; every change is
 //! written in the request's unit with its receipt and effects, or not at all.
-//!
-//! Not yet: the reminder is posted in the channel, not the announcement's thread: it is scheduled
-//! with the submission, before Slack has answered with the `ts`, and a scheduled effect's payload
-//! is fixed when it is scheduled.
 
 pub mod incident;
 
@@ -96,7 +93,8 @@ fn report(v: &ViewIn, cx: &mut Cx, channel: Option<&str>, remind: Result<i64, St
     let id = cx.origin().fact.clone();
     cx.state().put(&incident_key(&id), &incident)?;
     cx.say(channel, &incident.text()).blocks(incident.blocks(&id)).remember(&post_key(&id));
-    cx.schedule(&reminder_key(&id), When::after(remind)).say(channel, &incident.reminder());
+    // In the announcement's thread, read when the reminder is sent (top level if it is not remembered then).
+    cx.schedule(&reminder_key(&id), When::after(remind)).say(channel, &incident.reminder()).in_thread_of(&post_key(&id));
     Ok(())
 }
 

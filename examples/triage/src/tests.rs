@@ -99,11 +99,12 @@ fn severities_round_trip_through_the_select() {
     assert_eq!(options.as_array().map(Vec::len), Some(3));
 }
 
-/// The scheduled reminder a submission queued: its key, when, and the post.
-fn reminder(done: &Handled) -> (String, When, Value) {
+/// The scheduled reminder a submission queued: its key, when, the post, and the state key of
+/// the message whose thread it goes in.
+fn reminder(done: &Handled) -> (String, When, Value, Option<String>) {
     let scheduled = done.effects.iter().find_map(|e| match &e.action {
         Action::Scheduled { key, when, effect, .. } => match effect.as_ref() {
-            Action::SlackApi { args, .. } => Some((key.clone(), *when, args.clone())),
+            Action::SlackApi { args, thread_of, .. } => Some((key.clone(), *when, args.clone(), thread_of.clone())),
             _ => None,
         },
         _ => None,
@@ -112,11 +113,18 @@ fn reminder(done: &Handled) -> (String, When, Value) {
 }
 
 #[test]
-fn a_valid_submission_schedules_a_reminder_in_the_channel_after_the_default_thirty_minutes() {
+fn a_valid_submission_schedules_a_reminder_in_the_announcements_thread_after_the_default_thirty_minutes() {
     let done = submit(&triage(), "Checkout fails", Some("sev1"));
-    let (key, when, args) = reminder(&done);
+    let (key, when, args, thread_of) = reminder(&done);
     let button = &done.calls()[0].1["blocks"][2]["elements"][0];
-    assert_eq!(key, reminder_key(button["value"].as_str().unwrap()), "the button carries what cancels the reminder");
+    let id = button["value"].as_str().unwrap();
+    assert_eq!(key, reminder_key(id), "the button carries what cancels the reminder");
+    let Action::SlackApi { remember, .. } = &done.effects[0].action else { panic!("the announcement first") };
+    assert_eq!(
+        (thread_of.as_deref(), remember.as_deref()),
+        (Some(post_key(id).as_str()), Some(post_key(id).as_str())),
+        "in the thread of what the announcement remembers"
+    );
     assert_eq!(when, When::after(30 * MINUTE_MS));
     assert_eq!((args["channel"].as_str(), args["text"].as_str()), (Some("CINCIDENTS"), Some("Incident still open, nobody acknowledged it: Checkout fails")));
     let again = submit(&triage(), "Checkout fails", Some("sev1"));

@@ -11,7 +11,8 @@
 //!
 //! **State.** [`Cx::state`] is the team's state ([`State`]): reads served during the handler,
 //! writes buffered and handed to the unit only if the handler succeeds. [`EffectRef::remember`]
-//! keeps part of Slack's answer (`{channel, ts}`) under a state key when the effect completes.
+//! keeps part of Slack's answer (`{channel, ts}`) under a state key when the effect completes;
+//! [`EffectRef::in_thread_of`] posts in the thread of what a key holds when the post is sent.
 //!
 //! **Later.** `cx.schedule(key, when).say(…)` queues the helper's effect to fall due at `when`
 //! (`crate::scheduled`), under the schedule's key (the team's, not the fact's: another request
@@ -20,6 +21,7 @@
 
 use crate::effect::{Action, Effect, Followup};
 use crate::scheduled::{self, When};
+use crate::state::thread::can_thread;
 use crate::state::{check_key, State, StateReader, StateWrite};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -112,6 +114,27 @@ impl EffectRef<'_> {
             *remember = Some(key.to_string());
         } else {
             self.cx.misuse = Some(format!("remember({key:?}): only a Slack Web API call's answer can be remembered"));
+        }
+        self
+    }
+
+    /// Posts the message (`say`, `reply`, `ephemeral`, or `api` of `chat.postMessage` /
+    /// `chat.postEphemeral`) in the thread of the message remembered under the state key `key`
+    /// (`.remember(key)` on another effect), **read when the row is performed**, not now: a
+    /// reminder scheduled with an announcement finds the announcement's thread once its answer
+    /// is remembered. If the key holds no remembered message then (the parent was never
+    /// delivered, or is parked), the post goes top level where the helper said
+    /// (`crate::state::thread`). A bad key, or another kind of effect, fails the handler.
+    pub fn in_thread_of(self, key: &str) -> Self {
+        if let Err(e) = check_key(key) {
+            self.cx.misuse = Some(format!("in_thread_of: {e}"));
+        } else if let Action::SlackApi { method, thread_of, .. } = self.cx.effects[self.index].action.performed_mut() {
+            match can_thread(method) {
+                true => *thread_of = Some(key.to_string()),
+                false => self.cx.misuse = Some(format!("in_thread_of({key:?}): {method} posts no message that can go in a thread")),
+            }
+        } else {
+            self.cx.misuse = Some(format!("in_thread_of({key:?}): only a Slack message post goes in a thread"));
         }
         self
     }
