@@ -1,14 +1,16 @@
 //! The example bots, each a crate of `examples/` served from its own `wrangler.toml` in a runtime
 //! of its own: they run on the library exactly as a user's bot does.
 
-use crate::support::slack::{command_form, envelope, message_copy};
-use crate::support::{eventually, unique, FakeSlack, Runtime, Settings};
+use crate::support::slack::{command_form, envelope, message_copy, now_ms};
+use crate::support::{eventually, unique, FakeSlack, Reply, Runtime, Settings};
 use serde_json::{json, Value};
 use slackline::sim::client::{fresh_trigger_id, view_submission};
 use std::sync::OnceLock;
 use std::time::Duration;
 
 const WAIT: Duration = Duration::from_secs(30);
+/// The triage bot's default reminder delay.
+const REMIND_MS: i64 = 30 * 60 * 1000;
 
 /// `examples/hello`: Bolt's getting-started app.
 fn hello() -> &'static (FakeSlack, Runtime) {
@@ -190,4 +192,38 @@ fn an_eyes_reaction_on_the_announcement_assigns_the_reactor_and_the_app_home_lis
     assert_eq!(c.event(&envelope(&team, &unique("Ev"), opened)).status, 200);
     let published = t.fake.wait_calls("views.publish", &viewer, 1, WAIT)[0].clone();
     assert!(published.body.contains(&title), "the open incident is listed: {}", published.body);
+}
+
+#[test]
+fn killed_while_a_submissions_announcement_is_at_slack_the_restarted_runtime_announces_it_once_and_keeps_its_reminder() {
+    let fake = FakeSlack::start();
+    let channel = unique("C");
+    // A short lease: after the restart the killed attempt's claim runs out in seconds.
+    let settings = Settings::example("triage", &fake).var("TRIAGE_CHANNEL", &channel).var("LEASE_MS", "5000").var("ATTEMPT_TIMEOUT_MS", "2000");
+    let mut rt = Runtime::start(settings);
+    let (team, user, title) = (unique("T"), unique("U"), unique("Payments down "));
+    // Slack holds the first announcement and never posts it: it answers 503, long after the kill.
+    fake.script("chat.postMessage", &title, vec![Reply::Delay(Duration::from_secs(20), Box::new(Reply::Status(503)))]);
+    let before = now_ms();
+    assert_eq!(rt.client().interaction(&incident_submission(&team, &user, &title)).status, 200, "acknowledged: recorded");
+    let held = fake.wait_calls("chat.postMessage", &title, 1, WAIT)[0].clone();
+    rt.kill();
+    rt.restart();
+
+    let c = rt.client();
+    let id = held.json.expect("a JSON body")["blocks"][2]["elements"][0]["value"].as_str().expect("the incident id").to_string();
+    let remembered = eventually("the announcement delivered and remembered after the restart", WAIT, || c.state_value(&team, &format!("post:{id}")));
+    assert_eq!(remembered["channel"], json!(channel));
+    assert_eq!(fake.calls("chat.postMessage", &title).len(), 2, "the held attempt (never posted) and one delivery: announced once");
+    assert_eq!(c.receipts(&team), 1);
+    let rows = c.all_rows(&team);
+    assert_eq!(rows.len(), 2, "one announcement, one reminder: {rows:?}");
+    let announcement = rows.iter().find(|r| r["status"] == "done").expect("the announcement's row done");
+    assert_eq!(announcement["attempts"].as_i64(), Some(2), "performed again after the restart: {announcement}");
+    assert_eq!(c.state_value(&team, &format!("incident:{id}")).expect("the incident stored")["status"], "open");
+    let scheduled = c.scheduled(&team);
+    assert_eq!(scheduled.len(), 1, "the reminder still scheduled: {scheduled:?}");
+    let due = scheduled[0]["due_at"].as_i64().unwrap();
+    assert_eq!(scheduled[0]["key"].as_str(), Some(format!("incident:{id}:remind").as_str()));
+    assert!((before / 1000 * 1000 + REMIND_MS..=now_ms() + REMIND_MS).contains(&due), "due 30 minutes after the submission: {due}");
 }
