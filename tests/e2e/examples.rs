@@ -4,7 +4,8 @@
 use crate::support::slack::{command_form, envelope, message_copy, now_ms};
 use crate::support::{eventually, unique, FakeSlack, Reply, Runtime, Settings};
 use serde_json::{json, Value};
-use slackline::sim::client::{fresh_trigger_id, view_submission};
+use slackline::sim::cli::triage;
+use slackline::sim::client::{button_click, fresh_trigger_id};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -41,10 +42,7 @@ fn triage() -> &'static Triage {
 
 /// A submission of the incident modal by `user` of `team`: `title` typed, SEV1 picked.
 fn incident_submission(team: &str, user: &str, title: &str) -> Value {
-    let mut payload = view_submission(team, "incident", &[("title".into(), "title_input".into(), title.into())]);
-    payload["view"]["state"]["values"]["severity"] = json!({"severity_select": {"type": "static_select", "selected_option": {"value": "sev1"}}});
-    payload["user"] = json!({"id": user, "team_id": team});
-    payload
+    triage::incident_submission(team, user, title, "sev1")
 }
 
 #[test]
@@ -132,11 +130,7 @@ fn a_valid_submission_is_announced_in_the_triage_channel_and_its_acknowledge_cli
 
 /// A click on the announcement's `action_id` button for the incident `id`, by a fresh user.
 fn incident_click(team: &str, channel: &str, action_id: &str, id: &str) -> Value {
-    json!({
-        "type": "block_actions", "trigger_id": fresh_trigger_id(), "team": {"id": team}, "user": {"id": unique("U"), "team_id": team},
-        "container": {"type": "message", "channel_id": channel, "message_ts": "9.1"}, "channel": {"id": channel}, "message": {"ts": "9.1"},
-        "actions": [{"action_id": action_id, "block_id": "b", "type": "button", "value": id}],
-    })
+    button_click(team, &unique("U"), (channel, "9.1"), action_id, id)
 }
 
 #[test]
@@ -214,7 +208,9 @@ fn killed_while_a_submissions_announcement_is_at_slack_the_restarted_runtime_ann
     let id = held.json.expect("a JSON body")["blocks"][2]["elements"][0]["value"].as_str().expect("the incident id").to_string();
     let remembered = eventually("the announcement delivered and remembered after the restart", WAIT, || c.state_value(&team, &format!("post:{id}")));
     assert_eq!(remembered["channel"], json!(channel));
-    assert_eq!(fake.calls("chat.postMessage", &title).len(), 2, "the held attempt (never posted) and one delivery: announced once");
+    let posts = fake.calls("chat.postMessage", &title);
+    let answers: Vec<Option<&Value>> = posts.iter().map(|p| p.answer.as_ref().map(|a| &a["ok"])).collect();
+    assert_eq!(answers, [None, Some(&json!(true))], "the held attempt (never posted: unanswered when killed) and one delivery: announced once");
     assert_eq!(c.receipts(&team), 1);
     let rows = c.all_rows(&team);
     assert_eq!(rows.len(), 2, "one announcement, one reminder: {rows:?}");
@@ -226,4 +222,27 @@ fn killed_while_a_submissions_announcement_is_at_slack_the_restarted_runtime_ann
     let due = scheduled[0]["due_at"].as_i64().unwrap();
     assert_eq!(scheduled[0]["key"].as_str(), Some(format!("incident:{id}:remind").as_str()));
     assert!((before / 1000 * 1000 + REMIND_MS..=now_ms() + REMIND_MS).contains(&due), "due 30 minutes after the submission: {due}");
+}
+
+#[test]
+fn slackline_sims_triage_flow_reports_each_step_from_the_modal_to_resolved() {
+    let t = triage();
+    let args = ["triage", "--url", &t.runtime.base_url(), "--sim", &t.fake.base_url(), "--secret", crate::support::SECRET, "--timeout", "20"];
+    let (command, options) = slackline::sim::cli::parse(&args.map(String::from)).expect("a valid command line");
+    let report = slackline::sim::cli::run_client(&command, &options).unwrap_or_else(|e| panic!("{e:?}"));
+    let ts = report.split("Slack answered ts=").nth(1).and_then(|r| r.lines().next()).expect("the announcement's ts").to_string();
+    let steps = [
+        "← views.open callback_id=\"incident\"".to_string(),
+        format!("← chat.postMessage channel={} text=\"Incident (SEV2): Checkout fails", t.channel),
+        "buttons: Acknowledge, Resolve".to_string(),
+        format!("thread_ts={ts} text=\"<@U2> acknowledged this incident\""),
+        format!("← chat.update channel={} ts={ts}", t.channel),
+        "· Acknowledged · assigned to <@U2>\n  buttons: Resolve".to_string(),
+        "· Resolved · assigned to <@U2>\n  buttons: none".to_string(),
+    ];
+    let mut rest = report.as_str();
+    for step in &steps {
+        let at = rest.find(step.as_str()).unwrap_or_else(|| panic!("{step:?} missing (or out of order) in:\n{report}"));
+        rest = &rest[at + step.len()..];
+    }
 }

@@ -7,8 +7,9 @@
 
 use crate::support::slack::{now_ms, sign};
 use crate::support::{eventually, unique, Call, Client, FakeSlack, Reply, Runtime, Settings};
-use serde_json::{json, Value};
-use slackline::sim::client::{fresh_trigger_id, view_submission};
+use serde_json::Value;
+use slackline::sim::cli::triage;
+use slackline::sim::client::{button_click, fresh_trigger_id};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -69,12 +70,9 @@ fn send_report(t: &Triage, team: &str, at: i64) -> String {
     title
 }
 
-/// Sends the submission of the incident `title` as if at `at`.
+/// Sends the submission of the incident `title` (by U1, SEV2) as if at `at`.
 fn send_titled(t: &Triage, team: &str, title: &str, at: i64) {
-    let mut payload = view_submission(team, "incident", &[("title".into(), "title_input".into(), title.into())]);
-    payload["view"]["state"]["values"]["severity"] = json!({"severity_select": {"type": "static_select", "selected_option": {"value": "sev2"}}});
-    payload["user"] = json!({"id": "U1", "team_id": team});
-    assert_eq!(submit_at(&t.runtime.client(), &payload, at), 200);
+    assert_eq!(submit_at(&t.runtime.client(), &triage::incident_submission(team, "U1", title, "sev2"), at), 200);
 }
 
 /// The incident once its announcement reached Slack.
@@ -106,12 +104,7 @@ fn post_at(c: &Client, path: &str, body: &str, at: i64) -> u16 {
 
 /// A click on the incident's Acknowledge button (now).
 fn acknowledge(t: &Triage, i: &Incident) -> u16 {
-    let click = json!({
-        "type": "block_actions", "trigger_id": fresh_trigger_id(), "team": {"id": i.team}, "user": {"id": unique("U"), "team_id": i.team},
-        "container": {"type": "message", "channel_id": t.channel, "message_ts": "9.1"}, "channel": {"id": t.channel}, "message": {"ts": "9.1"},
-        "actions": [{"action_id": "incident_acknowledge", "block_id": "b", "type": "button", "value": i.id}],
-    });
-    t.runtime.client().interaction(&click).status
+    t.runtime.client().interaction(&button_click(&i.team, &unique("U"), (&t.channel, "9.1"), triage::ACKNOWLEDGE, &i.id)).status
 }
 
 /// The reminders Slack received for the incident.
@@ -187,8 +180,7 @@ fn a_duplicate_delivery_of_the_submission_schedules_nothing_more() {
     let c = t.runtime.client();
     let team = unique("T");
     let title = unique("Dup ");
-    let mut payload = view_submission(&team, "incident", &[("title".into(), "title_input".into(), title.clone())]);
-    payload["view"]["state"]["values"]["severity"] = json!({"severity_select": {"type": "static_select", "selected_option": {"value": "sev3"}}});
+    let payload = triage::incident_submission(&team, "U1", &title, "sev3");
     for _ in 0..3 {
         assert_eq!(c.interaction(&payload).status, 200);
     }
