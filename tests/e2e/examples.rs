@@ -246,3 +246,65 @@ fn slackline_sims_triage_flow_reports_each_step_from_the_modal_to_resolved() {
         rest = &rest[at + step.len()..];
     }
 }
+
+/// The text a fake List row's text cell holds, if any.
+fn cell_text(row: &crate::support::fake_slack::FakeRow, column_id: &str) -> Option<String> {
+    row.cell(column_id)?["rich_text"][0]["elements"][0]["elements"][0]["text"].as_str().map(str::to_string)
+}
+
+/// `examples/triage` with `TRIAGE_LIST` set, and that List's id (each test's team maps it, or not).
+fn mirrored() -> &'static (Triage, String) {
+    static MIRRORED: OnceLock<(Triage, String)> = OnceLock::new();
+    MIRRORED.get_or_init(|| {
+        let (fake, channel, list) = (FakeSlack::start(), unique("C"), unique("F"));
+        let runtime = Runtime::start(Settings::example("triage", &fake).var("TRIAGE_CHANNEL", &channel).var("TRIAGE_LIST", &list));
+        (Triage { fake, runtime, channel }, list)
+    })
+}
+
+#[test]
+fn with_triage_list_set_an_incident_is_mirrored_as_one_list_row_that_follows_acknowledge_and_resolve() {
+    let (Triage { fake, runtime, channel }, list) = mirrored();
+    let c = runtime.client();
+    let (team, user, title) = (unique("T"), unique("U"), unique("Disk full "));
+    let map = json!({"key_column": "ColKEY", "columns": {
+        "title": {"column_id": "ColT", "type": "text"}, "severity": {"column_id": "ColV", "type": "text"},
+        "status": {"column_id": "ColS", "type": "text"}, "reporter": {"column_id": "ColR", "type": "user"}, "assignee": {"column_id": "ColA", "type": "user"},
+    }});
+    assert_eq!(c.api("PUT", &format!("/api/teams/{team}/lists/{list}"), Some(&map)).status, 200);
+    assert_eq!(c.interaction(&incident_submission(&team, &user, &title)).status, 200);
+    let id = fake.wait_calls("chat.postMessage", &title, 1, WAIT)[0].json.clone().expect("a JSON body")["blocks"][2]["elements"][0]["value"]
+        .as_str()
+        .expect("the incident id")
+        .to_string();
+    let row = eventually("the incident's List row", WAIT, || fake.list_rows(list).into_iter().next());
+    assert_eq!((cell_text(&row, "ColKEY"), cell_text(&row, "ColT"), cell_text(&row, "ColS")), (Some(id.clone()), Some(title.clone()), Some("open".into())));
+    assert_eq!(row.cell("ColR").map(|c| c["user"].clone()), Some(json!([user])));
+
+    for (action, status) in [("incident_acknowledge", "acknowledged"), ("incident_resolve", "resolved")] {
+        assert_eq!(c.interaction(&incident_click(&team, channel, action, &id)).status, 200);
+        eventually(&format!("the row {status}"), WAIT, || fake.list_rows(list).iter().any(|r| cell_text(r, "ColS").as_deref() == Some(status)).then_some(()));
+    }
+    // Pending at the end: only the List's first reconciliation pass (an hour away).
+    let syncing = |k: &str| k.starts_with(&format!("lists:{list}:{id}:")) || k.contains(":list:");
+    eventually("the record's puts and syncs done", WAIT, || {
+        c.rows(&team, "pending").iter().all(|r| r["idem_key"].as_str().is_some_and(|k| !syncing(k))).then_some(())
+    });
+    let rows = fake.list_rows(list);
+    assert_eq!(rows.len(), 1, "one row, created once and updated: {rows:?}");
+    assert!(rows[0].cell("ColA").is_some_and(|c| c["user"].as_array().is_some_and(|u| u.len() == 1)), "the acknowledger assigned");
+    assert_eq!(fake.calls("slackLists.items.create", &id).len(), 1);
+    assert!(c.rows(&team, "parked").is_empty(), "{:?}", c.rows(&team, "parked"));
+}
+
+#[test]
+fn with_triage_list_set_but_no_column_map_the_mirror_is_parked_with_the_reason_and_the_announcement_still_goes_out() {
+    let (Triage { fake, runtime, .. }, list) = mirrored();
+    let c = runtime.client();
+    let (team, title) = (unique("T"), unique("No map "));
+    assert_eq!(c.interaction(&incident_submission(&team, &unique("U"), &title)).status, 200);
+    fake.wait_calls("chat.postMessage", &title, 1, WAIT);
+    let parked = eventually("the mirror parked", WAIT, || c.rows(&team, "parked").into_iter().next());
+    assert!(parked["reason"].as_str().is_some_and(|r| r.starts_with("not_configured: no column map for List")), "{parked}");
+    assert!(fake.list_rows(list).iter().all(|r| cell_text(r, "ColT").is_none_or(|t| !t.contains(&title))), "nothing mirrored for it");
+}
