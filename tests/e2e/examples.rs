@@ -305,6 +305,7 @@ fn with_triage_list_set_but_no_column_map_the_mirror_is_parked_with_the_reason_a
     assert_eq!(c.interaction(&incident_submission(&team, &unique("U"), &title)).status, 200);
     fake.wait_calls("chat.postMessage", &title, 1, WAIT);
     let parked = eventually("the mirror parked", WAIT, || c.rows(&team, "parked").into_iter().next());
-    assert!(parked["reason"].as_str().is_some_and(|r| r.starts_with("not_configured: no column map for List")), "{parked}");
+    assert_eq!(parked["reason"], "not_configured", "{parked}");
+    assert!(parked["payload"].as_str().is_some_and(|p| p.contains(list.as_str()) && p.contains("\"put\"")), "the List put, kept for a redrive: {parked}");
     assert!(fake.list_rows(list).iter().all(|r| cell_text(r, "ColT").is_none_or(|t| !t.contains(&title))), "nothing mirrored for it");
 }

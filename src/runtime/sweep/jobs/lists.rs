@@ -57,20 +57,18 @@ pub async fn run(job: &Job<'_>, list_id: &str, list_job: &ListJob) -> JobOutcome
     ended.unwrap_or_else(|e| Ended::settled(Verdict::transient(format!("storage: {e}")), ListsEnd::Nothing)).outcome(job, list_id)
 }
 
-/// A handler's record: checked against the List's column map now (a List nobody mapped, or
-/// fields the map refuses, park the row with the reason), stored with the completion.
+/// A handler's record: checked against the List's column map now, stored with the completion.
+/// A List nobody mapped parks the row as `not_configured`, fields the map refuses as
+/// `invalid_fields` (stable reasons: the stats group by them, a bulk redrive names them).
 fn put(job: &Job<'_>, list_id: &str, record_id: &str, fields: &str) -> worker::Result<Ended> {
-    let refused = |code: String| Ok(Ended::settled(Verdict::Permanent { code }, ListsEnd::Nothing));
-    let Some(map) = store::column_map(job.sql, list_id)? else {
-        return refused(format!("{}: no column map for List {list_id} (PUT /api/teams/{{team}}/lists/{list_id})", reasons::NOT_CONFIGURED));
-    };
+    let refused = |code: &str| Ok(Ended::settled(Verdict::Permanent { code: code.into() }, ListsEnd::Nothing));
+    let Some(map) = store::column_map(job.sql, list_id)? else { return refused(reasons::NOT_CONFIGURED) };
     let checked = serde_json::from_str::<Value>(fields).map_err(|_| FieldError::NotAnObject).and_then(|f| map.cells(record_id, &f));
-    match checked {
-        Ok(_) => {
-            Ok(Ended::settled(Verdict::Success, ListsEnd::Put(ListsWrite::Put { list_id: list_id.into(), record_id: record_id.into(), fields: fields.into() })))
-        }
-        Err(e) => refused(format!("invalid_fields: {}", e.message())),
+    if checked.is_err() {
+        return refused("invalid_fields");
     }
+    let write = ListsWrite::Put { list_id: list_id.into(), record_id: record_id.into(), fields: fields.into() };
+    Ok(Ended::settled(Verdict::Success, ListsEnd::Put(write)))
 }
 
 async fn sync(job: &Job<'_>, list_id: &str, record_id: &str) -> worker::Result<Ended> {
