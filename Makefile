@@ -54,15 +54,17 @@ build: setup
 dev: build .dev.vars
 	wrangler dev --config wrangler.toml $(BOT)/build/index.js --ip 127.0.0.1 --port $(PORT) --inspector-port $(INSPECTOR_PORT) --persist-to $(PERSIST_TO)
 
-# The round trip without Slack: the simulator's fake Slack, slackline, a mention and its reply.
+# The round trip without Slack: the simulator's fake Slack, slackline, a mention and its reply
+# (APP=triage: the triage bot's flow, /incident to Resolve).
 try: build
-	scripts/try.sh
+	scripts/try.sh $(APP)
 
 test: build
 	$(MAKE) --no-print-directory lint
 	cargo test --locked --workspace --lib --bins --tests --quiet -- --test-threads=4
 	cargo test --locked --doc --quiet
 	$(MAKE) --no-print-directory try
+	$(MAKE) --no-print-directory try APP=triage
 	$(MAKE) --no-print-directory test-wasm
 	$(MAKE) --no-print-directory test-template
 	$(MAKE) --no-print-directory fuzz-smoke

@@ -4,8 +4,19 @@
 # ports, sends a signed @-mention, prints the threaded reply and the request, sweep and delivery
 # log lines for it, and stops everything it started — also on Ctrl-C or an error. Exits non-zero
 # if the reply did not arrive (`make test` runs it as a smoke test).
+#
+# `scripts/try.sh triage` (`make try APP=triage`) serves examples/triage instead (TRIAGE_CHANNEL
+# set to a channel of the fake) and runs its flow (`slackline-sim triage`): /incident, the modal
+# submitted, the announcement, Acknowledge, Resolve, each step with what Slack received.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+app="${1:-echo}"
+export APP="$app" # wrangler's build hook (make worker) builds this bot
+case "$app" in
+  echo) flow=(mention --text "hello from make try"); shown=" --text 'hello from make try'" ;;
+  triage) flow=(triage); shown="" ;;
+  *) echo "make try: APP=$app has no flow here (APP=echo, the default, or APP=triage)" >&2; exit 2 ;;
+esac
 export PATH="$PWD/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 export WRANGLER_SEND_METRICS=false WRANGLER_WRITE_LOGS=false CI=true NO_COLOR=1 FORCE_COLOR=0
 
@@ -38,8 +49,8 @@ team="TTRY$(date +%s)"
 # Each in its own process group (setsid), so that cleanup stops wrangler's workerd children too.
 setsid target/debug/slackline-sim serve --port "$sim_port" > "$work/sim.log" 2>&1 &
 groups+=($!)
-printf 'SLACK_SIGNING_SECRET=%s\nSLACK_BOT_TOKEN=xoxb-make-try\nSLACK_API_URL=http://127.0.0.1:%s/api\nLOG_DELIVERIES=all\n' "$secret" "$sim_port" > "$work/vars.env"
-setsid wrangler dev --ip 127.0.0.1 --port "$app_port" --inspector-port "$inspector_port" --show-interactive-dev-session=false \
+printf 'SLACK_SIGNING_SECRET=%s\nSLACK_BOT_TOKEN=xoxb-make-try\nSLACK_API_URL=http://127.0.0.1:%s/api\nLOG_DELIVERIES=all\nTRIAGE_CHANNEL=C0TRIAGE\n' "$secret" "$sim_port" > "$work/vars.env"
+setsid wrangler dev --config wrangler.toml "examples/$app/build/index.js" --ip 127.0.0.1 --port "$app_port" --inspector-port "$inspector_port" --show-interactive-dev-session=false \
   --persist-to "$work/state" --env-file "$work/vars.env" > "$work/app.log" 2>&1 &
 groups+=($!)
 
@@ -47,9 +58,9 @@ wait_for "http://127.0.0.1:$sim_port/_sim/calls" "the fake Slack" 10 || { cat "$
 wait_for "http://127.0.0.1:$app_port/healthz" "slackline (wrangler dev)" 120 || { tail -40 "$work/app.log" >&2; exit 1; }
 echo "fake Slack on http://127.0.0.1:$sim_port, slackline on http://127.0.0.1:$app_port"
 echo
-echo "\$ slackline-sim mention --team $team --text 'hello from make try'"
-target/debug/slackline-sim mention --url "http://127.0.0.1:$app_port" --sim "http://127.0.0.1:$sim_port" \
-  --secret "$secret" --team "$team" --text "hello from make try" --timeout 20
+echo "\$ slackline-sim ${flow[0]} --team $team$shown"
+target/debug/slackline-sim "${flow[@]}" --url "http://127.0.0.1:$app_port" --sim "http://127.0.0.1:$sim_port" \
+  --secret "$secret" --team "$team" --timeout 20
 
 echo
 echo "slackline's log lines for $team (request, sweep, delivery):"

@@ -33,6 +33,10 @@ pub enum Action {
         /// ([`crate::app::listen::EffectRef::remember`]); absent in rows queued before it existed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         remember: Option<String>,
+        /// The state key of a remembered message whose thread the post goes in, read when the
+        /// row is performed ([`crate::state::thread`]; top level if it holds none).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thread_of: Option<String>,
     },
     /// A POST of a JSON message to a `response_url` (slash commands, interactions).
     RespondUrl {
@@ -136,7 +140,7 @@ pub enum Followup {
 impl Action {
     /// A Slack Web API call that remembers nothing.
     pub fn slack_api(method: &str, args: Value) -> Action {
-        Action::SlackApi { method: method.into(), args, remember: None }
+        Action::SlackApi { method: method.into(), args, remember: None, thread_of: None }
     }
 
     /// What a rate limit applies to: the Slack method, or the kind of endpoint. A 429 holds every

@@ -228,7 +228,7 @@ mod tests {
     }
 
     fn digest(when: When) -> Action {
-        let post = Action::SlackApi { method: "chat.postMessage".into(), args: serde_json::json!({"channel": "C1", "text": "digest"}), remember: None };
+        let post = Action::slack_api("chat.postMessage", serde_json::json!({"channel": "C1", "text": "digest"}));
         Action::Scheduled { key: "digest".into(), when, scheduled_at: Some(1), effect: Box::new(post) }
     }
 

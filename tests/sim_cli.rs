@@ -39,7 +39,7 @@ fn each_subcommand_answers_help_with_its_options_and_exit_0() {
         }
         assert!(!stdout.contains("--text <T>") && !stdout.contains("--port <N>"), "{sub}: {stdout}");
     }
-    for (sub, text) in [("serve", false), ("mention", true), ("dm", true), ("command", true), ("click", false), ("storm", false)] {
+    for (sub, text) in [("serve", false), ("mention", true), ("dm", true), ("command", true), ("click", false), ("storm", false), ("triage", false)] {
         let (code, stdout, stderr) = sim(&[sub, "--help"]);
         assert_eq!((code, stderr.as_str()), (0, ""), "{sub} --help");
         assert!(stdout.contains(&format!("Usage: slackline-sim {sub} [OPTIONS]")), "{stdout}");
@@ -50,7 +50,7 @@ fn each_subcommand_answers_help_with_its_options_and_exit_0() {
         assert_eq!(stdout.contains("--text <T>"), text, "{sub}: {stdout}");
     }
     let (code, stdout, _) = sim(&["--help"]);
-    let all = ["serve", "mention", "dm", "command", "click", "storm", "shortcut", "submit", "options", "react", "home"];
+    let all = ["serve", "mention", "dm", "command", "click", "storm", "shortcut", "submit", "options", "react", "home", "triage"];
     assert!(code == 0 && all.iter().all(|s| stdout.contains(s)), "{stdout}");
 }
 

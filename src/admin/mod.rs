@@ -290,11 +290,7 @@ mod tests {
 
     #[test]
     fn a_scheduled_row_shows_its_key_and_due_time_and_any_other_row_is_not_one() {
-        let post = crate::effect::Action::SlackApi {
-            method: "chat.postMessage".into(),
-            args: serde_json::json!({"channel": "C1", "text": "still open"}),
-            remember: None,
-        };
+        let post = crate::effect::Action::slack_api("chat.postMessage", serde_json::json!({"channel": "C1", "text": "still open"}));
         let when = crate::scheduled::When::at(5_000).every(crate::scheduled::DAY_MS);
         let payload = crate::effect::Action::Scheduled { key: "k".into(), when, scheduled_at: Some(1), effect: Box::new(post.clone()) };
         let row = OutboxRow { id: 3, payload: serde_json::to_string(&payload).unwrap(), created_at: 5_000, next_attempt_at: 5_000, ..OutboxRow::default() };

@@ -83,6 +83,7 @@ pub fn describe(payload: &str) -> String {
         }
         Ok(Action::Lists { list_id, job: ListJob::Sync { record_id } }) => format!("sync of record “{record_id}” to List {list_id}"),
         Ok(Action::Lists { list_id, job: ListJob::Reconcile { run } }) => format!("reconciliation pass {run} of List {list_id}"),
+        Ok(Action::Lists { list_id, job: ListJob::Put { record_id, .. } }) => format!("record “{record_id}” stored for List {list_id}"),
         Ok(Action::Scheduled { key, effect, .. }) => {
             format!("{} (scheduled “{key}”)", describe(&serde_json::to_string(&effect).unwrap_or_default()))
         }

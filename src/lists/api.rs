@@ -38,6 +38,16 @@ pub enum ListJob {
         /// The pass.
         run: i64,
     },
+    /// Store a record's fields as an app's handler asked (`cx.list_record`): checked against the
+    /// List's column map when performed, then stored (a new version) and its sync queued with the
+    /// row's fenced completion, exactly as a `PUT …/records/{id}` would; the same fields again
+    /// change nothing.
+    Put {
+        /// Our record id.
+        record_id: String,
+        /// The record's fields (canonical JSON text: serde_json's maps are sorted by key).
+        fields: String,
+    },
 }
 
 /// The rate-limit and one-at-a-time target of a list's rows.

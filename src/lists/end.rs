@@ -19,6 +19,15 @@ pub enum ListsWrite {
         /// What to write.
         write: RecordWrite,
     },
+    /// A handler's record is stored and its sync queued ([`super::api::ListJob::Put`]).
+    Put {
+        /// The List.
+        list_id: String,
+        /// The record.
+        record_id: String,
+        /// Its fields (canonical JSON text).
+        fields: String,
+    },
     /// A page of a pass was read.
     Page {
         /// The List.
@@ -93,6 +102,8 @@ pub enum ListsEnd {
     },
     /// A page was read.
     Page(ListsWrite),
+    /// A handler's record fits its column map: stored (a [`ListsWrite::Put`]) unless parked.
+    Put(ListsWrite),
     /// A page could not be read.
     PageFailed {
         /// The List.
@@ -116,6 +127,7 @@ impl ListsEnd {
                 _ => None,
             },
             ListsEnd::Page(write) => Some(write),
+            ListsEnd::Put(write) => (!parked).then_some(write),
             ListsEnd::PageFailed { list_id, run } => {
                 parked.then(|| ListsWrite::RunFailed { list_id, run, error: verdict.code().unwrap_or("failed").to_string() })
             }

@@ -89,3 +89,12 @@ fn the_mirrored_key_is_read_from_the_text_fallback_or_the_rich_text() {
     assert_eq!(mirrored_key(&rich_only, "ColOTHER"), None);
     assert_eq!(mirrored_key(&json!({"id": "Rec3"}), "ColKEY"), None);
 }
+
+#[test]
+fn a_handlers_record_is_stored_with_its_completion_unless_parked() {
+    use super::end::{ListsEnd, ListsWrite};
+    use crate::slack::classify::Verdict;
+    let put = ListsWrite::Put { list_id: "F1".into(), record_id: "r".into(), fields: "{}".into() };
+    assert_eq!(ListsEnd::Put(put.clone()).write(&Verdict::Success, false), Some(put.clone()));
+    assert_eq!(ListsEnd::Put(put).write(&Verdict::Success, true), None, "a parked row stores nothing");
+}

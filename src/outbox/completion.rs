@@ -195,7 +195,7 @@ mod tests {
     }
 
     fn scheduled(when: When) -> Effect {
-        let post = Action::SlackApi { method: "chat.postMessage".into(), args: json!({}), remember: None };
+        let post = Action::slack_api("chat.postMessage", json!({}));
         Effect {
             key: "sched:k|f".into(),
             action: Action::Scheduled { key: "k".into(), when, scheduled_at: None, effect: Box::new(post) },

@@ -64,6 +64,9 @@ enum Sub {
     /// Sends an `app_home_opened` (the Home tab) for U1; prints the ack.
     #[command(args_override_self = true)]
     Home(InputOptions),
+    /// Runs examples/triage's flow: /incident, its modal submitted, Acknowledge, Resolve; prints what Slack received at each step.
+    #[command(args_override_self = true)]
+    Triage(ClientOptions),
 }
 
 /// `serve`'s options. The fault flags override `--script`'s values.
@@ -291,6 +294,7 @@ pub fn parse_command_line(args: &[String]) -> Result<(String, Options), clap::Er
         Sub::Click(common) => ("click".into(), client(common, None)),
         Sub::Storm(common) => ("storm".into(), client(common, None)),
         Sub::RateLimited(common) => ("rate-limited".into(), client(common, None)),
+        Sub::Triage(common) => ("triage".into(), client(common, None)),
         Sub::Shortcut(o) => input("shortcut", o.input, Input::Shortcut { callback_id: o.callback_id, message: o.message }),
         Sub::Submit(o) => input("submit", o.input, Input::Submit { callback_id: o.callback_id, values: o.values }),
         Sub::Options(o) => input("options", o.input, Input::Suggest { action_id: o.action_id, block_id: o.block_id, query: o.query }),
@@ -484,6 +488,7 @@ pub fn run_client(command: &str, options: &Options) -> Result<String, Failure> {
             Ok(format!("{head}\n{}", delivered(&target, before, ack.at, timeout, "chat.update", |c| c.method == "chat.update" && c.field("ts") == Some(&ts))?))
         }
         "storm" => storm(&target, &team, before, timeout),
+        "triage" => triage::run(&target, &team, timeout),
         "rate-limited" => {
             let minute = super::client::this_minute();
             let ack = target.event(&app_rate_limited(&team, minute), &[])?;
@@ -572,6 +577,8 @@ fn storm(target: &Target, team: &str, before: usize, timeout: Duration) -> Resul
         _ => Err(Failure::Unexpected(summary)),
     }
 }
+
+pub mod triage;
 
 #[cfg(test)]
 mod tests;

@@ -53,6 +53,9 @@ pub struct SimCall {
     /// Answered 429 (over the enforced rate tiers of `serve --enforce-tiers`, or a fault).
     #[serde(default)]
     pub rate_limited: bool,
+    /// The fake's JSON answer, once it answered (a post's `ts`).
+    #[serde(default)]
+    pub answer: Option<Value>,
 }
 
 impl SimCall {
@@ -248,6 +251,16 @@ pub fn resolve_click(team: &str, channel: &str, ts: &str) -> Value {
         "type": "block_actions", "trigger_id": fresh_trigger_id(), "team": {"id": team}, "user": {"id": "U1", "team_id": team},
         "container": {"type": "message", "channel_id": channel, "message_ts": ts},
         "actions": [{"action_id": crate::app::RESOLVE_ACTION_ID, "value": "resolve", "type": "button"}],
+    })
+}
+
+/// A click by `user` of `team` on the button `action_id` (carrying `value`) of the message `ts`
+/// in `channel` (`block_actions`).
+pub fn button_click(team: &str, user: &str, (channel, ts): (&str, &str), action_id: &str, value: &str) -> Value {
+    json!({
+        "type": "block_actions", "trigger_id": fresh_trigger_id(), "team": sim_team(team), "user": {"id": user, "team_id": team},
+        "container": {"type": "message", "channel_id": channel, "message_ts": ts}, "channel": {"id": channel}, "message": {"ts": ts},
+        "actions": [{"action_id": action_id, "block_id": "sim_block", "type": "button", "value": value}],
     })
 }
 

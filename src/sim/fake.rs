@@ -55,6 +55,9 @@ pub struct Call {
     /// Answered 429: over the enforced rate tiers ([`FakeSlack::enforce_tiers`]), or scripted
     /// ([`Reply::RateLimited`]).
     pub rate_limited: bool,
+    /// The JSON body it was answered with, once answered (`None` until then, and for a reset
+    /// connection): a post's `ts`, a view's `id`.
+    pub answer: Option<Value>,
 }
 
 impl Call {
@@ -330,10 +333,11 @@ fn record(request: &mut tiny_http::Request) -> Call {
         _ if form => add(&body),
         _ => {}
     }
-    Call { method: method_of(request.url()), path: request.url().to_string(), headers, json, args, body, at: Instant::now(), rate_limited: false }
+    Call { method: method_of(request.url()), path: request.url().to_string(), headers, json, args, body, at: Instant::now(), rate_limited: false, answer: None }
 }
 
-fn next_reply(state: &Mutex<State>, call: &mut Call) -> Reply {
+/// The reply to `call`, and its position in the record.
+fn next_reply(state: &Mutex<State>, call: &mut Call) -> (Reply, usize) {
     let mut state = state.lock().unwrap();
     let now_secs = call.at.duration_since(state.started).as_secs_f64();
     let token = call.token().unwrap_or("").to_string();
@@ -344,7 +348,7 @@ fn next_reply(state: &Mutex<State>, call: &mut Call) -> Reply {
     };
     call.rate_limited = matches!(reply, Reply::RateLimited(_));
     state.calls.push(call.clone());
-    reply
+    (reply, state.calls.len() - 1)
 }
 
 fn scripted_reply(state: &mut State, call: &Call) -> Reply {
@@ -368,17 +372,17 @@ fn oauth_answer() -> Value {
     })
 }
 
-/// Answers `call` with `reply`. `applied` is the real answer of a call already applied (by
-/// [`Reply::Applied`]), so it is not applied twice.
-fn respond(request: tiny_http::Request, call: &Call, reply: Reply, state: &Mutex<State>, port: u16, applied: Option<Value>) {
+/// Answers `call` (the record's `index`th) with `reply`, and records the answer. `applied` is
+/// the real answer of a call already applied (by [`Reply::Applied`]), so it is not applied twice.
+fn respond(request: tiny_http::Request, (call, index): (&Call, usize), reply: Reply, state: &Mutex<State>, port: u16, applied: Option<Value>) {
     let (status, body, retry_after) = match reply {
         Reply::Delay(wait, then) => {
             std::thread::sleep(wait);
-            return respond(request, call, *then, state, port, applied);
+            return respond(request, (call, index), *then, state, port, applied);
         }
         Reply::Applied(then) => {
             let applied = applied.or_else(|| call.is_web_api().then(|| real_answer(state, call)));
-            return respond(request, call, *then, state, port, applied);
+            return respond(request, (call, index), *then, state, port, applied);
         }
         Reply::Reset => return super::reset::reset(request, port),
         Reply::Ok if call.method == "llm" => (200, completion(&format!("LLM answer to: {}", prompt_of(call))), None),
@@ -390,6 +394,9 @@ fn respond(request: tiny_http::Request, call: &Call, reply: Reply, state: &Mutex
         Reply::RateLimited(secs) => (429, json!({"ok": false, "error": "ratelimited"}), Some(secs)),
         Reply::Status(code) => (code, json!({"ok": false, "error": format!("http {code}")}), None),
     };
+    if let Some(recorded) = state.lock().unwrap().calls.get_mut(index) {
+        recorded.answer = Some(body.clone());
+    }
     let mut response = tiny_http::Response::from_string(body.to_string())
         .with_status_code(status)
         .with_header("content-type: application/json".parse::<tiny_http::Header>().unwrap());
@@ -450,7 +457,7 @@ fn list_calls(request: tiny_http::Request, state: &Mutex<State>) {
         let state = state.lock().unwrap();
         let started = state.started;
         state.calls.iter().enumerate().skip(after).map(|(index, c)| {
-            json!({"index": index, "method": c.method, "path": c.path, "json": c.json, "args": c.args, "at_ms": c.at.duration_since(started).as_millis() as u64, "rate_limited": c.rate_limited})
+            json!({"index": index, "method": c.method, "path": c.path, "json": c.json, "args": c.args, "at_ms": c.at.duration_since(started).as_millis() as u64, "rate_limited": c.rate_limited, "answer": c.answer})
         }).collect()
     };
     let response =
@@ -463,6 +470,6 @@ fn handle(mut request: tiny_http::Request, state: &Mutex<State>, port: u16) {
         return list_calls(request, state);
     }
     let mut call = record(&mut request);
-    let reply = next_reply(state, &mut call);
-    respond(request, &call, reply, state, port, None);
+    let (reply, index) = next_reply(state, &mut call);
+    respond(request, (&call, index), reply, state, port, None);
 }

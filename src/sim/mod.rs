@@ -11,7 +11,7 @@
 //! - [`client`]: Slack's side: signed events, commands, clicks, shortcuts, modal submissions and
 //!   options requests sent to a running slackline;
 //! - [`cli`]: the command line (`serve`, `mention`, `dm`, `command`, `click`, `storm`,
-//!   `shortcut`, `submit`, `options`, `react`, `home`).
+//!   `shortcut`, `submit`, `options`, `react`, `home`, and `triage`: `examples/triage`'s flow).
 //!
 //! See `docs/simulator.md`.
 

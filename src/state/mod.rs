@@ -25,6 +25,7 @@
 //! trait, and [`MemState`] serves native tests.
 
 mod mem;
+pub mod thread;
 mod view;
 
 pub use mem::MemState;

@@ -1,14 +1,17 @@
 //! The example bots, each a crate of `examples/` served from its own `wrangler.toml` in a runtime
 //! of its own: they run on the library exactly as a user's bot does.
 
-use crate::support::slack::{command_form, envelope, message_copy};
-use crate::support::{eventually, unique, Client, FakeSlack, Runtime, Settings};
+use crate::support::slack::{command_form, envelope, message_copy, now_ms};
+use crate::support::{eventually, unique, FakeSlack, Reply, Runtime, Settings};
 use serde_json::{json, Value};
-use slackline::sim::client::{fresh_trigger_id, view_submission};
+use slackline::sim::cli::triage;
+use slackline::sim::client::{button_click, fresh_trigger_id};
 use std::sync::OnceLock;
 use std::time::Duration;
 
 const WAIT: Duration = Duration::from_secs(30);
+/// The triage bot's default reminder delay.
+const REMIND_MS: i64 = 30 * 60 * 1000;
 
 /// `examples/hello`: Bolt's getting-started app.
 fn hello() -> &'static (FakeSlack, Runtime) {
@@ -39,10 +42,7 @@ fn triage() -> &'static Triage {
 
 /// A submission of the incident modal by `user` of `team`: `title` typed, SEV1 picked.
 fn incident_submission(team: &str, user: &str, title: &str) -> Value {
-    let mut payload = view_submission(team, "incident", &[("title".into(), "title_input".into(), title.into())]);
-    payload["view"]["state"]["values"]["severity"] = json!({"severity_select": {"type": "static_select", "selected_option": {"value": "sev1"}}});
-    payload["user"] = json!({"id": user, "team_id": team});
-    payload
+    triage::incident_submission(team, user, title, "sev1")
 }
 
 #[test]
@@ -128,20 +128,9 @@ fn a_valid_submission_is_announced_in_the_triage_channel_and_its_acknowledge_cli
     eventually("both rows delivered", WAIT, || (c.rows(&team, "done").len() == 2).then_some(()));
 }
 
-/// A state value of `team`, from the admin API.
-fn state_value(c: &Client, team: &str, key: &str) -> Option<Value> {
-    let a = c.admin_get(&format!("/admin/teams/{team}/state?prefix={key}&limit=1"));
-    assert_eq!(a.status, 200, "{}", a.body);
-    a.json()["entries"].as_array()?.iter().find(|e| e["key"] == key).map(|e| e["value"].clone())
-}
-
 /// A click on the announcement's `action_id` button for the incident `id`, by a fresh user.
 fn incident_click(team: &str, channel: &str, action_id: &str, id: &str) -> Value {
-    json!({
-        "type": "block_actions", "trigger_id": fresh_trigger_id(), "team": {"id": team}, "user": {"id": unique("U"), "team_id": team},
-        "container": {"type": "message", "channel_id": channel, "message_ts": "9.1"}, "channel": {"id": channel}, "message": {"ts": "9.1"},
-        "actions": [{"action_id": action_id, "block_id": "b", "type": "button", "value": id}],
-    })
+    button_click(team, &unique("U"), (channel, "9.1"), action_id, id)
 }
 
 #[test]
@@ -154,8 +143,8 @@ fn resolve_updates_the_remembered_announcement_once_under_a_double_click_and_can
     let buttons = announced.json.clone().expect("a JSON body")["blocks"][2]["elements"].clone();
     assert_eq!((buttons[0]["action_id"].as_str(), buttons[1]["action_id"].as_str()), (Some("incident_acknowledge"), Some("incident_resolve")));
     let id = buttons[1]["value"].as_str().expect("the incident id").to_string();
-    assert_eq!(state_value(&c, &team, &format!("incident:{id}")).expect("the incident stored")["status"], "open");
-    let post = eventually("the announcement remembered", WAIT, || state_value(&c, &team, &format!("post:{id}")));
+    assert_eq!(c.state_value(&team, &format!("incident:{id}")).expect("the incident stored")["status"], "open");
+    let post = eventually("the announcement remembered", WAIT, || c.state_value(&team, &format!("post:{id}")));
     let ts = post["ts"].as_str().expect("Slack's ts").to_string();
 
     for _ in 0..2 {
@@ -163,7 +152,7 @@ fn resolve_updates_the_remembered_announcement_once_under_a_double_click_and_can
     }
     let updated = t.fake.wait_calls("chat.update", &title, 1, WAIT)[0].clone();
     assert_eq!((updated.field("channel"), updated.field("ts")), (Some(t.channel.as_str()), Some(ts.as_str())), "the announced message");
-    assert_eq!(state_value(&c, &team, &format!("incident:{id}")).expect("still stored")["status"], "resolved");
+    assert_eq!(c.state_value(&team, &format!("incident:{id}")).expect("still stored")["status"], "resolved");
     let reminder = c.all_rows(&team).into_iter().find(|r| r["idem_key"].as_str().is_some_and(|k| k.starts_with(&format!("sched:incident:{id}:remind|"))));
     let reminder = reminder.expect("the reminder row");
     assert_eq!((reminder["status"].as_str(), reminder["reason"].as_str()), (Some("done"), Some("cancelled")));
@@ -180,7 +169,7 @@ fn an_eyes_reaction_on_the_announcement_assigns_the_reactor_and_the_app_home_lis
     assert_eq!(c.interaction(&incident_submission(&team, &user, &title)).status, 200);
     let announced = t.fake.wait_calls("chat.postMessage", &title, 1, WAIT)[0].clone();
     let id = announced.json.clone().expect("a JSON body")["blocks"][2]["elements"][0]["value"].as_str().expect("the id").to_string();
-    let post = eventually("the announcement remembered", WAIT, || state_value(&c, &team, &format!("post:{id}")));
+    let post = eventually("the announcement remembered", WAIT, || c.state_value(&team, &format!("post:{id}")));
     let ts = post["ts"].as_str().expect("Slack's ts").to_string();
 
     let reactor = unique("U");
@@ -190,11 +179,133 @@ fn an_eyes_reaction_on_the_announcement_assigns_the_reactor_and_the_app_home_lis
     let updated = t.fake.wait_calls("chat.update", &title, 1, WAIT)[0].clone();
     assert_eq!(updated.field("ts"), Some(ts.as_str()));
     assert!(updated.body.contains(&format!("assigned to <@{reactor}>")), "{}", updated.body);
-    assert_eq!(state_value(&c, &team, &format!("incident:{id}")).expect("stored")["assignee"], json!(reactor));
+    assert_eq!(c.state_value(&team, &format!("incident:{id}")).expect("stored")["assignee"], json!(reactor));
 
     let viewer = unique("U");
     let opened = json!({"type": "app_home_opened", "user": viewer, "channel": "D1", "tab": "home"});
     assert_eq!(c.event(&envelope(&team, &unique("Ev"), opened)).status, 200);
     let published = t.fake.wait_calls("views.publish", &viewer, 1, WAIT)[0].clone();
     assert!(published.body.contains(&title), "the open incident is listed: {}", published.body);
+}
+
+#[test]
+fn killed_while_a_submissions_announcement_is_at_slack_the_restarted_runtime_announces_it_once_and_keeps_its_reminder() {
+    let fake = FakeSlack::start();
+    let channel = unique("C");
+    // A short lease: after the restart the killed attempt's claim runs out in seconds.
+    let settings = Settings::example("triage", &fake).var("TRIAGE_CHANNEL", &channel).var("LEASE_MS", "5000").var("ATTEMPT_TIMEOUT_MS", "2000");
+    let mut rt = Runtime::start(settings);
+    let (team, user, title) = (unique("T"), unique("U"), unique("Payments down "));
+    // Slack holds the first announcement and never posts it: it answers 503, long after the kill.
+    fake.script("chat.postMessage", &title, vec![Reply::Delay(Duration::from_secs(20), Box::new(Reply::Status(503)))]);
+    let before = now_ms();
+    assert_eq!(rt.client().interaction(&incident_submission(&team, &user, &title)).status, 200, "acknowledged: recorded");
+    let held = fake.wait_calls("chat.postMessage", &title, 1, WAIT)[0].clone();
+    rt.kill();
+    rt.restart();
+
+    let c = rt.client();
+    let id = held.json.expect("a JSON body")["blocks"][2]["elements"][0]["value"].as_str().expect("the incident id").to_string();
+    let remembered = eventually("the announcement delivered and remembered after the restart", WAIT, || c.state_value(&team, &format!("post:{id}")));
+    assert_eq!(remembered["channel"], json!(channel));
+    let posts = fake.calls("chat.postMessage", &title);
+    let answers: Vec<Option<&Value>> = posts.iter().map(|p| p.answer.as_ref().map(|a| &a["ok"])).collect();
+    assert_eq!(answers, [None, Some(&json!(true))], "the held attempt (never posted: unanswered when killed) and one delivery: announced once");
+    assert_eq!(c.receipts(&team), 1);
+    let rows = c.all_rows(&team);
+    assert_eq!(rows.len(), 2, "one announcement, one reminder: {rows:?}");
+    let announcement = rows.iter().find(|r| r["status"] == "done").expect("the announcement's row done");
+    assert_eq!(announcement["attempts"].as_i64(), Some(2), "performed again after the restart: {announcement}");
+    assert_eq!(c.state_value(&team, &format!("incident:{id}")).expect("the incident stored")["status"], "open");
+    let scheduled = c.scheduled(&team);
+    assert_eq!(scheduled.len(), 1, "the reminder still scheduled: {scheduled:?}");
+    let due = scheduled[0]["due_at"].as_i64().unwrap();
+    assert_eq!(scheduled[0]["key"].as_str(), Some(format!("incident:{id}:remind").as_str()));
+    assert!((before / 1000 * 1000 + REMIND_MS..=now_ms() + REMIND_MS).contains(&due), "due 30 minutes after the submission: {due}");
+}
+
+#[test]
+fn slackline_sims_triage_flow_reports_each_step_from_the_modal_to_resolved() {
+    let t = triage();
+    let args = ["triage", "--url", &t.runtime.base_url(), "--sim", &t.fake.base_url(), "--secret", crate::support::SECRET, "--timeout", "20"];
+    let (command, options) = slackline::sim::cli::parse(&args.map(String::from)).expect("a valid command line");
+    let report = slackline::sim::cli::run_client(&command, &options).unwrap_or_else(|e| panic!("{e:?}"));
+    let ts = report.split("Slack answered ts=").nth(1).and_then(|r| r.lines().next()).expect("the announcement's ts").to_string();
+    let steps = [
+        "← views.open callback_id=\"incident\"".to_string(),
+        format!("← chat.postMessage channel={} text=\"Incident (SEV2): Checkout fails", t.channel),
+        "buttons: Acknowledge, Resolve".to_string(),
+        format!("thread_ts={ts} text=\"<@U2> acknowledged this incident\""),
+        format!("← chat.update channel={} ts={ts}", t.channel),
+        "· Acknowledged · assigned to <@U2>\n  buttons: Resolve".to_string(),
+        "· Resolved · assigned to <@U2>\n  buttons: none".to_string(),
+    ];
+    let mut rest = report.as_str();
+    for step in &steps {
+        let at = rest.find(step.as_str()).unwrap_or_else(|| panic!("{step:?} missing (or out of order) in:\n{report}"));
+        rest = &rest[at + step.len()..];
+    }
+}
+
+/// The text a fake List row's text cell holds, if any.
+fn cell_text(row: &crate::support::fake_slack::FakeRow, column_id: &str) -> Option<String> {
+    row.cell(column_id)?["rich_text"][0]["elements"][0]["elements"][0]["text"].as_str().map(str::to_string)
+}
+
+/// `examples/triage` with `TRIAGE_LIST` set, and that List's id (each test's team maps it, or not).
+fn mirrored() -> &'static (Triage, String) {
+    static MIRRORED: OnceLock<(Triage, String)> = OnceLock::new();
+    MIRRORED.get_or_init(|| {
+        let (fake, channel, list) = (FakeSlack::start(), unique("C"), unique("F"));
+        let runtime = Runtime::start(Settings::example("triage", &fake).var("TRIAGE_CHANNEL", &channel).var("TRIAGE_LIST", &list));
+        (Triage { fake, runtime, channel }, list)
+    })
+}
+
+#[test]
+fn with_triage_list_set_an_incident_is_mirrored_as_one_list_row_that_follows_acknowledge_and_resolve() {
+    let (Triage { fake, runtime, channel }, list) = mirrored();
+    let c = runtime.client();
+    let (team, user, title) = (unique("T"), unique("U"), unique("Disk full "));
+    let map = json!({"key_column": "ColKEY", "columns": {
+        "title": {"column_id": "ColT", "type": "text"}, "severity": {"column_id": "ColV", "type": "text"},
+        "status": {"column_id": "ColS", "type": "text"}, "reporter": {"column_id": "ColR", "type": "user"}, "assignee": {"column_id": "ColA", "type": "user"},
+    }});
+    assert_eq!(c.api("PUT", &format!("/api/teams/{team}/lists/{list}"), Some(&map)).status, 200);
+    assert_eq!(c.interaction(&incident_submission(&team, &user, &title)).status, 200);
+    let id = fake.wait_calls("chat.postMessage", &title, 1, WAIT)[0].json.clone().expect("a JSON body")["blocks"][2]["elements"][0]["value"]
+        .as_str()
+        .expect("the incident id")
+        .to_string();
+    let row = eventually("the incident's List row", WAIT, || fake.list_rows(list).into_iter().next());
+    assert_eq!((cell_text(&row, "ColKEY"), cell_text(&row, "ColT"), cell_text(&row, "ColS")), (Some(id.clone()), Some(title.clone()), Some("open".into())));
+    assert_eq!(row.cell("ColR").map(|c| c["user"].clone()), Some(json!([user])));
+
+    for (action, status) in [("incident_acknowledge", "acknowledged"), ("incident_resolve", "resolved")] {
+        assert_eq!(c.interaction(&incident_click(&team, channel, action, &id)).status, 200);
+        eventually(&format!("the row {status}"), WAIT, || fake.list_rows(list).iter().any(|r| cell_text(r, "ColS").as_deref() == Some(status)).then_some(()));
+    }
+    // Pending at the end: only the List's first reconciliation pass (an hour away).
+    let syncing = |k: &str| k.starts_with(&format!("lists:{list}:{id}:")) || k.contains(":list:");
+    eventually("the record's puts and syncs done", WAIT, || {
+        c.rows(&team, "pending").iter().all(|r| r["idem_key"].as_str().is_some_and(|k| !syncing(k))).then_some(())
+    });
+    let rows = fake.list_rows(list);
+    assert_eq!(rows.len(), 1, "one row, created once and updated: {rows:?}");
+    assert!(rows[0].cell("ColA").is_some_and(|c| c["user"].as_array().is_some_and(|u| u.len() == 1)), "the acknowledger assigned");
+    assert_eq!(fake.calls("slackLists.items.create", &id).len(), 1);
+    assert!(c.rows(&team, "parked").is_empty(), "{:?}", c.rows(&team, "parked"));
+}
+
+#[test]
+fn with_triage_list_set_but_no_column_map_the_mirror_is_parked_with_the_reason_and_the_announcement_still_goes_out() {
+    let (Triage { fake, runtime, .. }, list) = mirrored();
+    let c = runtime.client();
+    let (team, title) = (unique("T"), unique("No map "));
+    assert_eq!(c.interaction(&incident_submission(&team, &unique("U"), &title)).status, 200);
+    fake.wait_calls("chat.postMessage", &title, 1, WAIT);
+    let parked = eventually("the mirror parked", WAIT, || c.rows(&team, "parked").into_iter().next());
+    assert_eq!(parked["reason"], "not_configured", "{parked}");
+    assert!(parked["payload"].as_str().is_some_and(|p| p.contains(list.as_str()) && p.contains("\"put\"")), "the List put, kept for a redrive: {parked}");
+    assert!(fake.list_rows(list).iter().all(|r| cell_text(r, "ColT").is_none_or(|t| !t.contains(&title))), "nothing mirrored for it");
 }

@@ -5,12 +5,13 @@
 //! runtime's real clock and alarm. The recurring schedule runs through `examples/digest`
 //! (`/digest` every `DIGEST_EVERY_MINUTES`, `/digest stop`).
 
-use crate::support::slack::sign;
+use crate::support::slack::{now_ms, sign};
 use crate::support::{eventually, unique, Call, Client, FakeSlack, Reply, Runtime, Settings};
-use serde_json::{json, Value};
-use slackline::sim::client::{fresh_trigger_id, view_submission};
+use serde_json::Value;
+use slackline::sim::cli::triage;
+use slackline::sim::client::{button_click, fresh_trigger_id};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 const WAIT: Duration = Duration::from_secs(60);
 /// The bot's default reminder delay.
@@ -36,10 +37,6 @@ fn start() -> Triage {
 fn triage() -> &'static Triage {
     static TRIAGE: OnceLock<Triage> = OnceLock::new();
     TRIAGE.get_or_init(start)
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as i64
 }
 
 /// Waits until the clock has passed `at` (epoch ms): a wait for a time, not for an outcome.
@@ -69,11 +66,13 @@ fn report_at(t: &Triage, team: &str, at: i64) -> Incident {
 /// Sends the submission of a new incident (its title returned) as if at `at`.
 fn send_report(t: &Triage, team: &str, at: i64) -> String {
     let title = unique("Checkout fails ");
-    let mut payload = view_submission(team, "incident", &[("title".into(), "title_input".into(), title.clone())]);
-    payload["view"]["state"]["values"]["severity"] = json!({"severity_select": {"type": "static_select", "selected_option": {"value": "sev2"}}});
-    payload["user"] = json!({"id": "U1", "team_id": team});
-    assert_eq!(submit_at(&t.runtime.client(), &payload, at), 200);
+    send_titled(t, team, &title, at);
     title
+}
+
+/// Sends the submission of the incident `title` (by U1, SEV2) as if at `at`.
+fn send_titled(t: &Triage, team: &str, title: &str, at: i64) {
+    assert_eq!(submit_at(&t.runtime.client(), &triage::incident_submission(team, "U1", title, "sev2"), at), 200);
 }
 
 /// The incident once its announcement reached Slack.
@@ -105,12 +104,7 @@ fn post_at(c: &Client, path: &str, body: &str, at: i64) -> u16 {
 
 /// A click on the incident's Acknowledge button (now).
 fn acknowledge(t: &Triage, i: &Incident) -> u16 {
-    let click = json!({
-        "type": "block_actions", "trigger_id": fresh_trigger_id(), "team": {"id": i.team}, "user": {"id": unique("U"), "team_id": i.team},
-        "container": {"type": "message", "channel_id": t.channel, "message_ts": "9.1"}, "channel": {"id": t.channel}, "message": {"ts": "9.1"},
-        "actions": [{"action_id": "incident_acknowledge", "block_id": "b", "type": "button", "value": i.id}],
-    });
-    t.runtime.client().interaction(&click).status
+    t.runtime.client().interaction(&button_click(&i.team, &unique("U"), (&t.channel, "9.1"), triage::ACKNOWLEDGE, &i.id)).status
 }
 
 /// The reminders Slack received for the incident.
@@ -125,12 +119,6 @@ fn reminder_row(c: &Client, i: &Incident) -> Value {
     rows.into_iter().find(|r| r["idem_key"].as_str().is_some_and(|k| k.starts_with(&key))).unwrap_or_else(|| panic!("no reminder row for {}", i.id))
 }
 
-fn scheduled(c: &Client, team: &str) -> Vec<Value> {
-    let a = c.admin_get(&format!("/admin/teams/{team}/scheduled"));
-    assert_eq!(a.status, 200, "{}", a.body);
-    a.json()["scheduled"].as_array().cloned().unwrap_or_default()
-}
-
 /// The `delivery` lines of the incident's reminder.
 fn delivery_lines(rt: &Runtime, i: &Incident) -> Vec<Value> {
     let key = format!("incident:{}:remind", i.id);
@@ -142,7 +130,7 @@ fn a_reminder_fires_at_its_due_time_once_and_its_line_shows_how_late() {
     let t = triage();
     let c = t.runtime.client();
     let i = report_at(t, &unique("T"), now_ms() - REMIND_MS + 3_000);
-    let listed = scheduled(&c, &i.team);
+    let listed = c.scheduled(&i.team);
     assert_eq!(listed.len(), 1, "{listed:?}");
     assert_eq!((listed[0]["key"].as_str(), listed[0]["due_at"].as_i64()), (Some(format!("incident:{}:remind", i.id).as_str()), Some(i.due)));
     assert!(reminders(t, &i).is_empty(), "not before its time");
@@ -158,7 +146,32 @@ fn a_reminder_fires_at_its_due_time_once_and_its_line_shows_how_late() {
     let late = line["waited_ms"].as_i64().unwrap();
     assert!((0..20_000).contains(&late), "waited_ms is the lateness after the due time, not the 30 minutes since scheduling: {late}");
     assert_eq!(reminders(t, &i).len(), 1, "once");
-    assert!(scheduled(&c, &i.team).is_empty());
+    assert!(c.scheduled(&i.team).is_empty());
+}
+
+#[test]
+fn a_reminder_goes_in_the_announcements_thread_and_top_level_when_the_announcement_was_never_posted() {
+    let t = triage();
+    let c = t.runtime.client();
+    let at = now_ms() - REMIND_MS + 6_000;
+    let threaded = report_at(t, &unique("T"), at);
+    // Slack refuses the other incident's announcement for good: it is parked, nothing remembered.
+    let (team, title) = (unique("T"), unique("Blocks refused "));
+    t.fake.script("chat.postMessage", &format!("Incident (SEV2): {title}"), vec![Reply::Error("invalid_blocks")]);
+    send_titled(t, &team, &title, at);
+    let orphan = announced(t, &team, title, at);
+    let post = eventually("the announcement remembered", WAIT, || c.state_value(&threaded.team, &format!("post:{}", threaded.id)));
+    eventually("the other announcement parked", WAIT, || (c.rows(&orphan.team, "parked").len() == 1).then_some(()));
+    assert!(now_ms() < threaded.due, "remembered before the reminder fell due");
+
+    let posted = eventually("the reminder posted", WAIT, || reminders(t, &threaded).first().cloned());
+    assert_eq!((posted.field("channel"), posted.field("thread_ts")), (post["channel"].as_str(), post["ts"].as_str()), "in the announcement's thread");
+    let top = eventually("the other reminder posted", WAIT, || reminders(t, &orphan).first().cloned());
+    assert_eq!((top.field("channel"), top.field("thread_ts")), (Some(t.channel.as_str()), None), "no announcement to thread under: top level");
+    for i in [&threaded, &orphan] {
+        eventually("the reminder row done", WAIT, || (reminder_row(&c, i)["status"] == "done").then_some(()));
+        assert_eq!(reminders(t, i).len(), 1, "once");
+    }
 }
 
 #[test]
@@ -167,12 +180,11 @@ fn a_duplicate_delivery_of_the_submission_schedules_nothing_more() {
     let c = t.runtime.client();
     let team = unique("T");
     let title = unique("Dup ");
-    let mut payload = view_submission(&team, "incident", &[("title".into(), "title_input".into(), title.clone())]);
-    payload["view"]["state"]["values"]["severity"] = json!({"severity_select": {"type": "static_select", "selected_option": {"value": "sev3"}}});
+    let payload = triage::incident_submission(&team, "U1", &title, "sev3");
     for _ in 0..3 {
         assert_eq!(c.interaction(&payload).status, 200);
     }
-    assert_eq!(scheduled(&c, &team).len(), 1, "one reminder");
+    assert_eq!(c.scheduled(&team).len(), 1, "one reminder");
     assert_eq!(c.all_rows(&team).len(), 2, "one announcement, one reminder");
 }
 
@@ -182,7 +194,7 @@ fn an_acknowledge_before_the_reminder_is_due_cancels_it_and_it_never_runs() {
     let c = t.runtime.client();
     let i = report_at(t, &unique("T"), now_ms() - REMIND_MS + 4_000);
     assert_eq!(acknowledge(t, &i), 200);
-    assert!(scheduled(&c, &i.team).is_empty(), "nothing scheduled any more");
+    assert!(c.scheduled(&i.team).is_empty(), "nothing scheduled any more");
     let row = reminder_row(&c, &i);
     assert_eq!((row["status"].as_str(), row["reason"].as_str(), row["attempts"].as_i64()), (Some("done"), Some("cancelled"), Some(0)));
     wait_until(i.due + 500);
@@ -218,7 +230,7 @@ fn the_admin_api_lists_a_scheduled_reminder_with_its_due_time_and_cancels_it() {
     let c = t.runtime.client();
     let before = now_ms();
     let i = report_at(t, &unique("T"), before);
-    let listed = scheduled(&c, &i.team);
+    let listed = c.scheduled(&i.team);
     assert_eq!(listed.len(), 1);
     let row = &listed[0];
     let due = row["due_at"].as_i64().unwrap();
@@ -231,7 +243,7 @@ fn the_admin_api_lists_a_scheduled_reminder_with_its_due_time_and_cancels_it() {
 
     let cancelled = c.admin_post(&format!("/admin/teams/{}/outbox/{id}/cancel", i.team));
     assert_eq!((cancelled.status, cancelled.json()["cancelled"].as_i64()), (200, Some(id)), "{}", cancelled.body);
-    assert!(scheduled(&c, &i.team).is_empty());
+    assert!(c.scheduled(&i.team).is_empty());
     let again = c.admin_post(&format!("/admin/teams/{}/outbox/{id}/cancel", i.team));
     assert_eq!((again.status, again.json()["error"].as_str()), (409, Some("not_scheduled")));
     assert_eq!(reminder_row(&c, &i)["reason"], "cancelled");
@@ -337,14 +349,14 @@ fn a_recurring_digest_skips_the_occurrences_missed_while_down_fires_on_schedule_
     assert_eq!(lines[1]["due_at"].as_i64(), Some(first_due + 10 * minute), "the nine missed in between are skipped, not fired in a burst");
     assert!(lines[1]["waited_ms"].as_i64().unwrap() < 20_000, "the second at its time: {}", lines[1]);
     assert_eq!(fake.calls("chat.postMessage", &channel).len(), 2);
-    let pending = scheduled(&c, &team);
+    let pending = c.scheduled(&team);
     assert_eq!(pending.len(), 1, "the next occurrence waits: {pending:?}");
     assert_eq!((pending[0]["due_at"].as_i64(), pending[0]["every_ms"].as_i64()), (Some(first_due + 11 * minute), Some(minute)));
 
     assert_eq!(digest_at(&c, &team, &channel, "", now_ms()), 200, "a second /digest while one is scheduled");
-    assert_eq!(scheduled(&c, &team).len(), 1, "adds nothing: one pending occurrence per key");
+    assert_eq!(c.scheduled(&team).len(), 1, "adds nothing: one pending occurrence per key");
     assert_eq!(digest_at(&c, &team, &channel, "stop", now_ms()), 200);
-    assert!(scheduled(&c, &team).is_empty(), "stopped");
+    assert!(c.scheduled(&team).is_empty(), "stopped");
     let next = c.all_rows(&team).into_iter().find(|r| r["id"] == pending[0]["id"]).expect("the next occurrence's row");
     assert_eq!((next["status"].as_str(), next["reason"].as_str()), (Some("done"), Some("cancelled")));
 }
@@ -366,6 +378,6 @@ fn stopping_a_digest_while_it_is_being_posted_lets_that_one_fire_and_queues_no_n
     let ended = c.all_rows(&team).into_iter().find(|r| r["id"] == row["id"]).unwrap();
     assert_eq!(ended["reason"], Value::Null, "it fired (one or the other: not cancelled too): {ended}");
     assert_eq!(fake.calls("chat.postMessage", &channel).len(), 1);
-    assert!(scheduled(&c, &team).is_empty(), "and queued no next occurrence");
+    assert!(c.scheduled(&team).is_empty(), "and queued no next occurrence");
     assert_eq!(c.all_rows(&team).len(), 1, "{:?}", c.all_rows(&team));
 }

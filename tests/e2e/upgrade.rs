@@ -12,8 +12,8 @@ use crate::support;
 
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use support::slack::{envelope, mention, message_copy};
+use std::time::Duration;
+use support::slack::{envelope, mention, message_copy, now_ms};
 use support::{eventually, fixture, Client, FakeSlack, Reply, Runtime, Settings};
 
 const WAIT: Duration = Duration::from_secs(40);
@@ -42,10 +42,6 @@ fn notify_body() -> String {
 
 fn post_notify(c: &Client) -> support::slack::Answer {
     c.api_with("POST", &format!("/api/teams/{TEAM}/messages"), &[("idempotency-key", KEY)], Some(&notify_body()))
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as i64
 }
 
 /// Writes a fixture: drives the release whose `wrangler.toml` is `SCHEMA_FIXTURE_CONFIG` into the

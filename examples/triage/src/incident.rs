@@ -182,6 +182,19 @@ impl Incident {
         Value::Array(blocks)
     }
 
+    /// The incident as a Slack List record's fields (`TRIAGE_LIST`): `title`, `severity`
+    /// (`sev1`…) and `status` (`open`, `acknowledged`, `resolved`) as text, `reporter` and
+    /// `assignee` as users, each only when known.
+    pub fn record(&self) -> Value {
+        let mut fields = json!({ "title": self.title, "severity": self.severity.value(), "status": self.status });
+        for (field, user) in [("reporter", Some(&self.reporter)), ("assignee", self.assignee.as_ref())] {
+            if let Some(user) = user.filter(|u| !u.is_empty()) {
+                fields[field] = json!(user);
+            }
+        }
+        fields
+    }
+
     /// The announcement as a `chat.update` body: its text and blocks.
     pub fn message(&self, id: &str) -> Value {
         json!({ "text": self.text(), "blocks": self.blocks(id) })

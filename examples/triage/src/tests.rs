@@ -5,6 +5,7 @@ use incident::{Severity, SEVERITY, TITLE};
 use serde_json::{json, Value};
 use slackline::app::listen::{When, MINUTE_MS};
 use slackline::effect::Action;
+use slackline::lists::api::ListJob;
 use slackline::state::StateWrite;
 use slackline::testing::{action, command, event, handle, interaction, view_submission, Handled, Team};
 
@@ -99,11 +100,12 @@ fn severities_round_trip_through_the_select() {
     assert_eq!(options.as_array().map(Vec::len), Some(3));
 }
 
-/// The scheduled reminder a submission queued: its key, when, and the post.
-fn reminder(done: &Handled) -> (String, When, Value) {
+/// The scheduled reminder a submission queued: its key, when, the post, and the state key of
+/// the message whose thread it goes in.
+fn reminder(done: &Handled) -> (String, When, Value, Option<String>) {
     let scheduled = done.effects.iter().find_map(|e| match &e.action {
         Action::Scheduled { key, when, effect, .. } => match effect.as_ref() {
-            Action::SlackApi { args, .. } => Some((key.clone(), *when, args.clone())),
+            Action::SlackApi { args, thread_of, .. } => Some((key.clone(), *when, args.clone(), thread_of.clone())),
             _ => None,
         },
         _ => None,
@@ -112,11 +114,18 @@ fn reminder(done: &Handled) -> (String, When, Value) {
 }
 
 #[test]
-fn a_valid_submission_schedules_a_reminder_in_the_channel_after_the_default_thirty_minutes() {
+fn a_valid_submission_schedules_a_reminder_in_the_announcements_thread_after_the_default_thirty_minutes() {
     let done = submit(&triage(), "Checkout fails", Some("sev1"));
-    let (key, when, args) = reminder(&done);
+    let (key, when, args, thread_of) = reminder(&done);
     let button = &done.calls()[0].1["blocks"][2]["elements"][0];
-    assert_eq!(key, reminder_key(button["value"].as_str().unwrap()), "the button carries what cancels the reminder");
+    let id = button["value"].as_str().unwrap();
+    assert_eq!(key, reminder_key(id), "the button carries what cancels the reminder");
+    let Action::SlackApi { remember, .. } = &done.effects[0].action else { panic!("the announcement first") };
+    assert_eq!(
+        (thread_of.as_deref(), remember.as_deref()),
+        (Some(post_key(id).as_str()), Some(post_key(id).as_str())),
+        "in the thread of what the announcement remembers"
+    );
     assert_eq!(when, When::after(30 * MINUTE_MS));
     assert_eq!((args["channel"].as_str(), args["text"].as_str()), (Some("CINCIDENTS"), Some("Incident still open, nobody acknowledged it: Checkout fails")));
     let again = submit(&triage(), "Checkout fails", Some("sev1"));
@@ -238,4 +247,31 @@ fn the_app_home_lists_the_open_incidents_from_state() {
     assert_eq!((method.as_str(), args["user_id"].as_str()), ("views.publish", Some("U3")));
     let listed = args["view"]["blocks"].to_string();
     assert!(listed.contains("Search is slow") && !listed.contains("Checkout fails"), "open only: {listed}");
+}
+
+/// The List records a request queued: `(list, record id, fields)`.
+fn list_records(done: &Handled) -> Vec<(String, String, Value)> {
+    let put = |e: &slackline::effect::Effect| match &e.action {
+        Action::Lists { list_id, job: ListJob::Put { record_id, fields } } => Some((list_id.clone(), record_id.clone(), serde_json::from_str(fields).unwrap())),
+        _ => None,
+    };
+    done.effects.iter().filter_map(put).collect()
+}
+
+#[test]
+fn with_a_list_set_an_incident_is_mirrored_when_reported_and_again_when_it_changes() {
+    let mirrored = app(&Vars::of(&[(CHANNEL_VAR, "CINCIDENTS"), (LIST_VAR, "FINCIDENTS")]));
+    let team = Team::new();
+    let done = team.handle(&mirrored, &view_submission(MODAL, values("Checkout fails", Some("sev1"))));
+    let id = done.calls()[0].1["blocks"][2]["elements"][0]["value"].as_str().unwrap().to_string();
+    let fields = json!({ "title": "Checkout fails", "severity": "sev1", "status": "open", "reporter": "U1" });
+    assert_eq!(list_records(&done), [("FINCIDENTS".to_string(), id.clone(), fields)], "no assignee yet: no user cell");
+    let acked = team.handle(&mirrored, &click(ACKNOWLEDGE, &id, "U7", "trig.a1"));
+    assert_eq!(list_records(&acked)[0].2["status"], "acknowledged");
+    assert_eq!(list_records(&acked)[0].2["assignee"], "U7");
+    let resolved = team.handle(&mirrored, &click(RESOLVE, &id, "U7", "trig.r1"));
+    assert_eq!(list_records(&resolved)[0].2["status"], "resolved");
+    let again = team.handle(&mirrored, &click(RESOLVE, &id, "U8", "trig.r2"));
+    assert!(list_records(&again).is_empty(), "nothing changed, nothing mirrored");
+    assert!(list_records(&submit(&triage(), "No list", Some("sev2"))).is_empty(), "without TRIAGE_LIST nothing is mirrored");
 }

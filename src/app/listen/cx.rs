@@ -1,7 +1,8 @@
 //! [`Cx`]: what a listener can do — queue effects with the helpers (`say`, `reply`, `ephemeral`,
 //! `respond`, `update`, `delete`, `react`, `unreact`, the modals, the App Home, any Web API
-//! method, an LLM's answer) and set the body of the ack (`ack_*`), all pure: nothing happens until
-//! the handler returns and its effects are committed with the event's receipt.
+//! method, an LLM's answer, a Slack List record) and set the body of the ack (`ack_*`), all pure:
+//! nothing happens until the handler returns and its effects are committed with the event's
+//! receipt.
 //!
 //! **Keys from the fact.** Every effect's idempotency key is the fact the request is about (a
 //! message: `msg:{channel}:{ts}`; a command or an interaction: its `trigger_id`; another event:
@@ -11,7 +12,8 @@
 //!
 //! **State.** [`Cx::state`] is the team's state ([`State`]): reads served during the handler,
 //! writes buffered and handed to the unit only if the handler succeeds. [`EffectRef::remember`]
-//! keeps part of Slack's answer (`{channel, ts}`) under a state key when the effect completes.
+//! keeps part of Slack's answer (`{channel, ts}`) under a state key when the effect completes;
+//! [`EffectRef::in_thread_of`] posts in the thread of what a key holds when the post is sent.
 //!
 //! **Later.** `cx.schedule(key, when).say(…)` queues the helper's effect to fall due at `when`
 //! (`crate::scheduled`), under the schedule's key (the team's, not the fact's: another request
@@ -19,7 +21,9 @@
 //! them, in the same unit as the receipt.
 
 use crate::effect::{Action, Effect, Followup};
+use crate::lists::api::{valid_list_id, valid_record_id, ListJob};
 use crate::scheduled::{self, When};
+use crate::state::thread::can_thread;
 use crate::state::{check_key, State, StateReader, StateWrite};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -112,6 +116,27 @@ impl EffectRef<'_> {
             *remember = Some(key.to_string());
         } else {
             self.cx.misuse = Some(format!("remember({key:?}): only a Slack Web API call's answer can be remembered"));
+        }
+        self
+    }
+
+    /// Posts the message (`say`, `reply`, `ephemeral`, or `api` of `chat.postMessage` /
+    /// `chat.postEphemeral`) in the thread of the message remembered under the state key `key`
+    /// (`.remember(key)` on another effect), **read when the row is performed**, not now: a
+    /// reminder scheduled with an announcement finds the announcement's thread once its answer
+    /// is remembered. If the key holds no remembered message then (the parent was never
+    /// delivered, or is parked), the post goes top level where the helper said
+    /// (`crate::state::thread`). A bad key, or another kind of effect, fails the handler.
+    pub fn in_thread_of(self, key: &str) -> Self {
+        if let Err(e) = check_key(key) {
+            self.cx.misuse = Some(format!("in_thread_of: {e}"));
+        } else if let Action::SlackApi { method, thread_of, .. } = self.cx.effects[self.index].action.performed_mut() {
+            match can_thread(method) {
+                true => *thread_of = Some(key.to_string()),
+                false => self.cx.misuse = Some(format!("in_thread_of({key:?}): {method} posts no message that can go in a thread")),
+            }
+        } else {
+            self.cx.misuse = Some(format!("in_thread_of({key:?}): only a Slack message post goes in a thread"));
         }
         self
     }
@@ -293,6 +318,20 @@ impl Cx {
             (channel, _, None) => Followup::Thread { channel: channel.clone().unwrap_or_default(), thread_ts: o.ts.clone().unwrap_or_default() },
         };
         self.push("llm_reply", Action::LlmReply { prompt: prompt.into(), then }, Some(MESSAGE_DEADLINE_MS))
+    }
+
+    /// Mirrors `fields` (a JSON object: field → value) as the record `record_id` of the Slack List
+    /// `list_id`, through the Lists sync (`docs/lists.md`), as `PUT …/records/{record_id}` does:
+    /// when performed, the fields are checked against the List's column map (none, or a field
+    /// it refuses: the row parks with the reason), stored, and synced (created once, then
+    /// updated). Rows of one List run in order, so the newest call's fields win. A bad id fails
+    /// the handler.
+    pub fn list_record(&mut self, list_id: &str, record_id: &str, fields: Value) -> EffectRef<'_> {
+        if !valid_list_id(list_id) || !valid_record_id(record_id) {
+            self.misuse = Some(format!("list_record({list_id:?}, {record_id:?}): a List id is F…, a record id 1 to 128 letters, digits, _ - . :"));
+        }
+        let job = ListJob::Put { record_id: record_id.to_string(), fields: fields.to_string() };
+        self.push(&format!("list:{record_id}"), Action::Lists { list_id: list_id.to_string(), job }, None)
     }
 
     /// The next helper's effect falls due at `when` instead of now, under `key`:

@@ -99,3 +99,51 @@ fn remember_marks_a_web_api_call_and_a_bad_key_fails_the_handler() {
     let bad = crate::testing::handle(&app, &crate::testing::command("/bad", ""));
     assert!(bad.failed.unwrap().starts_with("remember:"));
 }
+
+#[test]
+fn in_thread_of_marks_a_post_even_a_scheduled_one_and_refuses_what_is_not_a_post() {
+    let app = Listeners::new()
+        .command("/remind", |_, cx| {
+            cx.schedule("incident:42:remind", crate::scheduled::When::after(60_000)).say("C9", "still open").in_thread_of("post:42");
+            Ok(())
+        })
+        .command("/update", |_, cx| {
+            cx.update("C9", "1.1", json!({"text": "x"})).in_thread_of("post:42");
+            Ok(())
+        })
+        .command("/respond", |_, cx| {
+            if let Some(r) = cx.respond(json!({"text": "x"})) {
+                r.in_thread_of("post:42");
+            }
+            Ok(())
+        });
+    let done = crate::testing::handle(&app, &crate::testing::command("/remind", ""));
+    assert!(done.failed.is_none(), "{:?}", done.failed);
+    let Action::SlackApi { thread_of, args, .. } = done.effects[0].action.performed() else { panic!("a scheduled post") };
+    assert_eq!(thread_of.as_deref(), Some("post:42"));
+    assert!(args.get("thread_ts").is_none(), "the thread is not known yet: read when the row is performed");
+    let update = crate::testing::handle(&app, &crate::testing::command("/update", ""));
+    assert!(update.failed.unwrap().contains("chat.update posts no message"));
+    let respond = crate::testing::handle(&app, &crate::testing::command("/respond", ""));
+    assert!(respond.failed.unwrap().starts_with("in_thread_of(\"post:42\"): only a Slack message post"));
+}
+
+#[test]
+fn list_record_queues_a_put_of_the_fields_on_the_lists_serial_target_and_a_bad_id_fails_the_handler() {
+    let app = Listeners::new()
+        .command("/mirror", |_, cx| {
+            cx.list_record("FLIST1", "ix:1.2", json!({"title": "t", "status": "open"}));
+            Ok(())
+        })
+        .command("/bad", |_, cx| {
+            cx.list_record("not-a-list", "r", json!({}));
+            Ok(())
+        });
+    let done = crate::testing::handle(&app, &crate::testing::command("/mirror", ""));
+    let effect = &done.effects[0];
+    let Action::Lists { list_id, job: crate::lists::api::ListJob::Put { record_id, fields } } = &effect.action else { panic!("a List put: {effect:?}") };
+    assert_eq!((list_id.as_str(), record_id.as_str(), fields.as_str()), ("FLIST1", "ix:1.2", r#"{"status":"open","title":"t"}"#), "canonical JSON");
+    assert!(effect.key.ends_with(":list:ix:1.2"), "{}", effect.key);
+    assert_eq!((effect.action.target(), effect.action.label()), ("slackLists:FLIST1".to_string(), "lists"), "serial with the List's other jobs");
+    assert!(crate::testing::handle(&app, &crate::testing::command("/bad", "")).failed.unwrap().starts_with("list_record("));
+}

@@ -1,6 +1,7 @@
 //! App state over the actor's SQLite: the handlers' reader ([`SqlState`], synchronous, served
 //! while the handler runs inside the ingest unit), the unit's writes ([`apply`], once per fact),
-//! a completion's remembered answer ([`remember`]), the admin API's page and the facts' pruning.
+//! a completion's remembered answer ([`remember`]), a delivery's read of a post's thread
+//! ([`value`]), the admin API's page and the facts' pruning.
 
 use super::exec::{int, rows, run, text};
 use crate::sql;
@@ -26,12 +27,7 @@ struct Entry {
 
 impl StateReader for SqlState {
     fn get(&self, key: &str) -> Result<Option<String>, StateError> {
-        #[derive(Deserialize)]
-        struct Row {
-            value: String,
-        }
-        let found: Vec<Row> = rows(&self.sql, sql::state::GET, vec![text(key)]).map_err(storage)?;
-        Ok(found.into_iter().next().map(|r| r.value))
+        value(&self.sql, key).map_err(storage)
     }
 
     fn scan(&self, prefix: &str, after: Option<&str>, limit: u32) -> Result<Vec<(String, String)>, StateError> {
@@ -49,6 +45,16 @@ impl StateReader for SqlState {
         let found: Vec<Row> = rows(&self.sql, sql::state::COUNT, vec![]).map_err(storage)?;
         Ok(found.first().map_or(0, |r| r.n.max(0) as u64))
     }
+}
+
+/// The JSON stored under `key`, if any (a handler's read; a delivery's, for a post's thread).
+pub fn value(sql: &SqlStorage, key: &str) -> worker::Result<Option<String>> {
+    #[derive(Deserialize)]
+    struct Row {
+        value: String,
+    }
+    let found: Vec<Row> = rows(sql, sql::state::GET, vec![text(key)])?;
+    Ok(found.into_iter().next().map(|r| r.value))
 }
 
 /// What the unit did with a handler's state change.

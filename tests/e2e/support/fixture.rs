@@ -9,10 +9,10 @@
 //! leases, receipts and keys within their retention look as they did when they were written,
 //! however old the fixture is.
 
+use super::slack::now_ms;
 use rusqlite::Connection;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Where the fixtures are.
 pub fn root() -> PathBuf {
@@ -26,10 +26,6 @@ pub fn versions() -> Vec<String> {
         .unwrap_or_default();
     found.sort();
     found.into_iter().map(|(_, name)| name).collect()
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as i64
 }
 
 /// The `.sql` files of a fixture, relative to it.

@@ -34,6 +34,11 @@ pub fn now_secs() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
 }
 
+/// The wall clock in epoch milliseconds (what the test clock header and due times are in).
+pub fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as i64
+}
+
 /// Slack's signature of `body` at `ts`, with the test secret.
 pub fn sign(ts: &str, body: &[u8]) -> String {
     SigningSecret::parse(Some(SECRET.into())).unwrap().sign(ts, body)
@@ -199,6 +204,20 @@ impl Client {
     /// How many receipts the team has.
     pub fn receipts(&self, team: &str) -> i64 {
         self.stats(team)["receipts"].as_i64().unwrap_or(-1)
+    }
+
+    /// The value of the team's state key `key` (admin API), if it holds one.
+    pub fn state_value(&self, team: &str, key: &str) -> Option<Value> {
+        let a = self.admin_get(&format!("/admin/teams/{team}/state?prefix={key}&limit=1"));
+        assert_eq!(a.status, 200, "{}", a.body);
+        a.json()["entries"].as_array()?.iter().find(|e| e["key"] == key).map(|e| e["value"].clone())
+    }
+
+    /// The team's pending scheduled rows (admin API), soonest due first.
+    pub fn scheduled(&self, team: &str) -> Vec<Value> {
+        let a = self.admin_get(&format!("/admin/teams/{team}/scheduled"));
+        assert_eq!(a.status, 200, "{}", a.body);
+        a.json()["scheduled"].as_array().cloned().unwrap_or_default()
     }
 
     /// One row with its attempt history.

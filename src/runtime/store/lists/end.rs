@@ -8,6 +8,7 @@ use super::*;
 pub(in crate::runtime::store) fn apply(sql: &SqlStorage, write: &ListsWrite, q: Queueing) -> worker::Result<Option<RunView>> {
     match write {
         ListsWrite::Record { list_id, record_id, write } => apply_record(sql, list_id, record_id, write, q.now).map(|()| None),
+        ListsWrite::Put { list_id, record_id, fields } => store_record(sql, list_id, record_id, fields, q).map(|_| None),
         ListsWrite::Page { list_id, run: run_id, pass, page, started, bot_user, recreate_missing } => {
             apply_page(sql, list_id, *run_id, *pass, page, *started, bot_user.as_deref(), *recreate_missing, q)
         }

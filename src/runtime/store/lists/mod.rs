@@ -213,15 +213,19 @@ pub enum RecordChange {
 /// nothing. `fields` is the canonical JSON text.
 pub fn put_record(storage: &Storage, sql: &SqlStorage, list_id: &str, record_id: &str, fields: String, q: Queueing) -> worker::Result<RecordChange> {
     let (sql, list_id, record_id) = (sql.clone(), list_id.to_string(), record_id.to_string());
-    tx_sync(storage, move || {
-        let stored = rows::<RecordRow>(&sql, sql::lists::RECORD, vec![text(&list_id), text(&record_id)])?.into_iter().next();
-        if let Some(same) = stored.filter(|r| r.fields == fields && r.deleted == 0) {
-            return Ok(RecordChange::Unchanged(same.view()?));
-        }
-        run(&sql, sql::lists::PUT_RECORD, vec![text(&list_id), text(&record_id), V::String(fields), int(q.now)])?;
-        queue_sync(&sql, &list_id, &record_id, q)?;
-        Ok(record(&sql, &list_id, &record_id)?.map(RecordChange::Changed).unwrap_or(RecordChange::NoSuchRecord))
-    })
+    tx_sync(storage, move || store_record(&sql, &list_id, &record_id, &fields, q))
+}
+
+/// [`put_record`]'s writes, inside a unit the caller holds (the API's, or a handler's `Put`
+/// job's completion).
+fn store_record(sql: &SqlStorage, list_id: &str, record_id: &str, fields: &str, q: Queueing) -> worker::Result<RecordChange> {
+    let stored = rows::<RecordRow>(sql, sql::lists::RECORD, vec![text(list_id), text(record_id)])?.into_iter().next();
+    if let Some(same) = stored.filter(|r| r.fields == fields && r.deleted == 0) {
+        return Ok(RecordChange::Unchanged(same.view()?));
+    }
+    run(sql, sql::lists::PUT_RECORD, vec![text(list_id), text(record_id), text(fields), int(q.now)])?;
+    queue_sync(sql, list_id, record_id, q)?;
+    Ok(record(sql, list_id, record_id)?.map(RecordChange::Changed).unwrap_or(RecordChange::NoSuchRecord))
 }
 
 /// Deletes a record (its row is deleted by a queued sync), in one unit.

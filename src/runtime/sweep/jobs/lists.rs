@@ -15,7 +15,9 @@ use crate::lists::create::{judge_create, CreateAttempt, CreateVerdict};
 use crate::lists::end::{ListsEnd, ListsWrite};
 use crate::lists::reconcile::{read_page, Pass};
 use crate::lists::sync::{plan, Plan, RecordWrite};
+use crate::lists::FieldError;
 use crate::outbox::completion::{AfterWrite, JobOutcome};
+use crate::outbox::reasons;
 use crate::runtime::clock;
 use crate::runtime::http::{self, Answer, Failure};
 use crate::runtime::store::lists as store;
@@ -50,8 +52,23 @@ pub async fn run(job: &Job<'_>, list_id: &str, list_job: &ListJob) -> JobOutcome
     let ended = match list_job {
         ListJob::Sync { record_id } => sync(job, list_id, record_id).await,
         ListJob::Reconcile { run } => page(job, list_id, *run).await,
+        ListJob::Put { record_id, fields } => put(job, list_id, record_id, fields),
     };
     ended.unwrap_or_else(|e| Ended::settled(Verdict::transient(format!("storage: {e}")), ListsEnd::Nothing)).outcome(job, list_id)
+}
+
+/// A handler's record: checked against the List's column map now, stored with the completion.
+/// A List nobody mapped parks the row as `not_configured`, fields the map refuses as
+/// `invalid_fields` (stable reasons: the stats group by them, a bulk redrive names them).
+fn put(job: &Job<'_>, list_id: &str, record_id: &str, fields: &str) -> worker::Result<Ended> {
+    let refused = |code: &str| Ok(Ended::settled(Verdict::Permanent { code: code.into() }, ListsEnd::Nothing));
+    let Some(map) = store::column_map(job.sql, list_id)? else { return refused(reasons::NOT_CONFIGURED) };
+    let checked = serde_json::from_str::<Value>(fields).map_err(|_| FieldError::NotAnObject).and_then(|f| map.cells(record_id, &f));
+    if checked.is_err() {
+        return refused("invalid_fields");
+    }
+    let write = ListsWrite::Put { list_id: list_id.into(), record_id: record_id.into(), fields: fields.into() };
+    Ok(Ended::settled(Verdict::Success, ListsEnd::Put(write)))
 }
 
 async fn sync(job: &Job<'_>, list_id: &str, record_id: &str) -> worker::Result<Ended> {

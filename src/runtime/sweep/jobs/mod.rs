@@ -88,7 +88,7 @@ impl From<SlackCall> for JobOutcome {
 /// Performs the row's action.
 pub async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
     match action {
-        Action::SlackApi { method, args, remember } => slack_api::call(job, method, args, remember.as_deref()).await,
+        Action::SlackApi { method, args, remember, thread_of } => slack_api::call(job, method, args, remember.as_deref(), thread_of.as_deref()).await,
         Action::Notify { args } => notify::post(job, args).await,
         Action::Status { name } => status::bring_up_to_date(job, name).await,
         Action::RespondUrl { url, body } => respond_url::post(job, url, body).await,
