@@ -48,10 +48,21 @@ fn only_the_claimer_holds_the_fence_and_it_extends_the_lease() {
 #[test]
 fn a_checkpoint_is_replaced_and_forgotten() {
     let (db, id) = claimed("sweep-a");
-    db.execute(sql::answers::SAVE, params![id, r#"{"delivered":"a"}"#, NOW]).unwrap();
-    db.execute(sql::answers::SAVE, params![id, r#"{"delivered":"ab"}"#, NOW + 1]).unwrap();
-    let kept: String = db.query_row(sql::answers::LOAD, [id], |r| r.get(0)).unwrap();
+    let key = "msg:D1:2.0:reply";
+    db.execute(sql::answers::SAVE, params![id, r#"{"delivered":"a"}"#, NOW, key]).unwrap();
+    db.execute(sql::answers::SAVE, params![id, r#"{"delivered":"ab"}"#, NOW + 1, key]).unwrap();
+    let kept: String = db.query_row(sql::answers::LOAD, params![id, key], |r| r.get(0)).unwrap();
     assert_eq!(kept, r#"{"delivered":"ab"}"#);
     db.execute(sql::answers::FORGET, [id]).unwrap();
-    assert!(db.query_row(sql::answers::LOAD, [id], |r| r.get::<_, String>(0)).is_err());
+    assert!(db.query_row(sql::answers::LOAD, params![id, key], |r| r.get::<_, String>(0)).is_err());
+}
+
+#[test]
+fn a_row_that_reuses_an_id_never_resumes_the_answer_left_under_it() {
+    let (db, id) = claimed("sweep-a");
+    db.execute(sql::answers::SAVE, params![id, r#"{"delivered":"old"}"#, NOW, "msg:D1:2.0:reply"]).unwrap();
+    assert!(db.query_row(sql::answers::LOAD, params![id, "msg:D9:5.0:reply"], |r| r.get::<_, String>(0)).is_err(), "another row's key finds nothing");
+    db.execute(sql::answers::SAVE, params![id, r#"{"delivered":"new"}"#, NOW, "msg:D9:5.0:reply"]).unwrap();
+    let kept: String = db.query_row(sql::answers::LOAD, params![id, "msg:D9:5.0:reply"], |r| r.get(0)).unwrap();
+    assert_eq!(kept, r#"{"delivered":"new"}"#, "and its own first checkpoint replaces the left-over one");
 }

@@ -11,36 +11,37 @@ use serde::Deserialize;
 use serde_json::Value;
 use worker::{SqlStorage, Storage};
 
-/// The checkpoint a previous attempt of row `row_id` left, if any (one that cannot be read is
-/// treated as none: the answer starts over, and the docs say so).
-pub fn load(sql: &SqlStorage, row_id: i64) -> worker::Result<Option<Checkpoint>> {
+/// The checkpoint a previous attempt of row `row_id` (`idem_key`) left, if any (one that cannot be
+/// read is treated as none: the answer starts over).
+pub fn load(sql: &SqlStorage, row_id: i64, idem_key: &str) -> worker::Result<Option<Checkpoint>> {
     #[derive(Deserialize)]
     struct Row {
         checkpoint: String,
     }
-    let found: Vec<Row> = rows(sql, sql::answers::LOAD, vec![int(row_id)])?;
+    let found: Vec<Row> = rows(sql, sql::answers::LOAD, vec![int(row_id), text(idem_key)])?;
     Ok(found.into_iter().next().and_then(|r| serde_json::from_str(&r.checkpoint).ok()))
 }
 
-/// Writes `checkpoint` if `token` still holds the row, extending its lease to `lease_until`, in
-/// one unit; [`Fence::Lost`] (and nothing written) if another sweep took the row over.
+/// Writes `checkpoint` of `row` (its id and idempotency key) if `token` still holds it, extending
+/// its lease to `lease_until`, in one unit; [`Fence::Lost`] (and nothing written) if another sweep
+/// took the row over.
 pub fn save(
     storage: &Storage,
     sql: &SqlStorage,
-    row_id: i64,
+    row: (i64, &str),
     token: &ClaimToken,
     checkpoint: &Checkpoint,
     lease_until: i64,
     now: i64,
 ) -> worker::Result<Fence> {
     let json = serde_json::to_string(checkpoint).map_err(|e| worker::Error::RustError(e.to_string()))?;
-    let (sql, token) = (sql.clone(), token.as_str().to_string());
+    let (sql, token, (row_id, idem_key)) = (sql.clone(), token.as_str().to_string(), (row.0, row.1.to_string()));
     tx_sync(storage, move || {
         let held: Vec<Value> = rows(&sql, sql::answers::HOLD_CLAIM, vec![int(row_id), text(&token), int(lease_until)])?;
         if held.is_empty() {
             return Ok(Fence::Lost);
         }
-        run(&sql, sql::answers::SAVE, vec![int(row_id), text(&json), int(now)])?;
+        run(&sql, sql::answers::SAVE, vec![int(row_id), text(&json), int(now), text(&idem_key)])?;
         Ok(Fence::Held)
     })
 }

@@ -45,7 +45,7 @@ pub async fn answer(job: &Job<'_>, to: &Target<'_>) -> JobOutcome {
     };
     let row_id = job.row.id.0;
     let policy = Policy { rollover_ms: job.config.stream_rollover_ms, ..Policy::default() };
-    let mut answer = match answers::load(job.sql, row_id) {
+    let mut answer = match answers::load(job.sql, row_id, &job.row.idem_key) {
         Ok(Some(checkpoint)) => Answer::resume(checkpoint, policy),
         Ok(None) => Answer::new(policy),
         Err(e) => return JobOutcome::verdict(Verdict::transient(format!("storage: {e}"))),
@@ -57,7 +57,7 @@ pub async fn answer(job: &Job<'_>, to: &Target<'_>) -> JobOutcome {
             Step::Finished(end) => return ended(end),
             Step::Wait(until) => worker::Delay::from(std::time::Duration::from_millis((until - now).max(1) as u64)).await,
             Step::Call(call) => {
-                match answers::save(job.storage, job.sql, row_id, job.claim_token, answer.checkpoint(), now + job.config.lease_ms, now) {
+                match answers::save(job.storage, job.sql, (row_id, &job.row.idem_key), job.claim_token, answer.checkpoint(), now + job.config.lease_ms, now) {
                     Ok(Fence::Held) => {}
                     // Another sweep has the row: this attempt makes no call more.
                     Ok(Fence::Lost) => return JobOutcome::verdict(Verdict::transient("lease_lost")),
