@@ -8,6 +8,8 @@
 //! event ids, bounded in count and time, and prints the figures as a Markdown table (copied into
 //! docs/benchmarks.md). These are figures, not pass/fail tests.
 
+#[path = "load/cost.rs"]
+mod cost;
 #[path = "load/dispatch.rs"]
 mod dispatch;
 // The bench uses only part of the test harness.
@@ -548,6 +550,12 @@ fn main() {
         println!("| — | load average (1, 5, 15 min) before / after | {before} / {} |", load_average());
         return;
     }
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("cost") {
+        // `BENCH_ONLY=cost make bench`: rows written and read, statements and alarms per event
+        // over its whole life, pruning included, for slackline and the design floor.
+        println!("load average (1, 5, 15 min) before: {}\n\n{}", load_average(), cost::figures(&scale));
+        return;
+    }
     if std::env::var("BENCH_ONLY").as_deref() == Ok("views") {
         // `BENCH_ONLY=views make bench`: ack → views.open under 16 clients, the triage bot.
         println!("| # | measure | figure |\n| --- | --- | --- |\n{}", views::figures(&scale));
@@ -838,4 +846,7 @@ fn main() {
         raw as f64 / 1024.0,
         (gzip_size(&wasm) + gzip_size(&js)) as f64 / 1024.0
     );
+
+    // 8: what an event costs (rows written and read per event over its life; `BENCH_ONLY=cost`).
+    println!("\n{}", cost::figures(&scale));
 }
