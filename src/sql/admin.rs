@@ -4,8 +4,8 @@
 pub const STATS_BY_STATUS: &str = "SELECT status, COALESCE(reason, '') AS reason, COUNT(*) AS n, MIN(created_at) AS oldest
  FROM outbox GROUP BY status, reason";
 
-/// How many receipts are stored.
-pub const RECEIPT_COUNT: &str = "SELECT COUNT(*) AS n FROM receipts";
+/// How many receipts are stored (in both tables, `sql::lean`).
+pub const RECEIPT_COUNT: &str = "SELECT (SELECT COUNT(*) FROM receipts) + (SELECT COUNT(*) FROM receipts_prev) AS n";
 
 /// Every counter (delivered, retried, parked, fenced, ...).
 pub const COUNTERS: &str = "SELECT name, value FROM counters";
@@ -25,6 +25,10 @@ pub const ONE_ROW: &str = "SELECT id, idem_key, op_key, effect, target, payload,
 /// A row's attempt history: ?1 id.
 pub const ROW_ATTEMPTS: &str = "SELECT attempt, at, outcome, detail, http_status, latency_ms
  FROM attempts WHERE row_id = ?1 ORDER BY id";
+
+/// The success a delivered row carries in place of an `attempts` row (`sql::lean`): ?1 id.
+pub const CARRIED_SUCCESS: &str = "SELECT attempts, finished_at, last_status, last_latency_ms
+ FROM outbox WHERE id = ?1 AND status = 'done' AND last_latency_ms IS NOT NULL";
 
 /// Sends a parked row back to pending, due now, with a fresh attempt budget and no deadline
 /// (a person asked for it): ?1 id, ?2 now, ?3 max attempts. One returned row = redriven.

@@ -70,7 +70,11 @@ impl Schema<'_> {
 /// The team actor's schema.
 pub const TEAM: Schema<'static> = Schema {
     actor: "team",
-    migrations: &[Migration { to: 1, name: "baseline", sql: SCHEMA }, Migration { to: 2, name: "app_state", sql: super::state::MIGRATION_2 }],
+    migrations: &[
+        Migration { to: 1, name: "baseline", sql: SCHEMA },
+        Migration { to: 2, name: "app_state", sql: super::state::MIGRATION_2 },
+        Migration { to: 3, name: "lean_rows", sql: super::lean::MIGRATION_3 },
+    ],
 };
 
 /// The directory's schema.

@@ -13,6 +13,7 @@ pub mod admin;
 pub mod directory;
 pub mod ingest;
 pub mod installation;
+pub mod lean;
 pub mod lists;
 pub mod migrate;
 pub mod notify;

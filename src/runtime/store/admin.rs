@@ -137,7 +137,8 @@ pub fn list_rows(sql: &SqlStorage, status: Status, before_id: i64, limit: i64) -
 pub fn row_with_attempts(sql: &SqlStorage, RowId(id): RowId) -> worker::Result<Option<RowDetail>> {
     let found: Vec<OutboxRow> = rows(sql, sql::admin::ONE_ROW, vec![int(id)])?;
     let Some(row) = found.into_iter().next() else { return Ok(None) };
-    Ok(Some(RowDetail { row, attempts_log: rows(sql, sql::admin::ROW_ATTEMPTS, vec![int(id)])? }))
+    let carried = rows(sql, sql::admin::CARRIED_SUCCESS, vec![int(id)])?.into_iter().next();
+    Ok(Some(RowDetail { row, attempts_log: crate::admin::history(rows(sql, sql::admin::ROW_ATTEMPTS, vec![int(id)])?, carried) }))
 }
 
 /// Whether an operator's request found its row.
@@ -182,6 +183,7 @@ pub fn discard(storage: &Storage, sql: &SqlStorage, RowId(id): RowId, now: i64) 
 pub fn seed(sql: &SqlStorage, receipts: i64, done: i64, from: i64, now: i64) -> worker::Result<()> {
     if receipts > 0 {
         run(sql, sql::admin::SEED_RECEIPTS, vec![int(receipts), int(now), int(from)])?;
+        run(sql, sql::lean::NOTE_RECEIPT, vec![text(&now.to_string())])?;
     }
     if done > 0 {
         run(sql, sql::admin::SEED_DONE, vec![int(done), int(now), int(from)])?;

@@ -78,7 +78,7 @@ impl Sweeper<'_> {
     async fn drain(&self, started: i64, report: &mut SweepLine, nudges: Nudges) -> worker::Result<()> {
         let c = self.config;
         if let Some(at) = self.prune {
-            store::outbox::prune(self.sql, at, c.receipt_retention_ms, c.done_retention_ms, PRUNE_BATCH)?;
+            store::outbox::prune(self.storage, self.sql, at, c.receipt_retention_ms, c.done_retention_ms, PRUNE_BATCH)?;
         }
         self.pacer.borrow_mut().forget_idle(started);
         let token = clock::claim_token();

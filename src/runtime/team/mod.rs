@@ -338,11 +338,17 @@ impl TeamActor {
         Ok(report)
     }
 
-    /// Keeps the report as the team's last sweep (for the stats) and prints it, unless it is an
-    /// idle sweep's (housekeeping only).
+    /// Adds the sweep's outcomes to the team's counters, keeps the report as the team's last
+    /// sweep (for the stats; not an idle sweep's, which would only cost a row written) and prints
+    /// it, unless it is an idle sweep's (housekeeping only).
     fn log_sweep(&self, report: &SweepLine) {
         let mut line = report.clone();
-        if let Err(e) = store::admin::save_last_sweep(&self.sql, &SweepLine { at: Some(clock::now_ms()), ..report.clone() }) {
+        let saved = match report.worth_logging() {
+            true => store::outbox::count_outcomes(&self.sql, &report.outcomes())
+                .and_then(|()| store::admin::save_last_sweep(&self.sql, &SweepLine { at: Some(clock::now_ms()), ..report.clone() })),
+            false => Ok(()),
+        };
+        if let Err(e) = saved {
             line.error.get_or_insert(e.to_string());
         }
         if line.error.is_some() {
