@@ -8,7 +8,9 @@
 //!   shape: a busy team, whose sweeps take many rows at once);
 //! - **ignored**: [`BURST`] `reaction_added` events, which the app records no effect for;
 //! - **quiet**: [`QUIET`] mentions one at a time, each delivered before the next is sent (a
-//!   quiet team: every event pays for its own alarm, sweep and re-arm).
+//!   quiet team: every event pays for its own alarm, sweep and re-arm);
+//! - **notify**: [`BURST`] notify API posts (`POST /api/teams/{team}/messages`, each with a
+//!   fresh `Idempotency-Key`), each delivered (slackline only: the design floor has no API).
 //!
 //! Each scenario's life ends with the pruning: slackline's admin sweep with its test clock 25 h
 //! ahead (`x-slackline-test-now`: receipts, done rows and their history are past their 24 h
@@ -140,6 +142,7 @@ enum Scenario {
     Burst,
     Ignored,
     Quiet,
+    Notify,
 }
 
 impl Scenario {
@@ -148,6 +151,7 @@ impl Scenario {
             Scenario::Burst => "app_mention delivered, burst",
             Scenario::Ignored => "ignored event, burst",
             Scenario::Quiet => "app_mention delivered, one at a time",
+            Scenario::Notify => "notify POST delivered, burst",
         }
     }
 }
@@ -188,7 +192,11 @@ fn run(c: &Contender, fake: &FakeSlack, scenario: Scenario, scale: &dyn Fn(usize
                             if i >= n {
                                 break;
                             }
-                            assert_eq!(c.send(&agent, &team, &channel, &format!("{}.{i:06}", now_secs()), mentions), 200);
+                            let ts = format!("{}.{i:06}", now_secs());
+                            match scenario {
+                                Scenario::Notify => assert_eq!(super::send_notify(&agent, &c.rt.base_url(), &team, &channel, ts).status, 202),
+                                _ => assert_eq!(c.send(&agent, &team, &channel, &ts, mentions), 200),
+                            }
                         }
                     });
                 }
@@ -291,7 +299,8 @@ pub fn figures(scale: &dyn Fn(usize) -> usize) -> String {
     for c in &contenders {
         // The first events compile and start the isolate: not counted.
         run(c, &fake, Scenario::Quiet, &|_| 5);
-        for scenario in [Scenario::Burst, Scenario::Ignored, Scenario::Quiet] {
+        let api = if c.slackline() { &[Scenario::Notify][..] } else { &[] };
+        for &scenario in [Scenario::Burst, Scenario::Ignored, Scenario::Quiet].iter().chain(api) {
             let life = run(c, &fake, scenario, scale);
             out.push(summary(c.name, scenario, &life));
             details.push(breakdown(c.name, scenario, &life));
