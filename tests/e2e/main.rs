@@ -22,6 +22,7 @@ mod notify;
 mod overload;
 mod pacing;
 mod reliability;
+mod retention;
 mod schedule;
 mod sim;
 mod state;
