@@ -10,7 +10,11 @@
 //! - **quiet**: [`QUIET`] mentions one at a time, each delivered before the next is sent (a
 //!   quiet team: every event pays for its own alarm, sweep and re-arm);
 //! - **notify**: [`BURST`] notify API posts (`POST /api/teams/{team}/messages`, each with a
-//!   fresh `Idempotency-Key`), each delivered (slackline only: the design floor has no API).
+//!   fresh `Idempotency-Key`), each delivered (slackline only: the design floor has no API);
+//! - **List sync**: [`BURST`] records put into one Slack List (`PUT …/records/{id}`), each
+//!   created at the fake's Lists;
+//! - **reconciliation**: one pass (`POST …/reconcile`) over [`RECONCILED`] rows at the fake
+//!   (1 in 20 of them linked records), per page read.
 //!
 //! Each scenario's life ends with the pruning: slackline's admin sweep with its test clock 25 h
 //! ahead (`x-slackline-test-now`: receipts, done rows and their history are past their 24 h
@@ -31,6 +35,8 @@ const BURST: usize = 500;
 const QUIET: usize = 50;
 /// Concurrent clients of a burst.
 const CLIENTS: usize = 4;
+/// Rows at the fake's List a reconciliation pass reads.
+const RECONCILED: usize = 2_000;
 /// How far ahead the pruning's clock is: past the 24 h retentions.
 const PRUNE_AHEAD_MS: i64 = 25 * 3600 * 1000;
 
@@ -143,6 +149,8 @@ enum Scenario {
     Ignored,
     Quiet,
     Notify,
+    ListSync,
+    Reconcile,
 }
 
 impl Scenario {
@@ -152,6 +160,8 @@ impl Scenario {
             Scenario::Ignored => "ignored event, burst",
             Scenario::Quiet => "app_mention delivered, one at a time",
             Scenario::Notify => "notify POST delivered, burst",
+            Scenario::ListSync => "List record synced (created), burst",
+            Scenario::Reconcile => "reconciliation, per page",
         }
     }
 }
@@ -160,8 +170,62 @@ fn posts(fake: &FakeSlack, channel: &str) -> usize {
     fake.calls("chat.postMessage", channel).len()
 }
 
+/// The column map of the List scenarios.
+fn column_map() -> serde_json::Value {
+    serde_json::json!({"key_column": "ColKEY", "columns": {"title": {"column_id": "ColT", "type": "text"}}})
+}
+
+/// Puts `n` records into a new List of `team` (`CLIENTS` at a time) and waits until the fake
+/// created each; returns the List.
+fn sync_records(c: &Contender, fake: &FakeSlack, team: &str, n: usize) -> String {
+    let (client, list) = (Client::new(&c.rt.base_url()), unique("F"));
+    let base = format!("/api/teams/{team}/lists/{list}");
+    assert_eq!(client.api("PUT", &base, Some(&column_map())).status, 200);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..CLIENTS {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                let record = serde_json::json!({"title": format!("record {i}")});
+                assert_eq!(client.api("PUT", &format!("{base}/records/r{i}"), Some(&record)).status, 200);
+            });
+        }
+    });
+    let until = Instant::now() + Duration::from_secs(300);
+    while fake.calls("slackLists.items.create", &list).len() < n && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    list
+}
+
+/// Runs one reconciliation pass over `rows` rows of a List (1 in 20 linked records) and returns
+/// its pages; the meter's `before` is taken once the linked records are synced.
+fn reconcile(c: &Contender, fake: &FakeSlack, team: &str, rows: usize) -> (Meter, usize) {
+    let list = sync_records(c, fake, team, rows / 20);
+    fake.seed_rows(&list, rows - rows / 20, |i| vec![super::support::fake_slack::text_cell("ColKEY", &format!("stranger-{i}"))]);
+    let before = c.settle(team);
+    let (client, base) = (Client::new(&c.rt.base_url()), format!("/api/teams/{team}/lists/{list}/reconcile"));
+    let started = client.api("POST", &base, None);
+    assert_eq!(started.status, 202, "{}", started.body);
+    let id = started.json()["id"].as_i64();
+    let pass = super::support::eventually("the pass finished", Duration::from_secs(600), || {
+        let runs = client.api("GET", &base, None).json();
+        runs["runs"].as_array()?.iter().find(|r| r["id"].as_i64() == id && !r["finished_at"].is_null()).cloned()
+    });
+    (before, pass["report"]["pages"].as_u64().unwrap_or(1).max(1) as usize)
+}
+
 fn run(c: &Contender, fake: &FakeSlack, scenario: Scenario, scale: &dyn Fn(usize) -> usize) -> Life {
     let (team, channel) = (unique("T"), unique("C"));
+    if scenario == Scenario::Reconcile {
+        let (before, pages) = reconcile(c, fake, &team, scale(RECONCILED).max(200));
+        let served = c.settle(&team);
+        // The pass's own reads (`GET …/reconcile`) are counted as requests: they are the bench's.
+        return Life { events: pages, delivered: 0, served: served.since(&before), pruned: Meter::default(), cpu_ms: 0.0 };
+    }
     let n = match scenario {
         Scenario::Quiet => scale(QUIET).max(5),
         _ => scale(BURST).max(20),
@@ -171,6 +235,15 @@ fn run(c: &Contender, fake: &FakeSlack, scenario: Scenario, scale: &dyn Fn(usize
     let cpu_before = worker_cpu(c.rt);
     let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).build();
     match scenario {
+        Scenario::ListSync => {
+            let list = sync_records(c, fake, &team, n);
+            let served = c.settle(&team);
+            let cpu_ms = (worker_cpu(c.rt) - cpu_before) * 1000.0;
+            c.prune(&team);
+            let pruned = c.settle(&team);
+            let delivered = fake.calls("slackLists.items.create", &list).len();
+            return Life { events: n, delivered, served: served.since(&before), pruned: pruned.since(&served), cpu_ms };
+        }
         Scenario::Quiet => {
             for i in 0..n {
                 assert_eq!(c.send(&agent, &team, &channel, &format!("{}.{i:06}", now_secs()), true), 200);
@@ -237,9 +310,10 @@ fn summary(name: &str, scenario: Scenario, life: &Life) -> String {
     let writes = |m: &Meter| f(m.billed_rows_written());
     let cpu = life.cpu_ms / per;
     format!(
-        "| {name}, {} ({} events, {} delivered) | **{}** ({} + {} pruning) | {} | {} | {} | {} | {} | {cpu:.2} | ${:.2} (rows written ${:.2}) |",
+        "| {name}, {} ({} {}, {} delivered) | **{}** ({} + {} pruning) | {} | {} | {} | {} | {} | {cpu:.2} | ${:.2} (rows written ${:.2}) |",
         scenario.label(),
         life.events,
+        if scenario == Scenario::Reconcile { "pages" } else { "events" },
         life.delivered,
         writes(&whole),
         writes(&life.served),
@@ -287,7 +361,7 @@ fn breakdown(name: &str, scenario: Scenario, life: &Life) -> String {
 /// scenarios.
 pub fn figures(scale: &dyn Fn(usize) -> usize) -> String {
     let fake = FakeSlack::start();
-    let app = Runtime::start(Settings::new("bench-cost", &fake).var("LOG_DELIVERIES", "failures").bare());
+    let app = Runtime::start(Settings::new("bench-cost", &fake).var("LOG_DELIVERIES", "failures").var("LISTS_PACE_MS", "0").bare());
     let design = Runtime::start(Settings::new("bench-cost-design", &fake).config("benches/apps/design-floor/wrangler.toml").bare());
     let contenders =
         [Contender { name: "slackline", rt: &app, events_path: "/slack/events" }, Contender { name: "design floor", rt: &design, events_path: "/" }];
@@ -299,7 +373,7 @@ pub fn figures(scale: &dyn Fn(usize) -> usize) -> String {
     for c in &contenders {
         // The first events compile and start the isolate: not counted.
         run(c, &fake, Scenario::Quiet, &|_| 5);
-        let api = if c.slackline() { &[Scenario::Notify][..] } else { &[] };
+        let api = if c.slackline() { &[Scenario::Notify, Scenario::ListSync, Scenario::Reconcile][..] } else { &[] };
         for &scenario in [Scenario::Burst, Scenario::Ignored, Scenario::Quiet].iter().chain(api) {
             let life = run(c, &fake, scenario, scale);
             out.push(summary(c.name, scenario, &life));
