@@ -7,6 +7,7 @@
 
 pub mod page;
 pub mod state;
+pub mod sweeps;
 
 use crate::logs::SweepLine;
 use crate::oauth::StoredInstallation;

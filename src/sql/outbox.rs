@@ -77,10 +77,6 @@ pub const HOLD_TARGET: &str = "INSERT INTO holds(target, until_ms) VALUES (?1, ?
 pub const LOG_ATTEMPT: &str = "INSERT INTO attempts(row_id, attempt, at, outcome, detail, http_status, latency_ms)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 
-/// Adds to a named counter: ?1 name, ?2 amount.
-pub const BUMP_COUNTER: &str = "INSERT INTO counters(name, value) VALUES (?1, ?2)
- ON CONFLICT(name) DO UPDATE SET value = value + excluded.value";
-
 /// Everything a sweep's end reads, in one statement: `next_at`, the earliest time the sweep has
 /// work (due pending rows, not before their target's hold, or the expiry of a live lease; NULL
 /// when nothing is pending); when housekeeping next has work (`receipts_at`: the receipts'

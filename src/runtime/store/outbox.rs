@@ -108,7 +108,7 @@ pub struct Completed {
 /// Stores completions whose claims still hold (each fenced by `claim_token`), with their
 /// follow-ups, holds, attempt history (a paced row, never sent, has none; a success stored as
 /// done is carried by its row) and target failure streaks, all in one unit (the counters are
-/// the sweep's, [`count_outcomes`]): the
+/// the sweep's, `store::admin::save_sweep`): the
 /// sweep hands over every attempt that finished together, so one commit serves several rows.
 /// Returns one [`Completed`] per completion, in order.
 pub fn complete(storage: &Storage, sql: &SqlStorage, completions: Vec<Completing>) -> worker::Result<Vec<Completed>> {
@@ -120,15 +120,6 @@ pub fn complete(storage: &Storage, sql: &SqlStorage, completions: Vec<Completing
         }
         Ok(done)
     })
-}
-
-/// Adds a sweep's outcomes to the team's counters: one row written per kind of outcome per
-/// sweep, not per attempt (the stats' `counters`; lost with a sweep that dies before its end).
-pub fn count_outcomes(sql: &SqlStorage, outcomes: &[(Outcome, i64)]) -> worker::Result<()> {
-    for (outcome, n) in outcomes.iter().filter(|(_, n)| *n > 0) {
-        run(sql, sql::outbox::BUMP_COUNTER, vec![text(outcome.as_str()), int(*n)])?;
-    }
-    Ok(())
 }
 
 fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {

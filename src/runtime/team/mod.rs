@@ -338,14 +338,13 @@ impl TeamActor {
         Ok(report)
     }
 
-    /// Adds the sweep's outcomes to the team's counters, keeps the report as the team's last
-    /// sweep (for the stats; not an idle sweep's, which would only cost a row written) and prints
-    /// it, unless it is an idle sweep's (housekeeping only).
+    /// Keeps the report as the team's last sweep and adds its outcomes to the counters (one row,
+    /// `crate::admin::sweeps`; not for an idle sweep, which would only cost a row written) and
+    /// prints it, unless it is an idle sweep's (housekeeping only).
     fn log_sweep(&self, report: &SweepLine) {
         let mut line = report.clone();
         let saved = match report.worth_logging() {
-            true => store::outbox::count_outcomes(&self.sql, &report.outcomes())
-                .and_then(|()| store::admin::save_last_sweep(&self.sql, &SweepLine { at: Some(clock::now_ms()), ..report.clone() })),
+            true => store::admin::save_sweep(&self.sql, SweepLine { at: Some(clock::now_ms()), ..report.clone() }),
             false => Ok(()),
         };
         if let Err(e) = saved {
