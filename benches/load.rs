@@ -10,6 +10,8 @@
 
 #[path = "load/assistant.rs"]
 mod assistant;
+#[path = "load/cost.rs"]
+mod cost;
 #[path = "load/dispatch.rs"]
 mod dispatch;
 // The bench uses only part of the test harness.
@@ -555,6 +557,12 @@ fn main() {
         println!("| # | measure | figure |\n| --- | --- | --- |\n{}", assistant::figures(&scale));
         return;
     }
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("cost") {
+        // `BENCH_ONLY=cost make bench`: rows written and read, statements and alarms per event
+        // over its whole life, pruning included, for slackline and the design floor.
+        println!("load average (1, 5, 15 min) before: {}\n\n{}", load_average(), cost::figures(&scale));
+        return;
+    }
     if std::env::var("BENCH_ONLY").as_deref() == Ok("views") {
         // `BENCH_ONLY=views make bench`: ack → views.open under 16 clients, the triage bot.
         println!("| # | measure | figure |\n| --- | --- | --- |\n{}", views::figures(&scale));
@@ -845,4 +853,7 @@ fn main() {
         raw as f64 / 1024.0,
         (gzip_size(&wasm) + gzip_size(&js)) as f64 / 1024.0
     );
+
+    // 8: what an event costs (rows written and read per event over its life; `BENCH_ONLY=cost`).
+    println!("\n{}", cost::figures(&scale));
 }

@@ -34,7 +34,9 @@
 //! - [`crypto`]: tokens at rest (AES-256-GCM with key ids);
 //! - [`admin`]: the admin API's answers and the admin page (session cookie, HTML);
 //! - [`config`]: one typed configuration;
-//! - [`logs`]: every log line, as types (the fields `docs/operations.md` lists).
+//! - [`logs`]: every log line, as types (the fields `docs/operations.md` lists);
+//! - [`meter`]: the cost meter's tallies (rows read and written per statement, alarms), for the
+//!   cost benchmark.
 //!
 //! Native only: [`sim`], the Slack simulator (`slackline-sim`) the end-to-end tests share.
 //!
@@ -56,6 +58,7 @@ pub mod ingest;
 pub mod lists;
 pub mod lockout;
 pub mod logs;
+pub mod meter;
 pub mod notify;
 pub mod oauth;
 pub mod outbox;

@@ -219,6 +219,19 @@ impl SweepLine {
         }
     }
 
+    /// How many attempts ended each way, as the team's counters add them (once per sweep).
+    pub fn outcomes(&self) -> [(Outcome, i64); 6] {
+        [
+            (Outcome::Success, self.delivered),
+            (Outcome::Retry, self.retried),
+            (Outcome::Parked, self.parked),
+            (Outcome::Fenced, self.fenced),
+            (Outcome::RateLimited, self.rate_limited),
+            (Outcome::Paced, self.paced),
+        ]
+        .map(|(outcome, n)| (outcome, i64::from(n)))
+    }
+
     /// Whether the line is worth printing: an idle sweep (housekeeping only) is not.
     pub fn worth_logging(&self) -> bool {
         self.claimed > 0 || self.alert.is_some() || self.error.is_some()

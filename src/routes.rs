@@ -9,6 +9,7 @@
 //! | `POST /outbox/{id}/redrive`, `DELETE /outbox/{id}` | `Redrive`, `Discard` |
 //! | `GET /scheduled`, `POST /outbox/{id}/cancel` | `Scheduled`, `Cancel` |
 //! | `POST /sweep`, `POST /redrive`, `POST /seed` | `Sweep`, `BulkRedrive`, `Seed` |
+//! | `GET /meter` (test runtimes only) | `Meter` |
 //! | `PUT`, `GET /lists/{list_id}` | [`ApiRoute::PutColumnMap`], `GetColumnMap` |
 //! | `PUT`, `GET`, `DELETE /lists/{list_id}/records/{record_id}`, `GET /lists/{list_id}/records` | `PutRecord`, `GetRecord`, `DeleteRecord`, `Records` |
 //! | `POST`, `GET /lists/{list_id}/reconcile` | `Reconcile`, `Reconciles` |
@@ -129,6 +130,9 @@ pub enum AdminRoute {
     State,
     /// `POST …/seed` (benchmarks only: the actor refuses it unless `ALLOW_BENCH_SEED=1`).
     Seed,
+    /// `GET …/meter` (test runtimes only: 404 unless `ALLOW_TEST_CLOCK=1`): the isolate's cost
+    /// meter (`crate::meter`).
+    Meter,
 }
 
 fn row_id(id: &str) -> Result<RowId, RouteError> {
@@ -151,6 +155,7 @@ impl AdminRoute {
             (Verb::Post, ["redrive"]) => AdminRoute::BulkRedrive,
             (Verb::Post, ["seed"]) => AdminRoute::Seed,
             (Verb::Get, ["state"]) => AdminRoute::State,
+            (Verb::Get, ["meter"]) => AdminRoute::Meter,
             _ => return Err(RouteError::NotFound),
         })
     }
@@ -301,6 +306,7 @@ mod tests {
             (Verb::Post, "redrive", AdminRoute::BulkRedrive),
             (Verb::Post, "seed", AdminRoute::Seed),
             (Verb::Get, "state", AdminRoute::State),
+            (Verb::Get, "meter", AdminRoute::Meter),
         ];
         for (verb, path, route) in cases {
             assert_eq!(AdminRoute::parse(verb, &segments(path)), Ok(route), "{path}");

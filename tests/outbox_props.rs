@@ -72,7 +72,10 @@ struct World {
 impl World {
     fn new(rows: usize) -> World {
         let db = Connection::open_in_memory().unwrap();
-        db.execute_batch(sql::schema::SCHEMA).unwrap();
+        // The schema the code writes: every migration, in order.
+        for step in sql::migrate::TEAM.migrations {
+            db.execute_batch(step.sql).unwrap();
+        }
         let now = 1_000_000;
         for i in 0..rows {
             let inserted: Vec<i64> = query_ids(
@@ -122,7 +125,7 @@ impl World {
         let before = self.state(flight.row);
         let owns = before.status == "pending" && before.token.as_deref() == Some(flight.token.as_str());
         let stored = match outcome {
-            Outcome::Done => query_ids(&self.db, sql::outbox::COMPLETE_DONE, params![flight.row, flight.token, self.now, 200]),
+            Outcome::Done => query_ids(&self.db, sql::outbox::COMPLETE_DONE, params![flight.row, flight.token, self.now, 200, 12]),
             Outcome::Retry { after_ms } => {
                 query_ids(&self.db, sql::outbox::COMPLETE_RETRY, params![flight.row, flight.token, self.now + after_ms, "http_500", 500])
             }
@@ -205,7 +208,7 @@ fn stale_lease_completion_is_fenced() {
     world.now += LEASE_MS; // the lease runs out
     world.claim(1);
     assert_eq!(world.in_flight.len(), 2, "the expired lease was claimed again");
-    let stored = query_ids(&world.db, sql::outbox::COMPLETE_DONE, params![stale.row, stale.token, world.now, 200]);
+    let stored = query_ids(&world.db, sql::outbox::COMPLETE_DONE, params![stale.row, stale.token, world.now, 200, 12]);
     assert!(stored.is_empty(), "the stale claimer is fenced");
     assert_eq!(world.state(stale.row).status, "pending");
 }
@@ -225,7 +228,7 @@ fn a_held_target_is_not_claimed_until_the_hold_passes() {
     world.db.execute(sql::outbox::HOLD_TARGET, params!["chat.postMessage", world.now + 500]).unwrap();
     world.claim(5);
     assert!(world.in_flight.is_empty());
-    let next: Option<i64> = world.db.query_row(sql::outbox::SWEEP_END, [world.now, 0, 0], |r| r.get(0)).unwrap();
+    let next: Option<i64> = world.db.query_row(sql::outbox::SWEEP_END, [world.now, 0, 0, 0], |r| r.get(0)).unwrap();
     assert_eq!(next, Some(world.now + 500), "the alarm is re-armed to the end of the hold, not in a hot loop");
     world.now += 500;
     world.claim(5);
@@ -269,7 +272,7 @@ fn a_wait_gives_back_the_attempt_the_claim_counted_and_is_fenced_like_any_comple
 fn next_due_is_the_lease_expiry_while_a_claim_is_live() {
     let mut world = World::new(1);
     world.claim(1);
-    let next: Option<i64> = world.db.query_row(sql::outbox::SWEEP_END, [world.now, 0, 0], |r| r.get(0)).unwrap();
+    let next: Option<i64> = world.db.query_row(sql::outbox::SWEEP_END, [world.now, 0, 0, 0], |r| r.get(0)).unwrap();
     assert_eq!(next, Some(world.now + LEASE_MS));
 }
 
@@ -289,24 +292,20 @@ fn a_receipt_is_new_once() {
 }
 
 #[test]
-fn pruning_removes_old_receipts_and_done_rows_but_never_parked_ones() {
+fn pruning_removes_old_done_rows_but_never_parked_ones() {
     let mut world = World::new(3);
     for _ in 0..3 {
         world.claim(1);
     }
     world.complete(0, Outcome::Done);
     world.complete(0, Outcome::Park);
-    query_count(&world.db, sql::ingest::INSERT_RECEIPT, params!["Ev-old", "event", world.now]);
     world.now += 10_000;
     let cutoff = world.now - 1;
-    world.db.execute(sql::outbox::PRUNE_RECEIPTS, params![cutoff, 100]).unwrap();
     world.db.execute(sql::outbox::PRUNE_DONE_ATTEMPTS, params![cutoff, 100]).unwrap();
     world.db.execute(sql::outbox::PRUNE_DONE, params![cutoff, 100]).unwrap();
     let statuses: Vec<String> =
         world.db.prepare("SELECT status FROM outbox ORDER BY id").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
     assert_eq!(statuses, vec!["parked", "pending"], "row 1 (done) pruned; row 2 parked and row 3 pending kept");
-    let receipts: i64 = world.db.query_row("SELECT COUNT(*) FROM receipts", [], |r| r.get(0)).unwrap();
-    assert_eq!(receipts, 0);
 }
 
 fn query_count(db: &Connection, statement: &str, params: impl rusqlite::Params) -> usize {
@@ -322,10 +321,10 @@ fn query_plan(db: &Connection, statement: &str, params: impl rusqlite::Params) -
 }
 
 #[test]
-fn the_claim_reaches_due_rows_through_the_due_index_not_a_scan_of_the_outbox() {
+fn the_claim_reaches_due_rows_through_the_pending_index_not_a_scan_of_the_outbox() {
     let world = World::new(50);
     let plan = query_plan(&world.db, sql::outbox::CLAIM, params!["token", world.now + LEASE_MS, world.now, 10]);
-    assert!(plan.iter().any(|step| step.contains("USING INDEX outbox_due")), "{plan:#?}");
+    assert!(plan.iter().any(|step| step.contains("USING INDEX outbox_pending")), "{plan:#?}");
     assert!(!plan.iter().any(|step| step.starts_with("SCAN outbox")), "{plan:#?}");
 }
 
@@ -341,4 +340,24 @@ fn a_sweep_never_takes_back_its_own_rows_even_after_their_lease_expired() {
         1,
         "another sweep takes the expired lease over"
     );
+}
+
+#[test]
+fn pruning_never_deletes_the_newest_row_so_no_id_is_given_again() {
+    let mut world = World::new(2);
+    world.claim(2);
+    world.complete(0, Outcome::Done);
+    world.complete(0, Outcome::Done);
+    world.now += 10_000;
+    for statement in [sql::outbox::PRUNE_DONE_ATTEMPTS, sql::outbox::PRUNE_DONE] {
+        world.db.execute(statement, params![world.now - 1, 100]).unwrap();
+    }
+    let left: Vec<i64> = world.db.prepare("SELECT id FROM outbox").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    assert_eq!(left, vec![2], "the newest delivered row stays");
+    let next = query_ids(
+        &world.db,
+        sql::ingest::INSERT_OUTBOX,
+        params!["key:new", "op:new", "slack_api", "chat.postMessage", "{}", 6, world.now, Option::<i64>::None, world.now],
+    );
+    assert_eq!(next, vec![3], "a new row takes a new id");
 }

@@ -15,7 +15,9 @@ const LEASE_MS: i64 = 1_000;
 /// queues it). Returns it and the row's id.
 fn with_scheduled(key: &str, due: i64) -> (Connection, i64) {
     let db = Connection::open_in_memory().unwrap();
-    db.execute_batch(sql::schema::SCHEMA).unwrap();
+    for step in sql::migrate::TEAM.migrations {
+        db.execute_batch(step.sql).unwrap();
+    }
     let payload = r#"{"type":"scheduled","key":"k","when":{"due":{"at":0}},"effect":{"type":"status","name":"s"}}"#;
     let id = db
         .query_row(
@@ -41,7 +43,7 @@ fn status(db: &Connection, id: i64) -> (String, Option<String>) {
 fn a_row_not_due_yet_is_not_claimed_nor_waiting_but_arms_the_alarm_at_its_due_time() {
     let (db, id) = with_scheduled("remind", NOW + 60_000);
     assert!(ids(&db, sql::outbox::CLAIM, params!["t1", NOW + LEASE_MS, NOW, 10]).is_empty());
-    let (next, oldest): (Option<i64>, Option<i64>) = db.query_row(sql::outbox::SWEEP_END, [NOW, 0, 0], |r| Ok((r.get(0)?, r.get(5)?))).unwrap();
+    let (next, oldest): (Option<i64>, Option<i64>) = db.query_row(sql::outbox::SWEEP_END, [NOW, 0, 0, 0], |r| Ok((r.get(0)?, r.get(5)?))).unwrap();
     assert_eq!(next, Some(NOW + 60_000), "the alarm is armed to the due time");
     assert_eq!(oldest, None, "a row not due yet has not waited: no pending_too_old alert");
     let (n, later): (i64, i64) = db.query_row(sql::admin::PENDING_SUMMARY, [NOW], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
@@ -62,7 +64,7 @@ fn a_claim_before_the_cancel_wins_the_cancel_changes_nothing_and_the_completion_
     let (db, id) = with_scheduled("remind", NOW);
     assert_eq!(ids(&db, sql::outbox::CLAIM, params!["t1", NOW + LEASE_MS, NOW, 10]), vec![id]);
     assert!(ids(&db, sql::scheduled::CANCEL, params![id, NOW + 10, "cancelled"]).is_empty(), "a live lease: the cancel is too late");
-    assert_eq!(ids(&db, sql::outbox::COMPLETE_DONE, params![id, "t1", NOW + 20, 200]), vec![id], "the firing is not fenced");
+    assert_eq!(ids(&db, sql::outbox::COMPLETE_DONE, params![id, "t1", NOW + 20, 200, 12]), vec![id], "the firing is not fenced");
     assert_eq!(status(&db, id), ("done".into(), None));
     assert!(ids(&db, sql::scheduled::CANCEL, params![id, NOW + 30, "cancelled"]).is_empty(), "a fired row: a no-op");
 }
@@ -72,7 +74,7 @@ fn a_cancel_after_the_lease_expired_parks_the_row_and_the_late_completion_is_fen
     let (db, id) = with_scheduled("remind", NOW);
     ids(&db, sql::outbox::CLAIM, params!["t1", NOW + LEASE_MS, NOW, 10]);
     assert_eq!(ids(&db, sql::scheduled::CANCEL, params![id, NOW + LEASE_MS, "cancelled"]), vec![id]);
-    assert!(ids(&db, sql::outbox::COMPLETE_DONE, params![id, "t1", NOW + LEASE_MS + 1, 200]).is_empty(), "fenced: the record stays cancelled");
+    assert!(ids(&db, sql::outbox::COMPLETE_DONE, params![id, "t1", NOW + LEASE_MS + 1, 200, 12]).is_empty(), "fenced: the record stays cancelled");
     assert_eq!(status(&db, id).1.as_deref(), Some("cancelled"));
 }
 

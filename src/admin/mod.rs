@@ -7,6 +7,7 @@
 
 pub mod page;
 pub mod state;
+pub mod sweeps;
 
 use crate::logs::SweepLine;
 use crate::oauth::StoredInstallation;
@@ -192,6 +193,38 @@ pub struct AttemptRecord {
     pub latency_ms: Option<i64>,
 }
 
+/// A delivered row's successful attempt, which the row carries instead of an `attempts` row
+/// (`sql::lean`): its attempt count, finish time, HTTP status and latency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub struct CarriedSuccess {
+    /// The row's attempts (the last one succeeded).
+    pub attempts: i64,
+    /// When it was stored as done.
+    pub finished_at: i64,
+    /// Slack's HTTP status.
+    pub last_status: Option<i64>,
+    /// How long the attempt took.
+    pub last_latency_ms: i64,
+}
+
+/// A row's history as the admin API shows it: the logged attempts, and the success its row
+/// carries in its place, by time (a late, fenced attempt of an earlier claim comes after it).
+pub fn history(mut logged: Vec<AttemptRecord>, carried: Option<CarriedSuccess>) -> Vec<AttemptRecord> {
+    if let Some(s) = carried {
+        let success = AttemptRecord {
+            attempt: s.attempts,
+            at: s.finished_at,
+            outcome: Outcome::Success,
+            detail: None,
+            http_status: s.last_status,
+            latency_ms: Some(s.last_latency_ms),
+        };
+        let at = logged.partition_point(|a| a.at <= success.at);
+        logged.insert(at, success);
+    }
+    logged
+}
+
 /// `GET /admin/teams/{team}/outbox/{id}`: a row with its attempt history.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RowDetail {
@@ -278,6 +311,18 @@ impl OutboxPage {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_carried_success_takes_its_place_in_the_history_by_time() {
+        use super::{history, AttemptRecord, CarriedSuccess, Outcome};
+        let logged = |at, outcome| AttemptRecord { attempt: 1, at, outcome, detail: None, http_status: None, latency_ms: Some(5) };
+        let carried = CarriedSuccess { attempts: 2, finished_at: 20, last_status: Some(200), last_latency_ms: 7 };
+        let shown = history(vec![logged(10, Outcome::Retry), logged(30, Outcome::Fenced)], Some(carried));
+        let outcomes: Vec<Outcome> = shown.iter().map(|a| a.outcome).collect();
+        assert_eq!(outcomes, [Outcome::Retry, Outcome::Success, Outcome::Fenced]);
+        assert_eq!((shown[1].attempt, shown[1].http_status, shown[1].latency_ms), (2, Some(200), Some(7)));
+        assert_eq!(history(vec![logged(10, Outcome::Parked)], None).len(), 1);
+    }
+
     use super::*;
 
     #[test]

@@ -73,20 +73,21 @@ pub async fn route(mut req: Request, env: &Env, config: &Config, hooks: &TestHoo
             let query = super::query_suffix(&req);
             return Ok(directory::call(env, Method::Get, &format!("/teams{query}"), None).await?);
         }
-        ["admin", "teams", team] if page_request => return serve_page(env, &TeamKey::parse(team)?).await,
+        ["admin", "teams", team] if page_request => return serve_page(env, &TeamKey::parse(team)?, hooks).await,
         ["admin", "teams", team, rest @ ..] if !rest.is_empty() => (*team, rest),
         _ => return Err(FrontDoorError::NotFound),
     };
     let team = TeamKey::parse(team)?;
     let route = AdminRoute::parse(Verb::parse(req.method().as_ref()), rest)?;
     let query = super::query_suffix(&req);
-    Ok(call(env, &team, &route, &query).await?)
+    Ok(call(env, &team, &route, &query, hooks).await?)
 }
 
-/// Sends `route` (with the request's query string) to the team's actor. The actor matches the
-/// typed route, not the method, so every call is a POST.
-async fn call(env: &Env, team: &TeamKey, route: &AdminRoute, query: &str) -> worker::Result<Response> {
+/// Sends `route` (with the request's query string and the test hooks the actor reads) to the
+/// team's actor. The actor matches the typed route, not the method, so every call is a POST.
+async fn call(env: &Env, team: &TeamKey, route: &AdminRoute, query: &str, hooks: &TestHooks) -> worker::Result<Response> {
     let headers = Headers::new();
+    hooks.forward(&headers)?;
     headers.set(ROUTE_HEADER, &serde_json::to_string(route).map_err(|e| worker::Error::RustError(e.to_string()))?)?;
     team::call(env, team.as_str(), Method::Post, &format!("/admin{query}"), None, Some(headers)).await
 }
@@ -108,10 +109,10 @@ async fn login(req: &mut Request, token: &Secret, client: &str) -> Result<Respon
 }
 
 /// The dead-letter page of one team.
-async fn serve_page(env: &Env, team: &TeamKey) -> Result<Response, FrontDoorError> {
-    let stats: Stats = response_json(call(env, team, &AdminRoute::Stats, "").await?).await?;
-    let parked: OutboxPage = response_json(call(env, team, &AdminRoute::Outbox, "?status=parked&limit=200").await?).await?;
-    let scheduled: ScheduledPage = response_json(call(env, team, &AdminRoute::Scheduled, "?limit=200").await?).await?;
-    let state: StatePage = response_json(call(env, team, &AdminRoute::State, "?limit=50").await?).await?;
+async fn serve_page(env: &Env, team: &TeamKey, hooks: &TestHooks) -> Result<Response, FrontDoorError> {
+    let stats: Stats = response_json(call(env, team, &AdminRoute::Stats, "", hooks).await?).await?;
+    let parked: OutboxPage = response_json(call(env, team, &AdminRoute::Outbox, "?status=parked&limit=200", hooks).await?).await?;
+    let scheduled: ScheduledPage = response_json(call(env, team, &AdminRoute::Scheduled, "?limit=200", hooks).await?).await?;
+    let state: StatePage = response_json(call(env, team, &AdminRoute::State, "?limit=50", hooks).await?).await?;
     Ok(html_page(200, &page::dead_letter_page(team.as_str(), &stats, &parked.rows, &scheduled.scheduled, &state))?)
 }

@@ -55,6 +55,7 @@ impl Directory {
 
     /// Serves one request.
     pub async fn fetch(&self, mut req: Request) -> Result<Response> {
+        super::meter::request();
         if let Outcome::Refused(refused) = &self.schema {
             return Ok(super::json_response(500, &crate::routes::error_body(refused.code(), &refused.message(), None)));
         }

@@ -15,7 +15,8 @@
 //! - [`pacing`]: the team's pacer as one attempt's Slack calls see it (Slack's rate limits);
 //! - [`store`]: the only module that runs SQL;
 //! - [`http`]: the only module that calls `Fetch`;
-//! - [`env`], [`log`], [`clock`]: configuration, JSON log lines, time and randomness.
+//! - [`env`], [`log`], [`clock`]: configuration, JSON log lines, time and randomness;
+//! - [`meter`]: the cost meter (rows read and written, alarms), test runtimes only.
 
 pub mod admin;
 pub mod api;
@@ -27,6 +28,7 @@ pub mod front_door;
 pub mod guard;
 pub mod http;
 pub mod log;
+pub mod meter;
 pub mod oauth;
 pub mod pacing;
 pub mod store;

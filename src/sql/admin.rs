@@ -4,10 +4,10 @@
 pub const STATS_BY_STATUS: &str = "SELECT status, COALESCE(reason, '') AS reason, COUNT(*) AS n, MIN(created_at) AS oldest
  FROM outbox GROUP BY status, reason";
 
-/// How many receipts are stored.
-pub const RECEIPT_COUNT: &str = "SELECT COUNT(*) AS n FROM receipts";
+/// How many receipts are stored (in both tables, `sql::lean`).
+pub const RECEIPT_COUNT: &str = "SELECT (SELECT COUNT(*) FROM receipts) + (SELECT COUNT(*) FROM receipts_prev) AS n";
 
-/// Every counter (delivered, retried, parked, fenced, ...).
+/// Every counter an earlier release kept in its own row (now in the `sweeps` row, `crate::admin::sweeps`).
 pub const COUNTERS: &str = "SELECT name, value FROM counters";
 
 /// A page of rows in one status, newest first: ?1 status, ?2 ids below this, ?3 limit.
@@ -25,6 +25,10 @@ pub const ONE_ROW: &str = "SELECT id, idem_key, op_key, effect, target, payload,
 /// A row's attempt history: ?1 id.
 pub const ROW_ATTEMPTS: &str = "SELECT attempt, at, outcome, detail, http_status, latency_ms
  FROM attempts WHERE row_id = ?1 ORDER BY id";
+
+/// The success a delivered row carries in place of an `attempts` row (`sql::lean`): ?1 id.
+pub const CARRIED_SUCCESS: &str = "SELECT attempts, finished_at, last_status, last_latency_ms
+ FROM outbox WHERE id = ?1 AND status = 'done' AND last_latency_ms IS NOT NULL";
 
 /// Sends a parked row back to pending, due now, with a fresh attempt budget and no deadline
 /// (a person asked for it): ?1 id, ?2 now, ?3 max attempts. One returned row = redriven.
@@ -54,11 +58,14 @@ pub const PENDING_SUMMARY: &str = "SELECT COUNT(*) AS n, COALESCE(SUM(created_at
 /// Parked rows by reason.
 pub const PARKED_BY_REASON: &str = "SELECT reason, COUNT(*) AS n FROM outbox WHERE status = 'parked' GROUP BY reason ORDER BY n DESC";
 
-/// Remembers the last sweep's report: ?1 JSON.
-pub const SAVE_LAST_SWEEP: &str = "INSERT INTO meta(key, value) VALUES ('last_sweep', ?1)
+/// The team's sweeps: the last report and the counters (`crate::admin::sweeps`).
+pub const SWEEPS: &str = "SELECT value FROM meta WHERE key = 'sweeps'";
+
+/// Stores the team's sweeps: ?1 JSON.
+pub const SAVE_SWEEPS: &str = "INSERT INTO meta(key, value) VALUES ('sweeps', ?1)
  ON CONFLICT(key) DO UPDATE SET value = excluded.value";
 
-/// The last sweep's report (JSON text).
+/// The last sweep's report as an earlier release kept it (JSON text).
 pub const LAST_SWEEP: &str = "SELECT value FROM meta WHERE key = 'last_sweep'";
 
 /// Keeps the team's `app_rate_limited` notices (`slack::rate_limited::Notices`): ?1 JSON.

@@ -1,13 +1,13 @@
 //! Streamed answers in progress (`crate::assistant::stream`): one checkpoint per outbox row,
 //! written before every Slack call of the answer, fenced by the row's claim.
 
-/// Migration 3 (`streamed_answers`): the checkpoints. Additive: the previous release never names
+/// Migration 4 (`streamed_answers`): the checkpoints. Additive: the previous release never names
 /// the table (its rows would just be left; a `stream` row it cannot perform is parked as
 /// `bad_payload`).
 ///
 /// A checkpoint names its row by id *and* idempotency key: a row id may be used again once its
 /// row is gone (discarded, pruned), and a new row must never resume another's answer.
-pub const MIGRATION_3: &str = "CREATE TABLE answers (
+pub const MIGRATION_4: &str = "CREATE TABLE answers (
   row_id INTEGER PRIMARY KEY,
   idem_key TEXT NOT NULL,
   checkpoint TEXT NOT NULL,

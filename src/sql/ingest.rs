@@ -1,7 +1,9 @@
 //! The ingest unit: receipts, outbox rows, the serial queue, an uninstall's revocation.
 
-/// Records a receipt if it is new: ?1 op key, ?2 kind, ?3 now. One returned row = new.
-pub const INSERT_RECEIPT: &str = "INSERT INTO receipts(op_key, kind, received_at) VALUES (?1, ?2, ?3)
+/// Records a receipt if it is new — in neither the current nor the previous receipts table
+/// (`sql::lean`): ?1 op key, ?2 kind, ?3 now. One returned row = new.
+pub const INSERT_RECEIPT: &str = "INSERT INTO receipts(op_key, kind, received_at)
+ SELECT ?1, ?2, ?3 WHERE NOT EXISTS (SELECT 1 FROM receipts_prev WHERE op_key = ?1)
  ON CONFLICT(op_key) DO NOTHING RETURNING op_key";
 
 /// Queues an effect unless its idempotency key is already queued: ?1 key, ?2 op key, ?3 effect

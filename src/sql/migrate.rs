@@ -73,7 +73,8 @@ pub const TEAM: Schema<'static> = Schema {
     migrations: &[
         Migration { to: 1, name: "baseline", sql: SCHEMA },
         Migration { to: 2, name: "app_state", sql: super::state::MIGRATION_2 },
-        Migration { to: 3, name: "streamed_answers", sql: super::answers::MIGRATION_3 },
+        Migration { to: 3, name: "lean_rows", sql: super::lean::MIGRATION_3 },
+        Migration { to: 4, name: "streamed_answers", sql: super::answers::MIGRATION_4 },
     ],
 };
 

@@ -34,10 +34,12 @@ pub const CLAIM: &str = "UPDATE outbox
    LIMIT ?4 + 0)
  RETURNING id, idem_key, op_key, effect, target, payload, attempts, max_attempts, deadline_at, created_at";
 
-/// Fenced completion as delivered: ?1 id, ?2 claim token, ?3 now, ?4 HTTP status or NULL.
-/// Zero returned rows = fenced.
+/// Fenced completion as delivered: ?1 id, ?2 claim token, ?3 now, ?4 HTTP status or NULL, ?5
+/// the attempt's latency (ms). The row carries its successful attempt: no `attempts` row is
+/// written for it. Zero returned rows = fenced.
 pub const COMPLETE_DONE: &str = "UPDATE outbox
- SET status = 'done', claim_token = NULL, claim_expires_at = NULL, finished_at = ?3, last_status = ?4
+ SET status = 'done', claim_token = NULL, claim_expires_at = NULL, finished_at = ?3, last_status = ?4,
+     last_latency_ms = ?5
  WHERE id = ?1 AND claim_token = ?2 AND status = 'pending' RETURNING id";
 
 /// Fenced completion as "try again": ?1 id, ?2 claim token, ?3 next attempt at, ?4 last error,
@@ -75,41 +77,39 @@ pub const HOLD_TARGET: &str = "INSERT INTO holds(target, until_ms) VALUES (?1, ?
 pub const LOG_ATTEMPT: &str = "INSERT INTO attempts(row_id, attempt, at, outcome, detail, http_status, latency_ms)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 
-/// Adds to a named counter: ?1 name, ?2 amount.
-pub const BUMP_COUNTER: &str = "INSERT INTO counters(name, value) VALUES (?1, ?2)
- ON CONFLICT(name) DO UPDATE SET value = value + excluded.value";
-
 /// Everything a sweep's end reads, in one statement: `next_at`, the earliest time the sweep has
 /// work (due pending rows, not before their target's hold, or the expiry of a live lease; NULL
-/// when nothing is pending); when housekeeping next has work (`receipts_at`, `done_at`,
-/// `keys_at`: the oldest receipt's, delivered row's and idempotency key's expiry, each NULL when
-/// there is none); and the pending summary (`pending`, `oldest`: when the oldest row due by now
-/// entered the queue — a scheduled row enters it at its due time, so one not due yet is not
-/// waiting). ?1 now, ?2 receipt retention ms, ?3 done retention ms.
+/// when nothing is pending); when housekeeping next has work (`receipts_at`: the receipts'
+/// next rotation, `done_at`: the oldest noted delivered row's expiry plus the bucket (both
+/// `sql::lean`), `keys_at`: the oldest idempotency key's expiry; each NULL when there is none);
+/// and the pending summary
+/// (`pending`, `oldest`: when the oldest row due by now entered the queue — a scheduled row
+/// enters it at its due time, so one not due yet is not waiting). ?1 now, ?2 receipt retention
+/// ms, ?3 done retention ms, ?4 the prune bucket ms.
 pub const SWEEP_END: &str = "SELECT
    (SELECT MIN(CASE
       WHEN o.claim_token IS NOT NULL AND o.claim_expires_at > ?1 THEN o.claim_expires_at
       ELSE MAX(o.next_attempt_at, COALESCE(h.until_ms, 0)) END)
     FROM outbox o LEFT JOIN holds h ON h.target = o.target
     WHERE o.status = 'pending') AS next_at,
-   (SELECT MIN(received_at) FROM receipts) + ?2 AS receipts_at,
-   (SELECT MIN(finished_at) FROM outbox WHERE status = 'done') + ?3 AS done_at,
+   (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'receipts_since') + ?2 AS receipts_at,
+   (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'done_oldest') + ?3 + ?4 AS done_at,
    (SELECT MIN(expires_at) FROM idempotency_keys) AS keys_at,
    (SELECT COUNT(*) FROM outbox WHERE status = 'pending') AS pending,
    (SELECT MIN(created_at) FROM outbox WHERE status = 'pending' AND created_at <= ?1) AS oldest";
 
-/// Deletes old receipts: ?1 cutoff, ?2 limit.
-pub const PRUNE_RECEIPTS: &str = "DELETE FROM receipts WHERE op_key IN (
-   SELECT op_key FROM receipts WHERE received_at < ?1 ORDER BY received_at LIMIT ?2)";
-
 /// Deletes the attempt history of old delivered rows: ?1 cutoff, ?2 limit. Run before
 /// [`PRUNE_DONE`] with the same parameters (the same rows, by the same order).
 pub const PRUNE_DONE_ATTEMPTS: &str = "DELETE FROM attempts WHERE row_id IN (
-   SELECT id FROM outbox WHERE status = 'done' AND finished_at < ?1 ORDER BY finished_at, id LIMIT ?2)";
+   SELECT id FROM outbox WHERE status = 'done' AND finished_at < ?1 AND id < (SELECT MAX(id) FROM outbox)
+   ORDER BY id LIMIT ?2)";
 
-/// Deletes old delivered rows: ?1 cutoff, ?2 limit. Parked rows are never pruned.
+/// Deletes old delivered rows, oldest ids first: ?1 cutoff, ?2 limit. Parked rows are never
+/// pruned, nor is the newest row (whatever its state): the table has no `AUTOINCREMENT`, and
+/// its highest id is what keeps a new row from taking an old one's id (`sql::lean`).
 pub const PRUNE_DONE: &str = "DELETE FROM outbox WHERE id IN (
-   SELECT id FROM outbox WHERE status = 'done' AND finished_at < ?1 ORDER BY finished_at, id LIMIT ?2)";
+   SELECT id FROM outbox WHERE status = 'done' AND finished_at < ?1 AND id < (SELECT MAX(id) FROM outbox)
+   ORDER BY id LIMIT ?2)";
 
 /// Deletes expired holds: ?1 now.
 pub const PRUNE_HOLDS: &str = "DELETE FROM holds WHERE until_ms <= ?1";
@@ -131,4 +131,5 @@ pub const PRUNE_KEYS: &str = "DELETE FROM idempotency_keys WHERE key IN (
 /// Deletes the Slack answers of old delivered rows: ?1 cutoff, ?2 limit (the same rows as
 /// [`PRUNE_DONE`], run before it).
 pub const PRUNE_DONE_RESULTS: &str = "DELETE FROM slack_results WHERE row_id IN (
-   SELECT id FROM outbox WHERE status = 'done' AND finished_at < ?1 ORDER BY finished_at, id LIMIT ?2)";
+   SELECT id FROM outbox WHERE status = 'done' AND finished_at < ?1 AND id < (SELECT MAX(id) FROM outbox)
+   ORDER BY id LIMIT ?2)";

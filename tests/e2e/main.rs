@@ -23,6 +23,7 @@ mod notify;
 mod overload;
 mod pacing;
 mod reliability;
+mod retention;
 mod schedule;
 mod sim;
 mod state;

@@ -5,7 +5,26 @@
 // UPDATE, posts each reply to SLACK_API_URL and completes it with a fenced UPDATE. No retries,
 // no backoff, no logs, no config, no admin: what a request costs in this runtime when it takes
 // this path at all. `make bench` runs it beside the floor, the peer and slackline.
+//
+// For the cost benchmark (`BENCH_ONLY=cost`, benches/load/cost.rs) it counts what slackline's
+// meter counts (src/meter.rs), in isolate memory: each statement's runs and its cursor's
+// rowsRead / rowsWritten, setAlarm calls, actor requests and alarm invocations (GET /__meter);
+// and it prunes as slackline does (POST /__prune?now=: receipts and done rows older than 24 h
+// by that clock), so both pay for the same life of an event.
 const encoder = new TextEncoder();
+const RETENTION_MS = 24 * 3600 * 1000;
+const meter = { statements: {}, set_alarms: 0, delete_alarms: 0, requests: 0, alarms: 0 };
+
+function exec(sql, query, ...bindings) {
+  const cursor = sql.exec(query, ...bindings);
+  const rows = cursor.toArray();
+  const key = query.split(/\s+/).filter(Boolean).join(" ");
+  const tally = (meter.statements[key] ??= { runs: 0, rows_read: 0, rows_written: 0 });
+  tally.runs += 1;
+  tally.rows_read += cursor.rowsRead;
+  tally.rows_written += cursor.rowsWritten;
+  return rows;
+}
 let signingKey;
 
 async function verified(request, body, secret) {
@@ -19,6 +38,11 @@ async function verified(request, body, secret) {
 
 export default {
   async fetch(request, env) {
+    const path = new URL(request.url).pathname;
+    if (path === "/__meter" || path === "/__prune") {
+      const stub = env.TEAM.get(env.TEAM.idFromName(new URL(request.url).searchParams.get("team") ?? ""));
+      return stub.fetch(`https://actor${path}${new URL(request.url).search}`, { method: request.method });
+    }
     const body = await request.text();
     if (!(await verified(request, body, env.SLACK_SIGNING_SECRET))) return new Response("", { status: 401 });
     const envelope = JSON.parse(body);
@@ -42,25 +66,41 @@ export class TeamFloor {
         status TEXT NOT NULL, due_at INTEGER NOT NULL, claim_token TEXT, claim_expires_at INTEGER);`);
   }
 
+  setAlarm(at) {
+    meter.set_alarms += 1;
+    this.ctx.storage.setAlarm(at);
+  }
+
   async fetch(request) {
+    const path = new URL(request.url).pathname;
+    if (path === "/__meter") return Response.json(meter);
+    meter.requests += 1;
+    if (path === "/__prune") return this.prune(Number(new URL(request.url).searchParams.get("now")));
     const unit = await request.json();
     const now = Date.now();
     this.ctx.storage.transactionSync(() => {
-      const fresh = this.sql.exec("INSERT INTO receipts (event_id, at) VALUES (?, ?) ON CONFLICT DO NOTHING RETURNING event_id", unit.event_id, now).toArray();
+      const fresh = exec(this.sql, "INSERT INTO receipts (event_id, at) VALUES (?, ?) ON CONFLICT DO NOTHING RETURNING event_id", unit.event_id, now);
       if (fresh.length === 0 || unit.channel === undefined) return;
       const payload = JSON.stringify({ channel: unit.channel, thread_ts: unit.ts, text: `seen: ${unit.text}` });
-      this.sql.exec("INSERT INTO outbox (idem_key, payload, status, due_at) VALUES (?, ?, 'pending', ?) ON CONFLICT DO NOTHING", `msg:${unit.channel}:${unit.ts}:reply`, payload, now);
+      exec(this.sql, "INSERT INTO outbox (idem_key, payload, status, due_at) VALUES (?, ?, 'pending', ?) ON CONFLICT DO NOTHING", `msg:${unit.channel}:${unit.ts}:reply`, payload, now);
     });
-    if (unit.channel !== undefined) this.ctx.storage.setAlarm(now);
+    if (unit.channel !== undefined) this.setAlarm(now);
+    return new Response("{}");
+  }
+
+  prune(now) {
+    exec(this.sql, "DELETE FROM receipts WHERE at < ?", now - RETENTION_MS);
+    exec(this.sql, "DELETE FROM outbox WHERE status = 'done' AND due_at < ?", now - RETENTION_MS);
     return new Response("{}");
   }
 
   async alarm() {
+    meter.alarms += 1;
     const token = crypto.randomUUID();
     const now = Date.now();
-    const claimed = this.sql.exec(`UPDATE outbox SET claim_token = ?, claim_expires_at = ? WHERE id IN (SELECT id FROM outbox
+    const claimed = exec(this.sql, `UPDATE outbox SET claim_token = ?, claim_expires_at = ? WHERE id IN (SELECT id FROM outbox
       WHERE status = 'pending' AND due_at <= ? AND (claim_expires_at IS NULL OR claim_expires_at < ?) ORDER BY due_at LIMIT 25)
-      RETURNING id, payload`, token, now + 30000, now, now).toArray();
+      RETURNING id, payload`, token, now + 30000, now, now);
     await Promise.all(claimed.map(async (row) => {
       const answer = await fetch(`${this.env.SLACK_API_URL}/chat.postMessage`, {
         method: "POST",
@@ -68,9 +108,9 @@ export class TeamFloor {
         body: row.payload,
       });
       const ok = answer.ok && (await answer.json()).ok;
-      this.sql.exec("UPDATE outbox SET status = ?, claim_token = NULL WHERE id = ? AND claim_token = ?", ok ? "done" : "pending", row.id, token);
+      exec(this.sql, "UPDATE outbox SET status = ?, claim_token = NULL WHERE id = ? AND claim_token = ?", ok ? "done" : "pending", row.id, token);
     }));
-    const next = this.sql.exec("SELECT min(max(due_at, coalesce(claim_expires_at, 0))) AS at FROM outbox WHERE status = 'pending'").one().at;
-    if (next !== null) this.ctx.storage.setAlarm(Math.max(next, Date.now()));
+    const next = exec(this.sql, "SELECT min(max(due_at, coalesce(claim_expires_at, 0))) AS at FROM outbox WHERE status = 'pending'")[0].at;
+    if (next !== null) this.setAlarm(Math.max(next, Date.now()));
   }
 }

@@ -3,6 +3,7 @@
 use super::exec::{int, rows, run, text, tx_sync};
 use super::installation::{installation, uninstalled};
 use super::outbox::team_key;
+use crate::admin::sweeps::Sweeps;
 use crate::admin::{AuditEntry, OutboxPage, OutboxRow, RowDetail, Stats};
 use crate::logs::SweepLine;
 use crate::outbox::{RowId, Status};
@@ -12,9 +13,16 @@ use serde::Deserialize;
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
 
-/// Keeps the last sweep's report for the stats.
-pub fn save_last_sweep(sql: &SqlStorage, report: &SweepLine) -> worker::Result<()> {
-    run(sql, sql::admin::SAVE_LAST_SWEEP, vec![V::String(serde_json::to_string(report)?)])
+/// The team's sweeps as stored (`crate::admin::sweeps`; an unreadable value counts as none).
+fn sweeps(sql: &SqlStorage) -> worker::Result<Option<Sweeps>> {
+    Ok(rows::<MetaText>(sql, sql::admin::SWEEPS, vec![])?.into_iter().next().and_then(|t| serde_json::from_str(&t.value).ok()))
+}
+
+/// Keeps a sweep's report as the last one and adds its outcomes to the counters: one read and
+/// one row written with no await between them (the actor is the team's only writer).
+pub fn save_sweep(sql: &SqlStorage, report: SweepLine) -> worker::Result<()> {
+    let sweeps = Sweeps::record(sweeps(sql)?, report);
+    run(sql, sql::admin::SAVE_SWEEPS, vec![V::String(serde_json::to_string(&sweeps)?)])
 }
 
 #[derive(Deserialize)]
@@ -60,7 +68,12 @@ pub fn stats(sql: &SqlStorage, now: i64) -> worker::Result<Stats> {
     struct Count {
         n: i64,
     }
-    let last_sweep = rows::<Text>(sql, sql::admin::LAST_SWEEP, vec![])?.into_iter().next().and_then(|t| serde_json::from_str(&t.value).ok());
+    let stored = sweeps(sql)?.unwrap_or_default();
+    let legacy = || rows::<Text>(sql, sql::admin::LAST_SWEEP, vec![]).map(|t| t.into_iter().next().and_then(|t| serde_json::from_str(&t.value).ok()));
+    let last_sweep = match stored.last.clone() {
+        Some(last) => Some(last),
+        None => legacy()?,
+    };
     let (pending, scheduled, oldest_pending_age_ms) = pending(sql, now)?;
     Ok(Stats {
         team: team_key(sql)?,
@@ -70,7 +83,7 @@ pub fn stats(sql: &SqlStorage, now: i64) -> worker::Result<Stats> {
         parked_by_reason: rows(sql, sql::admin::PARKED_BY_REASON, vec![])?,
         groups: rows(sql, sql::admin::STATS_BY_STATUS, vec![])?,
         receipts: rows::<Count>(sql, sql::admin::RECEIPT_COUNT, vec![])?.first().map_or(0, |c| c.n),
-        counters: rows(sql, sql::admin::COUNTERS, vec![])?,
+        counters: stored.counters_with(rows(sql, sql::admin::COUNTERS, vec![])?),
         holds: rows(sql, sql::outbox::ACTIVE_HOLDS, vec![int(now)])?,
         pacing: Vec::new(), // the actor's pacer fills it in
         failing_targets: rows(sql, sql::admin::STREAKS, vec![])?,
@@ -137,7 +150,8 @@ pub fn list_rows(sql: &SqlStorage, status: Status, before_id: i64, limit: i64) -
 pub fn row_with_attempts(sql: &SqlStorage, RowId(id): RowId) -> worker::Result<Option<RowDetail>> {
     let found: Vec<OutboxRow> = rows(sql, sql::admin::ONE_ROW, vec![int(id)])?;
     let Some(row) = found.into_iter().next() else { return Ok(None) };
-    Ok(Some(RowDetail { row, attempts_log: rows(sql, sql::admin::ROW_ATTEMPTS, vec![int(id)])? }))
+    let carried = rows(sql, sql::admin::CARRIED_SUCCESS, vec![int(id)])?.into_iter().next();
+    Ok(Some(RowDetail { row, attempts_log: crate::admin::history(rows(sql, sql::admin::ROW_ATTEMPTS, vec![int(id)])?, carried) }))
 }
 
 /// Whether an operator's request found its row.
@@ -182,6 +196,7 @@ pub fn discard(storage: &Storage, sql: &SqlStorage, RowId(id): RowId, now: i64) 
 pub fn seed(sql: &SqlStorage, receipts: i64, done: i64, from: i64, now: i64) -> worker::Result<()> {
     if receipts > 0 {
         run(sql, sql::admin::SEED_RECEIPTS, vec![int(receipts), int(now), int(from)])?;
+        run(sql, sql::lean::NOTE_RECEIPT, vec![text(&now.to_string())])?;
     }
     if done > 0 {
         run(sql, sql::admin::SEED_DONE, vec![int(done), int(now), int(from)])?;

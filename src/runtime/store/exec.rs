@@ -25,14 +25,18 @@ pub fn tx_sync<T: 'static>(storage: &Storage, f: impl FnOnce() -> worker::Result
     value.ok_or_else(|| worker::Error::RustError("transactionSync did not run its callback".into()))
 }
 
+/// Runs a query and reads its rows (counted by the cost meter, `runtime::meter`, once drained).
 pub fn rows<T: DeserializeOwned>(sql: &SqlStorage, query: &str, bindings: Vec<V>) -> worker::Result<Vec<T>> {
-    sql.exec(query, bindings)?.to_array()
+    let cursor = sql.exec(query, bindings)?;
+    let read = cursor.to_array();
+    crate::runtime::meter::statement(query, &cursor);
+    read
 }
 
 /// Runs a statement for its effect. The cursor is always drained: a `RETURNING` statement left
 /// half-read stays "in progress", and `transactionSync` then fails to release its savepoint.
 pub fn run(sql: &SqlStorage, query: &str, bindings: Vec<V>) -> worker::Result<()> {
-    sql.exec(query, bindings)?.to_array::<Value>().map(|_| ())
+    rows::<Value>(sql, query, bindings).map(|_| ())
 }
 
 pub fn int(v: i64) -> V {

@@ -145,6 +145,7 @@ pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64) -> 
         if fresh.is_empty() {
             return Ok(Recorded { receipt: Receipt::Duplicate, first_seen: !first.is_empty(), parked: 0 });
         }
+        run(&sql, sql::lean::NOTE_RECEIPT, vec![text(&now.to_string())])?;
         if let Some(change) = &ingest.state {
             super::state::apply(&sql, change, now)?;
         }

@@ -106,25 +106,17 @@ pub struct Completed {
 }
 
 /// Stores completions whose claims still hold (each fenced by `claim_token`), with their
-/// follow-ups, holds, attempt history (a paced row, never sent, has none), counters and target
-/// failure streaks, all in one unit: the
+/// follow-ups, holds, attempt history (a paced row, never sent, has none; a success stored as
+/// done is carried by its row) and target failure streaks, all in one unit (the counters are
+/// the sweep's, `store::admin::save_sweep`): the
 /// sweep hands over every attempt that finished together, so one commit serves several rows.
 /// Returns one [`Completed`] per completion, in order.
 pub fn complete(storage: &Storage, sql: &SqlStorage, completions: Vec<Completing>) -> worker::Result<Vec<Completed>> {
     let sql = sql.clone();
     tx_sync(storage, move || {
-        let mut counts: Vec<(Outcome, i64)> = Vec::new();
         let mut done = Vec::with_capacity(completions.len());
         for c in completions {
-            let completed = complete_one(&sql, c)?;
-            match counts.iter_mut().find(|(name, _)| *name == completed.outcome) {
-                Some((_, n)) => *n += 1,
-                None => counts.push((completed.outcome, 1)),
-            }
-            done.push(completed);
-        }
-        for (outcome, n) in counts {
-            run(&sql, sql::outbox::BUMP_COUNTER, vec![text(outcome.as_str()), int(n)])?;
+            done.push(complete_one(&sql, c)?);
         }
         Ok(done)
     })
@@ -134,7 +126,7 @@ fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
     let (id, token, now) = (int(c.row_id.0), text(c.token.as_str()), c.queueing.now);
     let detail = || c.log.detail.as_deref().map(text).unwrap_or(V::Null);
     let stored: Vec<Value> = match &c.transition {
-        Transition::Done => rows(sql, sql::outbox::COMPLETE_DONE, vec![id, token, int(now), opt_int(c.log.http_status)])?,
+        Transition::Done => rows(sql, sql::outbox::COMPLETE_DONE, vec![id, token, int(now), opt_int(c.log.http_status), int(c.log.latency_ms)])?,
         Transition::Retry { at } => rows(sql, sql::outbox::COMPLETE_RETRY, vec![id, token, int(*at), detail(), opt_int(c.log.http_status)])?,
         Transition::Wait { at, .. } => {
             let sent = int(i64::from(c.log.outcome.was_sent()));
@@ -143,9 +135,14 @@ fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
         Transition::Park { reason } => rows(sql, sql::outbox::COMPLETE_PARK, vec![id, token, text(reason), detail(), opt_int(c.log.http_status), int(now)])?,
     };
     let completion = if stored.is_empty() { Completion::Fenced } else { Completion::Stored };
+    if completion == Completion::Stored && c.transition == Transition::Done {
+        note_done(sql, now)?;
+    }
     let outcome = if completion == Completion::Fenced { Outcome::Fenced } else { c.log.outcome };
-    // A call the pacer kept back was never sent: it has no place in the attempt history.
-    if c.log.outcome.was_sent() {
+    // A call the pacer kept back was never sent: it has no place in the attempt history. A
+    // success stored as done is carried by the row itself (`sql::lean`).
+    let carried = completion == Completion::Stored && outcome == Outcome::Success && c.transition == Transition::Done;
+    if c.log.outcome.was_sent() && !carried {
         run(
             sql,
             sql::outbox::LOG_ATTEMPT,
@@ -223,6 +220,7 @@ pub struct SweepEnd {
 
 /// Reads what a sweep's end needs at `now`: the next alarm time and the pending summary.
 pub fn sweep_end(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_retention_ms: i64, prune_not_before: i64) -> worker::Result<SweepEnd> {
+    let bucket = int(crate::config::PRUNE_BUCKET_MS);
     #[derive(Deserialize)]
     struct Row {
         next_at: Option<i64>,
@@ -232,23 +230,65 @@ pub fn sweep_end(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_ret
         pending: i64,
         oldest: Option<i64>,
     }
-    let Some(r) = rows::<Row>(sql, sql::outbox::SWEEP_END, vec![int(now), int(receipt_retention_ms), int(done_retention_ms)])?.into_iter().next() else {
+    let Some(r) = rows::<Row>(sql, sql::outbox::SWEEP_END, vec![int(now), int(receipt_retention_ms), int(done_retention_ms), bucket])?.into_iter().next()
+    else {
         return Ok(SweepEnd::default());
     };
     let prune_at = [r.receipts_at, r.done_at, r.keys_at].into_iter().flatten().map(|t| t.max(prune_not_before));
     Ok(SweepEnd { next_alarm_at: r.next_at.into_iter().chain(prune_at).min(), pending: r.pending, oldest_pending_age_ms: r.oldest.map(|o| now - o) })
 }
 
-/// Housekeeping: deletes receipts (and the state facts as old), delivered rows past retention and expired idempotency keys
-/// (each bounded), and stale holds.
-pub fn prune(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_retention_ms: i64, limit: i64) -> worker::Result<()> {
-    run(sql, sql::outbox::PRUNE_RECEIPTS, vec![int(now - receipt_retention_ms), int(limit)])?;
+/// Housekeeping: rotates the receipts (and deletes the state facts as old), deletes delivered
+/// rows past retention and expired idempotency keys (each bounded), and stale holds. The
+/// receipts rotate once `receipts` has collected for a retention ([`rotate_receipts`]);
+/// delivered rows are pruned only once their oldest (as `meta` notes it, `sql::lean`) has been
+/// past its retention for a whole [`PRUNE_BUCKET_MS`](crate::config::PRUNE_BUCKET_MS): each such
+/// prune scans the outbox once and notes the oldest left.
+pub fn prune(storage: &Storage, sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_retention_ms: i64, limit: i64) -> worker::Result<()> {
+    #[derive(Deserialize)]
+    struct Oldest {
+        receipts: Option<i64>,
+        done: Option<i64>,
+    }
+    let oldest = rows::<Oldest>(sql, sql::lean::OLDEST, vec![])?.into_iter().next();
+    if oldest.as_ref().and_then(|o| o.receipts).is_some_and(|since| since + receipt_retention_ms <= now) {
+        let sql = sql.clone();
+        tx_sync(storage, move || rotate_receipts(&sql, now, receipt_retention_ms))?;
+    }
     state::prune_facts(sql, now - receipt_retention_ms, limit)?;
     run(sql, sql::outbox::PRUNE_KEYS, vec![int(now), int(limit)])?;
-    run(sql, sql::outbox::PRUNE_DONE_RESULTS, vec![int(now - done_retention_ms), int(limit)])?;
-    run(sql, sql::outbox::PRUNE_DONE_ATTEMPTS, vec![int(now - done_retention_ms), int(limit)])?;
-    run(sql, sql::outbox::PRUNE_DONE, vec![int(now - done_retention_ms), int(limit)])?;
+    let bucket = crate::config::PRUNE_BUCKET_MS;
+    if oldest.and_then(|o| o.done).is_some_and(|at| at + done_retention_ms + bucket <= now) {
+        run(sql, sql::outbox::PRUNE_DONE_RESULTS, vec![int(now - done_retention_ms), int(limit)])?;
+        run(sql, sql::outbox::PRUNE_DONE_ATTEMPTS, vec![int(now - done_retention_ms), int(limit)])?;
+        run(sql, sql::outbox::PRUNE_DONE, vec![int(now - done_retention_ms), int(limit)])?;
+        run(sql, sql::lean::UNNOTE_DONE, vec![])?;
+        run(sql, sql::lean::RENOTE_DONE, vec![])?;
+    }
     run(sql, sql::outbox::PRUNE_HOLDS, vec![int(now)])
+}
+
+/// Rotates the receipts ([`sql::lean::rotation`]). Run in one `transactionSync`: both tables
+/// exist after it, whatever fails.
+fn rotate_receipts(sql: &SqlStorage, now: i64, retention_ms: i64) -> worker::Result<()> {
+    #[derive(Deserialize)]
+    struct Current {
+        newest: Option<i64>,
+        n: i64,
+    }
+    let current = rows::<Current>(sql, sql::lean::CURRENT_RECEIPTS, vec![])?.into_iter().next();
+    let (newest, n) = current.map_or((None, 0), |c| (c.newest, c.n));
+    for statement in sql::lean::rotation(newest, n, now, retention_ms) {
+        let bindings = if statement == sql::lean::SINCE { vec![text(&now.to_string())] } else { vec![] };
+        run(sql, statement, bindings)?;
+    }
+    Ok(())
+}
+
+/// Notes that a delivered row exists from `now` on (for housekeeping, `sql::lean`): writes
+/// nothing while an older one is noted.
+pub fn note_done(sql: &SqlStorage, now: i64) -> worker::Result<()> {
+    run(sql, sql::lean::NOTE_DONE, vec![text(&now.to_string())])
 }
 
 /// Every lane held at `now` and until when (for a new actor instance's pacer).

@@ -61,6 +61,7 @@ fn cancel_one(sql: &SqlStorage, row: &Pending, now: i64) -> worker::Result<Cance
     match scheduled::cancel_row(row.claim_expires_at, now) {
         Cancel::Cancelled => {
             run(sql, sql::scheduled::CANCEL, vec![int(row.id), int(now), text(reasons::CANCELLED)])?;
+            super::outbox::note_done(sql, now)?;
             Ok(Cancel::Cancelled)
         }
         Cancel::InFlight => {

@@ -48,8 +48,9 @@ pub struct Sweeper<'a> {
     pub config: &'a Config,
     /// The team key, for log lines.
     pub team: Option<String>,
-    /// Whether to prune old receipts and delivered rows in this sweep.
-    pub prune: bool,
+    /// Whether to prune old receipts and delivered rows in this sweep, and the time the
+    /// retention counts back from (now, or an admin sweep's test clock).
+    pub prune: Option<i64>,
     /// The actor's cached credential.
     pub credentials: &'a credential::Cache,
     /// The actor's pacer: Slack calls wait for their method's (or channel's) rate budget.
@@ -76,8 +77,8 @@ impl Sweeper<'_> {
     /// [`Drain::next_step`]'s.
     async fn drain(&self, started: i64, report: &mut SweepLine, nudges: Nudges) -> worker::Result<()> {
         let c = self.config;
-        if self.prune {
-            store::outbox::prune(self.sql, started, c.receipt_retention_ms, c.done_retention_ms, PRUNE_BATCH)?;
+        if let Some(at) = self.prune {
+            store::outbox::prune(self.storage, self.sql, at, c.receipt_retention_ms, c.done_retention_ms, PRUNE_BATCH)?;
         }
         self.pacer.borrow_mut().forget_idle(started);
         let token = clock::claim_token();

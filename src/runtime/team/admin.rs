@@ -12,7 +12,7 @@ use crate::logs::AdminLine;
 use crate::outbox::{RowId, Status, Trigger};
 use crate::routes::AdminRoute;
 use crate::runtime::store::{self, admin::Operated};
-use crate::runtime::test_hooks::HookedApp;
+use crate::runtime::test_hooks::{HookedApp, TestHooks};
 use crate::runtime::{clock, log, query_param};
 use crate::scheduled::Cancel;
 use serde::Serialize;
@@ -33,6 +33,12 @@ fn number(req: &Request, name: &str, default: i64) -> Result<i64, ActorError> {
     }
 }
 
+/// Whether `req` is the admin route that reads the cost meter (`AdminRoute::Meter`), which the
+/// meter does not count as a request.
+pub(super) fn reads_the_meter(req: &Request) -> bool {
+    req.path() == "/admin" && super::forwarded::<AdminRoute>(req).is_ok_and(|route| route == AdminRoute::Meter)
+}
+
 impl TeamActor {
     /// Serves an admin route.
     pub(super) async fn admin(&self, req: &Request, route: AdminRoute, config: &Config) -> Answer {
@@ -50,11 +56,13 @@ impl TeamActor {
             AdminRoute::Discard { id } => self.discard(id),
             AdminRoute::Scheduled => self.scheduled(req),
             AdminRoute::Cancel { id } => self.cancel(id),
-            AdminRoute::Sweep => json_answer(&self.sweep(config, Trigger::Admin).await?),
+            AdminRoute::Sweep => json_answer(&self.sweep(config, Trigger::Admin, TestHooks::read(req, config).now_ms).await?),
             AdminRoute::BulkRedrive => self.bulk_redrive(req, config).await,
             AdminRoute::State => self.state_page(req, config),
             AdminRoute::Seed if config.allow_bench_seed => self.seed(req),
             AdminRoute::Seed => Err(ActorError::NotFound),
+            AdminRoute::Meter if config.allow_test_clock => json_answer(&crate::runtime::meter::snapshot()),
+            AdminRoute::Meter => Err(ActorError::NotFound),
         }
     }
 

@@ -135,6 +135,9 @@ impl TeamActor {
     /// The actor on its storage, running `app`.
     pub fn new(state: State, env: Env, app: Rc<dyn App>) -> Self {
         let sql = state.storage().sql();
+        if let Ok(config) = env::config(&env) {
+            super::meter::enable(config.allow_test_clock);
+        }
         let schema = bring_up_to_date(&state.storage(), &sql);
         let pacer = RefCell::new(super::pacing::load(&sql, clock::now_ms()));
         TeamActor {
@@ -154,11 +157,15 @@ impl TeamActor {
 
     /// Serves one request.
     pub async fn fetch(&self, req: Request) -> Result<Response> {
+        if !admin::reads_the_meter(&req) {
+            super::meter::request();
+        }
         Ok(self.serve(req).await.unwrap_or_else(ActorError::into_response))
     }
 
     /// The alarm: one sweep, then the alarm re-armed.
     pub async fn alarm(&self) -> Result<Response> {
+        super::meter::alarm();
         self.armed_at.set(None);
         if let Outcome::Refused(_) = self.schema {
             self.arm(clock::now_ms() + SCHEMA_REARM_MS).await?;
@@ -166,7 +173,7 @@ impl TeamActor {
         }
         match env::config(&self.env) {
             Ok(config) => {
-                self.sweep(&config, Trigger::Alarm).await?;
+                self.sweep(&config, Trigger::Alarm, None).await?;
             }
             Err(e) => {
                 log::error(LogLine::ConfigError(ErrorLine::new(e)));
@@ -233,6 +240,7 @@ impl TeamActor {
 
     async fn arm(&self, at_ms: i64) -> Result<()> {
         let date = worker::js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(at_ms as f64));
+        super::meter::set_alarm();
         self.state.storage().set_alarm(ScheduledTime::new(date)).await?;
         self.armed_at.set(Some(at_ms));
         Ok(())
@@ -240,6 +248,7 @@ impl TeamActor {
 
     /// Deletes the alarm: nothing is pending and no housekeeping is due.
     async fn disarm(&self) -> Result<()> {
+        super::meter::delete_alarm();
         self.state.storage().delete_alarm().await?;
         self.armed_at.set(None);
         Ok(())
@@ -272,12 +281,16 @@ impl TeamActor {
     }
 
     /// One sweep, then the alarm re-armed to the next due time (or a short delay after an error).
-    async fn sweep(&self, config: &Config, trigger: Trigger) -> Result<SweepLine> {
+    /// `test_now` (an admin sweep's test clock, `ALLOW_TEST_CLOCK=1` only) is the time its
+    /// housekeeping counts from, run whenever it was last run: a test moves the clock past the
+    /// retention times to see what pruning deletes.
+    async fn sweep(&self, config: &Config, trigger: Trigger, test_now: Option<i64>) -> Result<SweepLine> {
         let storage = self.state.storage();
         let team = self.team_key();
-        let prune = clock::now_ms() >= self.next_prune_at.get();
-        if prune {
-            self.next_prune_at.set(clock::now_ms() + PRUNE_EVERY_MS);
+        let now = clock::now_ms();
+        let prune = test_now.or((now >= self.next_prune_at.get()).then_some(now));
+        if prune.is_some() {
+            self.next_prune_at.set(now + PRUNE_EVERY_MS);
         }
         let (nudge, nudges) = super::sweep::nudges();
         self.nudges.borrow_mut().push(nudge);
@@ -325,11 +338,16 @@ impl TeamActor {
         Ok(report)
     }
 
-    /// Keeps the report as the team's last sweep (for the stats) and prints it, unless it is an
-    /// idle sweep's (housekeeping only).
+    /// Keeps the report as the team's last sweep and adds its outcomes to the counters (one row,
+    /// `crate::admin::sweeps`; not for an idle sweep, which would only cost a row written) and
+    /// prints it, unless it is an idle sweep's (housekeeping only).
     fn log_sweep(&self, report: &SweepLine) {
         let mut line = report.clone();
-        if let Err(e) = store::admin::save_last_sweep(&self.sql, &SweepLine { at: Some(clock::now_ms()), ..report.clone() }) {
+        let saved = match report.worth_logging() {
+            true => store::admin::save_sweep(&self.sql, SweepLine { at: Some(clock::now_ms()), ..report.clone() }),
+            false => Ok(()),
+        };
+        if let Err(e) = saved {
             line.error.get_or_insert(e.to_string());
         }
         if line.error.is_some() {

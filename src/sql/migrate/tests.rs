@@ -74,6 +74,11 @@ fn team_v1() -> Schema<'static> {
     Schema { actor: "team", migrations: &TEAM.migrations[..1] }
 }
 
+/// The team's schema as release `n` knew it (its first `n` migrations).
+fn team_v(n: usize) -> Schema<'static> {
+    Schema { actor: "team", migrations: &TEAM.migrations[..n] }
+}
+
 fn grown(n: usize) -> Schema<'static> {
     Schema { actor: "team", migrations: &GROWN[..n] }
 }
@@ -209,8 +214,7 @@ fn a_migration_is_named_by_its_version_and_name() {
 fn migration_2_adds_app_state_to_a_version_1_database_and_keeps_its_data() {
     let db = unversioned();
     assert!(matches!(run(&db, &team_v1()), Outcome::Ready(_)));
-    let v2 = Schema { actor: "team", migrations: &TEAM.migrations[..2] };
-    assert_eq!(run(&db, &v2), Outcome::Ready(Ready::Migrated { from: Stored::At(1), to: 2 }));
+    assert_eq!(run(&db, &team_v(2)), Outcome::Ready(Ready::Migrated { from: Stored::At(1), to: 2 }));
     assert_eq!(TEAM.migrations[1].label(), "2_app_state");
     assert_eq!(count(&db, "SELECT count(*) FROM state"), 0);
     assert_eq!(count(&db, "SELECT count(*) FROM state_facts"), 0);
@@ -218,12 +222,35 @@ fn migration_2_adds_app_state_to_a_version_1_database_and_keeps_its_data() {
 }
 
 #[test]
-fn migration_3_adds_the_streamed_answers_checkpoints_and_keeps_the_data() {
+fn migration_3_rebuilds_the_outbox_lean_and_keeps_every_row_and_id() {
     let db = unversioned();
-    let v2 = Schema { actor: "team", migrations: &TEAM.migrations[..2] };
-    assert!(matches!(run(&db, &v2), Outcome::Ready(_)));
-    assert_eq!(run(&db, &TEAM), Outcome::Ready(Ready::Migrated { from: Stored::At(2), to: 3 }));
-    assert_eq!(TEAM.migrations[2].label(), "3_streamed_answers");
+    assert!(matches!(run(&db, &team_v(2)), Outcome::Ready(_)));
+    let insert = "INSERT INTO outbox(idem_key, op_key, effect, target, payload, status, attempts, max_attempts, next_attempt_at,
+      created_at, finished_at, reason) VALUES (?1, 'Ev1', 'slack_api', 'chat.postMessage', '{}', ?2, 1, 6, 5, 5, ?3, ?4)";
+    for (key, status, finished, reason) in [("k1", "done", Some(7), None), ("k2", "parked", Some(8), Some("channel_not_found")), ("k3", "pending", None, None)]
+    {
+        db.0.execute(insert, params![key, status, finished, reason]).unwrap();
+    }
+    db.0.execute("DELETE FROM outbox WHERE idem_key = 'k3'", []).unwrap(); // AUTOINCREMENT: id 3 is never given again
+    assert_eq!(run(&db, &team_v(3)), Outcome::Ready(Ready::Migrated { from: Stored::At(2), to: 3 }));
+    assert_eq!(TEAM.migrations[2].label(), "3_lean_rows");
+    let kept = "SELECT group_concat(id || ':' || idem_key || ':' || status || ':' || COALESCE(reason, ''), ' ') FROM outbox";
+    assert_eq!(db.0.query_row(kept, [], |r| r.get::<_, String>(0)).unwrap(), "1:k1:done: 2:k2:parked:channel_not_found");
+    let indexes = "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('outbox', 'receipts') AND sql IS NOT NULL ORDER BY name)";
+    assert_eq!(db.0.query_row(indexes, [], |r| r.get::<_, String>(0)).unwrap(), "outbox_pending outbox_serial");
+    assert_eq!(count(&db, "SELECT count(*) FROM receipts_prev"), 0, "the previous receipts table, empty");
+    assert_eq!(count(&db, "SELECT count(*) FROM sqlite_sequence WHERE name = 'outbox'"), 0, "no AUTOINCREMENT");
+    assert_eq!(count(&db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'receipts_since'"), 1, "the receipts collect since the oldest");
+    assert_eq!(count(&db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'done_oldest'"), 7, "the oldest delivered row noted");
+    assert_eq!(count(&db, "SELECT count(*) FROM pragma_table_info('outbox') WHERE name = 'last_latency_ms'"), 1);
+}
+
+#[test]
+fn migration_4_adds_the_streamed_answers_checkpoints_and_keeps_the_data() {
+    let db = unversioned();
+    assert!(matches!(run(&db, &team_v(3)), Outcome::Ready(_)));
+    assert_eq!(run(&db, &TEAM), Outcome::Ready(Ready::Migrated { from: Stored::At(3), to: 4 }));
+    assert_eq!(TEAM.migrations[3].label(), "4_streamed_answers");
     assert_eq!(count(&db, "SELECT count(*) FROM answers"), 0);
     assert_eq!(count(&db, "SELECT count(*) FROM receipts"), 1, "the receipts are kept");
 }

@@ -1,0 +1,386 @@
+//! `BENCH_ONLY=cost make bench`: what an event costs on Cloudflare, counted by the runtimes' own
+//! meters, not timed. slackline's (`slackline::meter`, read at `GET /admin/teams/{team}/meter`,
+//! test runtimes only) and the design floor's (`GET /__meter`) sum, in isolate memory, each SQL
+//! cursor's `rowsRead` / `rowsWritten` per statement text, and count `setAlarm` calls, actor
+//! requests and alarm invocations. Each scenario is one fresh team:
+//!
+//! - **burst**: [`BURST`] `app_mention`s from [`CLIENTS`] clients, each delivered (the issue's
+//!   shape: a busy team, whose sweeps take many rows at once);
+//! - **ignored**: [`BURST`] `reaction_added` events, which the app records no effect for;
+//! - **quiet**: [`QUIET`] mentions one at a time, each delivered before the next is sent (a
+//!   quiet team: every event pays for its own alarm, sweep and re-arm);
+//! - **notify**: [`BURST`] notify API posts (`POST /api/teams/{team}/messages`, each with a
+//!   fresh `Idempotency-Key`), each delivered (slackline only: the design floor has no API);
+//! - **List sync**: [`BURST`] records put into one Slack List (`PUT …/records/{id}`), each
+//!   created at the fake's Lists;
+//! - **reconciliation**: one pass (`POST …/reconcile`) over [`RECONCILED`] rows at the fake
+//!   (1 in 20 of them linked records), per page read.
+//!
+//! Each scenario's life ends with the pruning: slackline's admin sweep with its test clock 25 h
+//! ahead (`x-slackline-test-now`: receipts, done rows and their history are past their 24 h
+//! retention), repeated until it deletes nothing; the design floor's `POST /__prune` with the
+//! same clock. The per-event rows-written figure is deterministic for what is per event
+//! (statements that run once per event); what runs once per sweep or per alarm depends on how
+//! the events fell into sweeps, so its share is printed beside the runs. Figures, not pass/fail.
+
+use super::harness::{BenchSettings, Readings};
+use super::support::slack::{envelope, mention, now_secs, sign};
+use super::support::{unique, Client, FakeSlack, Runtime, Settings, ADMIN_TOKEN};
+use slackline::meter::Meter;
+use std::time::{Duration, Instant};
+
+/// Events in a burst (and in the ignored scenario).
+const BURST: usize = 500;
+/// Events sent one at a time.
+const QUIET: usize = 50;
+/// Concurrent clients of a burst.
+const CLIENTS: usize = 4;
+/// Rows at the fake's List a reconciliation pass reads.
+const RECONCILED: usize = 2_000;
+/// How far ahead the pruning's clock is: past the 24 h retentions.
+const PRUNE_AHEAD_MS: i64 = 25 * 3600 * 1000;
+
+/// Prices (USD), Cloudflare's published Workers and Durable Objects pricing (issue 25).
+const PER_MILLION_ROWS_WRITTEN: f64 = 1.00;
+const PER_MILLION_ROWS_READ: f64 = 0.001;
+const PER_MILLION_DO_REQUESTS: f64 = 0.15;
+const PER_MILLION_WORKER_REQUESTS: f64 = 0.30;
+const PER_MILLION_CPU_MS: f64 = 0.02;
+
+/// One runtime under measurement: how to read its meter, prune it and send it events.
+struct Contender<'a> {
+    name: &'static str,
+    rt: &'a Runtime,
+    events_path: &'static str,
+}
+
+impl Contender<'_> {
+    fn slackline(&self) -> bool {
+        self.name == "slackline"
+    }
+
+    fn meter(&self, team: &str) -> Meter {
+        let client = Client::new(&self.rt.base_url());
+        let answer = if self.slackline() { client.admin_get(&format!("/admin/teams/{team}/meter")) } else { client.get(&format!("/__meter?team={team}")) };
+        assert_eq!(answer.status, 200, "{}'s meter: {}", self.name, answer.body);
+        serde_json::from_str(&answer.body).expect("a meter")
+    }
+
+    /// Waits until the meter stops moving (the sweeps and their re-arm are over).
+    fn settle(&self, team: &str) -> Meter {
+        let mut last = self.meter(team);
+        loop {
+            std::thread::sleep(Duration::from_millis(700));
+            let now = self.meter(team);
+            if now == last {
+                return now;
+            }
+            last = now;
+        }
+    }
+
+    /// Prunes with the clock [`PRUNE_AHEAD_MS`] ahead until a pass deletes nothing.
+    fn prune(&self, team: &str) {
+        let client = Client::new(&self.rt.base_url());
+        let at = (now_secs() * 1000 + PRUNE_AHEAD_MS).to_string();
+        for _ in 0..20 {
+            let before = self.settle(team);
+            let answer = if self.slackline() {
+                let bearer = format!("Bearer {ADMIN_TOKEN}");
+                client.post_raw(&format!("/admin/teams/{team}/sweep"), &[("authorization", &bearer), ("x-slackline-test-now", &at)], b"")
+            } else {
+                client.post_raw(&format!("/__prune?team={team}&now={at}"), &[], b"")
+            };
+            assert_eq!(answer.status, 200, "{}'s prune: {}", self.name, answer.body);
+            let deleted: u64 =
+                self.settle(team).since(&before).statements.iter().filter(|(sql, _)| sql.starts_with("DELETE")).map(|(_, t)| t.rows_written).sum();
+            if deleted == 0 {
+                return;
+            }
+        }
+    }
+
+    fn send(&self, agent: &ureq::Agent, team: &str, channel: &str, ts: &str, mention_it: bool) -> u16 {
+        let event = match mention_it {
+            true => mention(channel, ts, "cost"),
+            false => serde_json::json!({"type": "reaction_added", "user": "U1", "reaction": "eyes", "event_ts": ts}),
+        };
+        let body = envelope(team, &unique("Ev"), event).to_string().into_bytes();
+        let stamp = now_secs().to_string();
+        let answer = agent
+            .post(&format!("{}{}", self.rt.base_url(), self.events_path))
+            .set("content-type", "application/json")
+            .set("x-slack-request-timestamp", &stamp)
+            .set("x-slack-signature", &sign(&stamp, &body))
+            .send_bytes(&body);
+        match answer {
+            Ok(r) => r.status(),
+            Err(ureq::Error::Status(code, _)) => code,
+            Err(_) => 0,
+        }
+    }
+}
+
+/// What one scenario cost: before and after the pruning, and the worker's CPU.
+struct Life {
+    events: usize,
+    delivered: usize,
+    served: Meter,
+    pruned: Meter,
+    cpu_ms: f64,
+}
+
+impl Life {
+    fn whole(&self) -> Meter {
+        let mut all = self.served.clone();
+        for (sql, t) in &self.pruned.statements {
+            let into = all.statements.entry(sql.clone()).or_default();
+            into.runs += t.runs;
+            into.rows_read += t.rows_read;
+            into.rows_written += t.rows_written;
+        }
+        all
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Scenario {
+    Burst,
+    Ignored,
+    Quiet,
+    Notify,
+    ListSync,
+    Reconcile,
+}
+
+impl Scenario {
+    fn label(self) -> &'static str {
+        match self {
+            Scenario::Burst => "app_mention delivered, burst",
+            Scenario::Ignored => "ignored event, burst",
+            Scenario::Quiet => "app_mention delivered, one at a time",
+            Scenario::Notify => "notify POST delivered, burst",
+            Scenario::ListSync => "List record synced (created), burst",
+            Scenario::Reconcile => "reconciliation, per page",
+        }
+    }
+}
+
+fn posts(fake: &FakeSlack, channel: &str) -> usize {
+    fake.calls("chat.postMessage", channel).len()
+}
+
+/// The column map of the List scenarios.
+fn column_map() -> serde_json::Value {
+    serde_json::json!({"key_column": "ColKEY", "columns": {"title": {"column_id": "ColT", "type": "text"}}})
+}
+
+/// Puts `n` records into a new List of `team` (`CLIENTS` at a time) and waits until the fake
+/// created each; returns the List.
+fn sync_records(c: &Contender, fake: &FakeSlack, team: &str, n: usize) -> String {
+    let (client, list) = (Client::new(&c.rt.base_url()), unique("F"));
+    let base = format!("/api/teams/{team}/lists/{list}");
+    assert_eq!(client.api("PUT", &base, Some(&column_map())).status, 200);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..CLIENTS {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                let record = serde_json::json!({"title": format!("record {i}")});
+                assert_eq!(client.api("PUT", &format!("{base}/records/r{i}"), Some(&record)).status, 200);
+            });
+        }
+    });
+    let until = Instant::now() + Duration::from_secs(300);
+    while fake.calls("slackLists.items.create", &list).len() < n && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    list
+}
+
+/// Runs one reconciliation pass over `rows` rows of a List (1 in 20 linked records) and returns
+/// its pages; the meter's `before` is taken once the linked records are synced.
+fn reconcile(c: &Contender, fake: &FakeSlack, team: &str, rows: usize) -> (Meter, usize) {
+    let list = sync_records(c, fake, team, rows / 20);
+    fake.seed_rows(&list, rows - rows / 20, |i| vec![super::support::fake_slack::text_cell("ColKEY", &format!("stranger-{i}"))]);
+    let before = c.settle(team);
+    let (client, base) = (Client::new(&c.rt.base_url()), format!("/api/teams/{team}/lists/{list}/reconcile"));
+    let started = client.api("POST", &base, None);
+    assert_eq!(started.status, 202, "{}", started.body);
+    let id = started.json()["id"].as_i64();
+    let pass = super::support::eventually("the pass finished", Duration::from_secs(600), || {
+        let runs = client.api("GET", &base, None).json();
+        runs["runs"].as_array()?.iter().find(|r| r["id"].as_i64() == id && !r["finished_at"].is_null()).cloned()
+    });
+    (before, pass["report"]["pages"].as_u64().unwrap_or(1).max(1) as usize)
+}
+
+fn run(c: &Contender, fake: &FakeSlack, scenario: Scenario, scale: &dyn Fn(usize) -> usize) -> Life {
+    let (team, channel) = (unique("T"), unique("C"));
+    if scenario == Scenario::Reconcile {
+        let (before, pages) = reconcile(c, fake, &team, scale(RECONCILED).max(200));
+        let served = c.settle(&team);
+        // The pass's own reads (`GET …/reconcile`) are counted as requests: they are the bench's.
+        return Life { events: pages, delivered: 0, served: served.since(&before), pruned: Meter::default(), cpu_ms: 0.0 };
+    }
+    let n = match scenario {
+        Scenario::Quiet => scale(QUIET).max(5),
+        _ => scale(BURST).max(20),
+    };
+    let mentions = scenario != Scenario::Ignored;
+    let before = c.settle(&team);
+    let cpu_before = worker_cpu(c.rt);
+    let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).build();
+    match scenario {
+        Scenario::ListSync => {
+            let list = sync_records(c, fake, &team, n);
+            let served = c.settle(&team);
+            let cpu_ms = (worker_cpu(c.rt) - cpu_before) * 1000.0;
+            c.prune(&team);
+            let pruned = c.settle(&team);
+            let delivered = fake.calls("slackLists.items.create", &list).len();
+            return Life { events: n, delivered, served: served.since(&before), pruned: pruned.since(&served), cpu_ms };
+        }
+        Scenario::Quiet => {
+            for i in 0..n {
+                assert_eq!(c.send(&agent, &team, &channel, &format!("{}.{i:06}", now_secs()), true), 200);
+                let until = Instant::now() + Duration::from_secs(30);
+                while posts(fake, &channel) <= i && Instant::now() < until {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                c.settle(&team);
+            }
+        }
+        _ => {
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            std::thread::scope(|s| {
+                for _ in 0..CLIENTS {
+                    s.spawn(|| {
+                        let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).build();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            if i >= n {
+                                break;
+                            }
+                            let ts = format!("{}.{i:06}", now_secs());
+                            match scenario {
+                                Scenario::Notify => assert_eq!(super::send_notify(&agent, &c.rt.base_url(), &team, &channel, ts).status, 202),
+                                _ => assert_eq!(c.send(&agent, &team, &channel, &ts, mentions), 200),
+                            }
+                        }
+                    });
+                }
+            });
+            let until = Instant::now() + Duration::from_secs(120);
+            while mentions && posts(fake, &channel) < n && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    }
+    let served = c.settle(&team);
+    let cpu_ms = (worker_cpu(c.rt) - cpu_before) * 1000.0;
+    c.prune(&team);
+    let pruned = c.settle(&team);
+    Life { events: n, delivered: posts(fake, &channel), served: served.since(&before), pruned: pruned.since(&served), cpu_ms }
+}
+
+fn worker_cpu(rt: &Runtime) -> f64 {
+    rt.cpu_by_process().iter().filter(|(kind, _)| *kind == "worker").map(|(_, s)| s).sum()
+}
+
+/// USD per million events: rows written and read, the actor's requests and alarms, the Worker
+/// request and its CPU.
+fn dollars(m: &Meter, per: f64, cpu_ms: f64) -> f64 {
+    let t = m.totals();
+    (m.billed_rows_written() as f64 * PER_MILLION_ROWS_WRITTEN
+        + t.rows_read as f64 * PER_MILLION_ROWS_READ
+        + (m.requests + m.alarms) as f64 * PER_MILLION_DO_REQUESTS)
+        / per
+        + PER_MILLION_WORKER_REQUESTS
+        + cpu_ms * PER_MILLION_CPU_MS
+}
+
+fn summary(name: &str, scenario: Scenario, life: &Life) -> String {
+    let per = life.events as f64;
+    let whole = life.whole();
+    let f = |x: u64| format!("{:.2}", x as f64 / per);
+    let writes = |m: &Meter| f(m.billed_rows_written());
+    let cpu = life.cpu_ms / per;
+    format!(
+        "| {name}, {} ({} {}, {} delivered) | **{}** ({} + {} pruning) | {} | {} | {} | {} | {} | {cpu:.2} | ${:.2} (rows written ${:.2}) |",
+        scenario.label(),
+        life.events,
+        if scenario == Scenario::Reconcile { "pages" } else { "events" },
+        life.delivered,
+        writes(&whole),
+        writes(&life.served),
+        writes(&life.pruned),
+        f(whole.totals().rows_read),
+        f(whole.totals().runs),
+        f(whole.set_alarms + whole.delete_alarms),
+        f(life.served.requests),
+        f(life.served.alarms),
+        dollars(&whole, per, cpu),
+        whole.billed_rows_written() as f64 / per * PER_MILLION_ROWS_WRITTEN,
+    )
+}
+
+fn breakdown(name: &str, scenario: Scenario, life: &Life) -> String {
+    let per = life.events as f64;
+    let mut lines = vec![format!(
+        "\n{name}, {}: per statement, per event (runs / rows written / rows read)\n\n| statement | runs | rows written | rows read |\n| --- | --- | --- | --- |",
+        scenario.label()
+    )];
+    let mut all: Vec<_> = life.whole().statements.into_iter().collect();
+    all.sort_by(|a, b| b.1.rows_written.cmp(&a.1.rows_written).then(b.1.runs.cmp(&a.1.runs)));
+    for (sql, t) in all {
+        let short: String = sql.chars().take(110).collect();
+        let short = if short.len() < sql.len() { format!("{short}…") } else { short };
+        lines.push(format!(
+            "| `{}` | {:.3} | {:.3} | {:.2} |",
+            short.replace('|', "\\|"),
+            t.runs as f64 / per,
+            t.rows_written as f64 / per,
+            t.rows_read as f64 / per
+        ));
+    }
+    let whole = life.whole();
+    lines.push(format!(
+        "| `setAlarm` / `deleteAlarm` | {:.3} / {:.3} | {:.3} | |",
+        whole.set_alarms as f64 / per,
+        whole.delete_alarms as f64 / per,
+        (whole.set_alarms + whole.delete_alarms) as f64 / per
+    ));
+    lines.join("\n")
+}
+
+/// The figures: one summary table, then each statement of slackline's and the design floor's
+/// scenarios.
+pub fn figures(scale: &dyn Fn(usize) -> usize) -> String {
+    let fake = FakeSlack::start();
+    let app = Runtime::start(Settings::new("bench-cost", &fake).var("LOG_DELIVERIES", "failures").var("LISTS_PACE_MS", "0").bare());
+    let design = Runtime::start(Settings::new("bench-cost-design", &fake).config("benches/apps/design-floor/wrangler.toml").bare());
+    let contenders =
+        [Contender { name: "slackline", rt: &app, events_path: "/slack/events" }, Contender { name: "design floor", rt: &design, events_path: "/" }];
+    let mut out = vec![
+        "| contender, scenario | rows written per event (billed, `setAlarm` included): whole life (served + pruning) | rows read | statements | `setAlarm` + `deleteAlarm` | actor requests | alarms | worker CPU ms | USD per million events (of which rows written) |".to_string(),
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
+    ];
+    let mut details = Vec::new();
+    for c in &contenders {
+        // The first events compile and start the isolate: not counted.
+        run(c, &fake, Scenario::Quiet, &|_| 5);
+        let api = if c.slackline() { &[Scenario::Notify, Scenario::ListSync, Scenario::Reconcile][..] } else { &[] };
+        for &scenario in [Scenario::Burst, Scenario::Ignored, Scenario::Quiet].iter().chain(api) {
+            let life = run(c, &fake, scenario, scale);
+            out.push(summary(c.name, scenario, &life));
+            details.push(breakdown(c.name, scenario, &life));
+        }
+    }
+    out.push(String::new());
+    out.extend(details);
+    out.join("\n")
+}

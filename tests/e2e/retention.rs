@@ -1,0 +1,51 @@
+//! Receipts past their retention, end to end: the admin sweep's test clock
+//! (`x-slackline-test-now`, `ALLOW_TEST_CLOCK=1`) moves the housekeeping a day ahead, and the
+//! receipts rotate between their two tables (`slackline::sql::lean`): a receipt still
+//! deduplicates a retention after it was recorded, from the previous table, and is gone after two.
+
+use crate::support::slack::{envelope, now_secs};
+use crate::support::{shared, unique, Client, ADMIN_TOKEN};
+use serde_json::{json, Value};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+const DAY_MS: i64 = 24 * 3600 * 1000;
+
+fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as i64
+}
+
+/// An event the app records no effect for.
+fn reaction(team: &str, event_id: &str) -> Value {
+    envelope(team, event_id, json!({"type": "reaction_added", "user": "U1", "reaction": "eyes", "event_ts": now_secs().to_string()}))
+}
+
+/// One admin sweep whose housekeeping counts from `at`.
+fn sweep_at(c: &Client, team: &str, at: i64) {
+    let bearer = format!("Bearer {ADMIN_TOKEN}");
+    let answer = c.post_raw(&format!("/admin/teams/{team}/sweep"), &[("authorization", &bearer), ("x-slackline-test-now", &at.to_string())], b"");
+    assert_eq!(answer.status, 200, "{}", answer.body);
+}
+
+#[test]
+fn a_receipt_deduplicates_for_a_retention_after_a_rotation_and_is_gone_after_two() {
+    let c = shared().client();
+    let (team, first, second) = (unique("T"), unique("Ev"), unique("Ev"));
+    assert_eq!(c.event(&reaction(&team, &first)).status, 200);
+    let recorded = now_ms(); // the first receipt is at most this old
+    std::thread::sleep(Duration::from_millis(1_200));
+    assert_eq!(c.event(&reaction(&team, &second)).status, 200);
+    assert_eq!(c.receipts(&team), 2);
+
+    // A retention after the first receipt, not yet after the second: the table rotates whole.
+    let rotated = recorded + DAY_MS + 600;
+    sweep_at(&c, &team, rotated);
+    assert_eq!(c.receipts(&team), 2, "both kept, in the previous table");
+    assert_eq!(c.event(&reaction(&team, &first)).status, 200);
+    assert_eq!(c.receipts(&team), 2, "Slack's retry of the first is still a duplicate");
+
+    // A retention after that rotation: the previous table goes, and nothing newer is left.
+    sweep_at(&c, &team, rotated + DAY_MS + 1_000);
+    assert_eq!(c.receipts(&team), 0, "gone two retentions after they were recorded");
+    assert_eq!(c.event(&reaction(&team, &first)).status, 200);
+    assert_eq!(c.receipts(&team), 1, "recorded again: both tables take receipts");
+}
