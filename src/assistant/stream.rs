@@ -106,13 +106,11 @@ pub struct Checkpoint {
     pub open: Option<Open>,
     /// The model has finished and all its text is in `delivered` or `in_flight`.
     pub complete: bool,
-    /// How many messages the answer has opened (roll-overs and continuations add one each).
-    pub messages: u32,
 }
 
 impl Default for Checkpoint {
     fn default() -> Self {
-        Checkpoint { mode: Mode::Stream, delivered: String::new(), in_flight: String::new(), open: None, complete: false, messages: 0 }
+        Checkpoint { mode: Mode::Stream, delivered: String::new(), in_flight: String::new(), open: None, complete: false }
     }
 }
 
@@ -287,11 +285,6 @@ impl Answer {
         Some(self.cp.delivered.as_str()).filter(|t| !t.is_empty())
     }
 
-    /// Whether the model still has to be asked (false once it finished before a crash).
-    pub fn wants_model(&self) -> bool {
-        !self.model_done
-    }
-
     /// The checkpoint to write before the next call.
     pub fn checkpoint(&self) -> &Checkpoint {
         &self.cp
@@ -399,7 +392,6 @@ impl Answer {
 
     fn open_message(&mut self, now: i64, phase: Phase) {
         self.cp.open = Some(Open { ts: None, start: self.cp.delivered.len(), opened_at: now, phase });
-        self.cp.messages += 1;
     }
 
     /// Sets the open message's phase.
@@ -560,7 +552,6 @@ impl Answer {
                 // Never created: its text never showed.
                 self.cp.open = None;
                 self.cp.in_flight.clear();
-                self.cp.messages = self.cp.messages.saturating_sub(1);
             }
         }
     }
@@ -579,7 +570,6 @@ impl Answer {
         self.buffered_since = Some(i64::MIN);
         if matches!(call, Call::Start { .. } | Call::Post { .. }) {
             self.cp.open = None;
-            self.cp.messages = self.cp.messages.saturating_sub(1);
         }
     }
 
