@@ -73,20 +73,36 @@ pub async fn post_form(url: &str, fields: &[(&str, &str)], timeout_ms: i64) -> R
     send(url, None, "application/x-www-form-urlencoded", &body, timeout_ms).await
 }
 
+/// POSTs `body` through the runtime's `fetch(url, init)` with these headers (a bearer token and an
+/// `accept` when given) and `signal`; resolves with the answer's head.
+async fn fetch_post(
+    url: &str,
+    bearer: Option<&str>,
+    content_type: &str,
+    accept: Option<&str>,
+    body: &str,
+    signal: &worker::web_sys::AbortSignal,
+) -> Result<Response, JsValue> {
+    let headers = Headers::new()?;
+    headers.set("content-type", content_type)?;
+    if let Some(accept) = accept {
+        headers.set("accept", accept)?;
+    }
+    if let Some(token) = bearer {
+        headers.set("authorization", &format!("Bearer {token}"))?;
+    }
+    let init = super::js::request_init("POST", Some(&headers), Some(body), Some(signal));
+    let global: WorkerGlobalScope = worker::js_sys::global().unchecked_into();
+    JsFuture::from(global.fetch_with_str_and_init(url, &init)).await?.dyn_into()
+}
+
 /// One POST through the runtime's `fetch(url, init)`, with `AbortSignal.timeout`: the runtime's
 /// own timer aborts the request and the reading of its body (no Wasm timer, no `select`), and
 /// an error with the signal aborted is the timeout.
 async fn send(url: &str, bearer: Option<&str>, content_type: &str, body: &str, timeout_ms: i64) -> Result<Answer, Failure> {
     let signal = super::js::timeout_signal(timeout_ms);
     let answer = async {
-        let headers = Headers::new()?;
-        headers.set("content-type", content_type)?;
-        if let Some(token) = bearer {
-            headers.set("authorization", &format!("Bearer {token}"))?;
-        }
-        let init = super::js::request_init("POST", Some(&headers), Some(body), Some(&signal));
-        let global: WorkerGlobalScope = worker::js_sys::global().unchecked_into();
-        let response: Response = JsFuture::from(global.fetch_with_str_and_init(url, &init)).await?.dyn_into()?;
+        let response = fetch_post(url, bearer, content_type, None, body, &signal).await?;
         let status = response.status();
         let retry_after = response.headers().get("retry-after")?;
         let text = JsFuture::from(response.text()?).await?.as_string().unwrap_or_default();
@@ -147,18 +163,8 @@ impl BodyStream {
 pub async fn post_streaming(url: &str, bearer: Option<&str>, body: &Value, timeout_ms: i64) -> Result<Result<BodyStream, Answer>, Failure> {
     let abort = worker::web_sys::AbortController::new().map_err(|e| Failure::Network(format!("{e:?}")))?;
     let signal = abort.signal();
-    let started = async {
-        let headers = Headers::new()?;
-        headers.set("content-type", "application/json; charset=utf-8")?;
-        headers.set("accept", "text/event-stream")?;
-        if let Some(token) = bearer {
-            headers.set("authorization", &format!("Bearer {token}"))?;
-        }
-        let init = super::js::request_init("POST", Some(&headers), Some(&body.to_string()), Some(&signal));
-        let global: WorkerGlobalScope = worker::js_sys::global().unchecked_into();
-        let response: Response = JsFuture::from(global.fetch_with_str_and_init(url, &init)).await?.dyn_into()?;
-        Ok::<_, JsValue>(response)
-    };
+    let body = body.to_string();
+    let started = fetch_post(url, bearer, "application/json; charset=utf-8", Some("text/event-stream"), &body, &signal);
     use futures::future::{select, Either};
     let head = select(Box::pin(started), worker::Delay::from(std::time::Duration::from_millis(timeout_ms.max(1) as u64))).await;
     let response = match head {
