@@ -6,7 +6,7 @@
 //! into the thread as the model writes it (`Action::StreamAnswer`, under a "thinking" status),
 //! and a new assistant thread gets suggested prompts. Without one, the reply quotes the mention.
 
-use super::listen::assistant::{in_assistant_thread, AssistantThread, Prompt};
+use super::listen::assistant::{in_assistant_thread, streamed_answer, AssistantThread, Prompt};
 use super::{App, CommandReply, Context, Decision};
 use crate::effect::{truncate_chars, Action, Effect, Followup};
 use crate::slack::envelope::{Event, EventEnvelope, Interaction, Message, SlashCommand};
@@ -124,13 +124,7 @@ fn streamed_reply(m: &Message, team_key: &str) -> Vec<Effect> {
     let key = format!("msg:{}:{}:reply", m.channel, m.ts);
     let thread_ts = m.thread_ts.clone().unwrap_or_else(|| m.ts.clone());
     let status = json!({ "channel_id": m.channel, "thread_ts": thread_ts, "status": "is thinking…" });
-    let answer = Action::StreamAnswer {
-        prompt: strip_mentions(&m.text),
-        channel: m.channel.clone(),
-        thread_ts,
-        recipient_user_id: m.user.clone(),
-        recipient_team_id: Some(team_key.to_string()),
-    };
+    let answer = streamed_answer(m, &strip_mentions(&m.text), team_key);
     vec![
         Effect { key: format!("{key}:status"), action: Action::slack_api("assistant.threads.setStatus", status), deadline_after_ms: Some(STATUS_DEADLINE_MS) },
         Effect { key, action: answer, deadline_after_ms: Some(REPLY_DEADLINE_MS) },

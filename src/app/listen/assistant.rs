@@ -97,6 +97,18 @@ impl AssistantThread {
     }
 }
 
+/// The streamed answer to `prompt` in the thread of `m` (its own `ts` when it is a thread's root),
+/// for its author in workspace `team`.
+pub fn streamed_answer(m: &Message, prompt: &str, team: &str) -> Action {
+    Action::StreamAnswer {
+        prompt: prompt.to_string(),
+        channel: m.channel.clone(),
+        thread_ts: m.thread_ts.clone().unwrap_or_else(|| m.ts.clone()),
+        recipient_user_id: m.user.clone(),
+        recipient_team_id: Some(team.to_string()),
+    }
+}
+
 /// Whether a message is in an assistant thread: in the app's DM, in a thread (not its root).
 pub fn in_assistant_thread(m: &Message) -> bool {
     m.channel_type.as_deref() == Some("im") && m.thread_ts.as_deref().is_some_and(|t| t != m.ts)
@@ -165,15 +177,8 @@ impl Cx {
     /// mid-answer leaves one answer, continued where it stopped (docs/assistant.md). In an
     /// assistant thread, `message` is the user's message there.
     pub fn stream_answer(&mut self, message: &MessageIn<'_>, prompt: &str) -> EffectRef<'_> {
-        let m = message.message;
-        let team = message.raw.get("team").or_else(|| message.raw.get("user_team")).and_then(Value::as_str).map(str::to_string);
-        let action = Action::StreamAnswer {
-            prompt: prompt.to_string(),
-            channel: m.channel.clone(),
-            thread_ts: m.thread_ts.clone().unwrap_or_else(|| m.ts.clone()),
-            recipient_user_id: m.user.clone(),
-            recipient_team_id: team.or_else(|| Some(message.envelope.team_key.clone())),
-        };
+        let team = message.raw.get("team").or_else(|| message.raw.get("user_team")).and_then(Value::as_str);
+        let action = streamed_answer(message.message, prompt, team.unwrap_or(&message.envelope.team_key));
         self.push("stream_answer", action, None)
     }
 
