@@ -10,9 +10,9 @@
 //! conversation per team stays far inside them anyway). Figures, not pass/fail.
 
 use super::harness::{BenchSettings, Readings};
-use super::support::slack::{envelope, now_secs, sign};
+use super::support::slack::{envelope, now_secs};
 use super::support::{eventually, unique, FakeSlack, Runtime, Settings};
-use super::{ms, pct};
+use super::{ms, pct, send_signed};
 use serde_json::json;
 use slackline::sim::llm::{FakeLlm, LlmSettings};
 use std::collections::BTreeMap;
@@ -35,15 +35,9 @@ fn ask(agent: &ureq::Agent, url: &str, prompt: &str) -> Asked {
     let ts = format!("{}.000200", now_secs());
     let event = json!({"type": "message", "channel_type": "im", "channel": channel, "user": "U1", "text": prompt, "ts": ts, "thread_ts": format!("{}.000100", now_secs()), "event_ts": ts});
     let body = envelope(&team, &unique("Ev"), event).to_string().into_bytes();
-    let stamp = now_secs().to_string();
-    let result = agent
-        .post(url)
-        .set("content-type", "application/json")
-        .set("x-slack-request-timestamp", &stamp)
-        .set("x-slack-signature", &sign(&stamp, &body))
-        .send_bytes(&body);
-    assert!(result.is_ok_and(|r| r.status() == 200), "a user's message is acked");
-    Asked { channel, acked: Instant::now() }
+    let sent = send_signed(agent, url, &body, &channel, ts);
+    assert_eq!(sent.status, 200, "a user's message is acked");
+    Asked { channel, acked: sent.acked_at }
 }
 
 /// When the fake first received `method` for each channel.

@@ -9,7 +9,7 @@
 //! order, are exactly the model's text), however it was interrupted.
 
 use crate::support::slack::{envelope, now_secs};
-use crate::support::{eventually, unique, FakeSlack, Reply, Runtime, Settings};
+use crate::support::{eventually, unique, Client, FakeSlack, Reply, Runtime, Settings};
 use serde_json::{json, Value};
 use slackline::sim::fake::FakeStream;
 use slackline::sim::llm::{FakeLlm, LlmSettings};
@@ -73,6 +73,11 @@ fn finished(fake: &FakeSlack, channel: &str) -> Vec<FakeStream> {
     })
 }
 
+/// Waits until `team` has a done row and none pending: its answer's row ended.
+fn rows_settled(c: &Client, team: &str) {
+    eventually(&format!("{team}'s answer row done"), WAIT, || (!c.rows(team, "done").is_empty() && c.rows(team, "pending").is_empty()).then_some(()));
+}
+
 fn text_of(streams: &[FakeStream]) -> String {
     streams.iter().map(|s| s.text.as_str()).collect()
 }
@@ -131,7 +136,7 @@ fn a_user_who_presses_stop_ends_the_answer_and_nothing_more_is_sent() {
     let ts = a.fake.wait_calls("chat.appendStream", &conv.channel, 1, WAIT)[0].field("ts").unwrap().to_string();
     assert!(a.fake.stop_stream_as_user(&conv.channel, &ts));
     let c = a.rt.client();
-    eventually("the row done", WAIT, || (!c.rows(&conv.team, "done").is_empty() && c.rows(&conv.team, "pending").is_empty()).then_some(()));
+    rows_settled(&c, &conv.team);
     let appends_at_end = a.fake.calls("chat.appendStream", &conv.channel).len();
     std::thread::sleep(Duration::from_secs(2)); // the model goes on for 8 s more: nothing of it may reach Slack
     assert_eq!(a.fake.calls("chat.appendStream", &conv.channel).len(), appends_at_end);
@@ -189,7 +194,7 @@ fn a_stream_slack_closes_under_it_is_finished_with_an_update_and_continued() {
     // The last stop may find the stream closed too (then there are no feedback buttons): wait for
     // the row instead.
     let c = rt.client();
-    eventually("the answer's row done", WAIT, || (!c.rows(&conv.team, "done").is_empty() && c.rows(&conv.team, "pending").is_empty()).then_some(()));
+    rows_settled(&c, &conv.team);
     let streams = fake.streams_in(&conv.channel);
     assert!(streams.iter().all(|s| !s.streaming), "{streams:?}");
     assert!(streams.len() >= 2, "continued in a new message: {streams:?}");
