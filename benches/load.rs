@@ -507,6 +507,47 @@ fn reconcile_figures(app: &Runtime, fake: &FakeSlack, rows: usize) -> String {
     )
 }
 
+/// Row 5, growth: the ack p50 of an actor holding 1,000,000 receipts and 100,000 delivered rows
+/// (seeded through the admin API's bench seed) against an empty one, in interleaved rounds.
+fn growth_figure(app: &Runtime, scale: &dyn Fn(usize) -> usize) -> String {
+    let (big, empty) = (unique("T"), unique("T"));
+    let c = app.client();
+    let (receipts, done) = (scale(1_000_000), scale(100_000));
+    let seed_started = Instant::now();
+    for chunk in 0..(receipts / 100_000).max(1) {
+        let d = if chunk == 0 { done } else { 0 };
+        let a = c.admin_post(&format!("/admin/teams/{big}/seed?receipts={}&done={d}&from={}", receipts.min(100_000), chunk * 100_000));
+        assert_eq!(a.status, 200, "{}", a.body);
+    }
+    let seeded = c.stats(&big);
+    // Interleaved rounds (empty first, then big first, ...) so that drift in the machine's speed
+    // during the run weighs on both sides alike.
+    let (rounds, g) = (4, scale(2000) / 4);
+    let (mut empty_l, mut big_l) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        for actor in if round % 2 == 0 { [&empty, &big] } else { [&big, &empty] } {
+            let run = load(&app.base_url(), g, CLIENTS, &|_| actor.clone(), "/slack/events");
+            if actor == &empty {
+                empty_l.extend(run.latencies())
+            } else {
+                big_l.extend(run.latencies())
+            }
+        }
+    }
+    empty_l.sort();
+    big_l.sort();
+    let (e50, b50) = (pct(&empty_l, 0.5), pct(&big_l, 0.5));
+    format!(
+        "| 5 | growth: ack p50, empty actor vs {} receipts + {} done rows (seeded in {:.0} s) | {} ms vs {} ms: ratio {:.2} |",
+        seeded["receipts"],
+        done,
+        seed_started.elapsed().as_secs_f64(),
+        ms(e50),
+        ms(b50),
+        b50.as_secs_f64() / e50.as_secs_f64()
+    )
+}
+
 /// The machine's load average (1, 5, 15 minutes), as `/proc/loadavg` gives it: how busy the shared
 /// cores were around a run.
 fn load_average() -> String {
@@ -571,6 +612,11 @@ fn main() {
     let fake = FakeSlack::start();
     // The production default for delivery lines (the test runtimes print every success).
     let app = Runtime::start(Settings::new("bench-app", &fake).var("ALLOW_BENCH_SEED", "1").var("LISTS_PACE_MS", "0").var("LOG_DELIVERIES", "failures").bare());
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("growth") {
+        // `BENCH_ONLY=growth make bench`: the ack with 1 M receipts + 100,000 done rows ÷ empty.
+        println!("| # | measure | figure |\n| --- | --- | --- |\n{}", growth_figure(&app, &scale));
+        return;
+    }
     if std::env::var("BENCH_ONLY").as_deref() == Ok("lists") {
         // `BENCH_ONLY=lists make bench`: the reconciliation figure alone.
         println!("| # | measure | figure |\n| --- | --- | --- |\n{}", reconcile_figures(&app, &fake, scale(10_000)));
@@ -789,42 +835,7 @@ fn main() {
     );
 
     // 5: growth: an actor with 1,000,000 receipts and 100,000 delivered rows vs an empty one.
-    let (big, empty) = (unique("T"), unique("T"));
-    let c = app.client();
-    let (receipts, done) = (scale(1_000_000), scale(100_000));
-    let seed_started = Instant::now();
-    for chunk in 0..(receipts / 100_000).max(1) {
-        let d = if chunk == 0 { done } else { 0 };
-        let a = c.admin_post(&format!("/admin/teams/{big}/seed?receipts={}&done={d}&from={}", receipts.min(100_000), chunk * 100_000));
-        assert_eq!(a.status, 200, "{}", a.body);
-    }
-    let seeded = c.stats(&big);
-    // Interleaved rounds (empty first, then big first, ...) so that drift in the machine's speed
-    // during the run weighs on both sides alike.
-    let (rounds, g) = (4, scale(2000) / 4);
-    let (mut empty_l, mut big_l) = (Vec::new(), Vec::new());
-    for round in 0..rounds {
-        for actor in if round % 2 == 0 { [&empty, &big] } else { [&big, &empty] } {
-            let run = load(&app.base_url(), g, CLIENTS, &|_| actor.clone(), "/slack/events");
-            if actor == &empty {
-                empty_l.extend(run.latencies())
-            } else {
-                big_l.extend(run.latencies())
-            }
-        }
-    }
-    empty_l.sort();
-    big_l.sort();
-    let (e50, b50) = (pct(&empty_l, 0.5), pct(&big_l, 0.5));
-    println!(
-        "| 5 | growth: ack p50, empty actor vs {} receipts + {} done rows (seeded in {:.0} s) | {} ms vs {} ms: ratio {:.2} |",
-        seeded["receipts"],
-        done,
-        seed_started.elapsed().as_secs_f64(),
-        ms(e50),
-        ms(b50),
-        b50.as_secs_f64() / e50.as_secs_f64()
-    );
+    println!("{}", growth_figure(&app, &scale));
 
     // 7: a Slack List's reconciliation pass against the fake's Lists.
     println!("{}", reconcile_figures(&app, &fake, scale(10_000)));

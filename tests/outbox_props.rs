@@ -361,3 +361,32 @@ fn pruning_never_deletes_the_newest_row_so_no_id_is_given_again() {
     );
     assert_eq!(next, vec![3], "a new row takes a new id");
 }
+
+fn count_of(db: &Connection, statement: &str, params: impl rusqlite::Params) -> i64 {
+    db.query_row(statement, params, |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn delivered_rows_count_as_successes_from_the_note_on_and_the_prune_counts_what_it_deletes() {
+    let mut world = World::new(5);
+    world.claim(5);
+    world.complete(0, Outcome::Done); // row 1, before the team counted successes by rows
+    world.now += 1_000;
+    let since = world.now;
+    world.db.execute(sql::admin::NOTE_COUNTING_SINCE, params![since.to_string()]).unwrap();
+    world.db.execute(sql::admin::NOTE_COUNTING_SINCE, params![(since + 5).to_string()]).unwrap(); // a later wake: no change
+    world.complete(0, Outcome::Done); // row 2
+    world.complete(0, Outcome::Park); // row 3
+    world.complete(0, Outcome::Done); // row 4
+                                      // A cancelled scheduled row ends done without an attempt: not a success.
+    world.db.execute("UPDATE outbox SET status = 'done', reason = 'cancelled', finished_at = ?1, claim_token = NULL WHERE id = 5", [world.now]).unwrap();
+    assert_eq!(count_of(&world.db, sql::admin::DELIVERED_ROWS, []), 2, "rows 2 and 4: done by the completion since the note");
+
+    world.now += 10_000;
+    let cutoff = world.now - 1;
+    // Rows 1, 2 and 4 are pruned (5, the newest, stays); of them 2 and 4 counted themselves.
+    assert_eq!(count_of(&world.db, sql::admin::PRUNED_DELIVERED_ROWS, params![cutoff, 100]), 2);
+    assert_eq!(count_of(&world.db, sql::admin::PRUNED_DELIVERED_ROWS, params![cutoff, 1]), 0, "the limit takes row 1 alone");
+    world.db.execute(sql::outbox::PRUNE_DONE, params![cutoff, 100]).unwrap();
+    assert_eq!(count_of(&world.db, sql::admin::DELIVERED_ROWS, []), 0, "what the prune counted is no longer counted by rows");
+}

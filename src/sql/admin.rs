@@ -65,6 +65,24 @@ pub const SWEEPS: &str = "SELECT value FROM meta WHERE key = 'sweeps'";
 pub const SAVE_SWEEPS: &str = "INSERT INTO meta(key, value) VALUES ('sweeps', ?1)
  ON CONFLICT(key) DO UPDATE SET value = excluded.value";
 
+/// Notes when the team began counting its successes by their delivered rows
+/// (`crate::admin::sweeps`): ?1 now (ms, as text). Writes nothing once noted: run at every wake.
+pub const NOTE_COUNTING_SINCE: &str = "INSERT INTO meta(key, value) VALUES ('successes_counted_since', ?1)
+ ON CONFLICT(key) DO NOTHING";
+
+/// The delivered rows that count themselves as successes: done by the fenced completion (which
+/// alone sets `last_latency_ms`) since the team began counting so.
+pub const DELIVERED_ROWS: &str = "SELECT COUNT(*) AS n FROM outbox WHERE status = 'done' AND last_latency_ms IS NOT NULL
+ AND finished_at >= (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'successes_counted_since')";
+
+/// Of the rows [`super::outbox::PRUNE_DONE`] deletes with the same parameters (?1 cutoff, ?2
+/// limit), those that count themselves as successes ([`DELIVERED_ROWS`]).
+pub const PRUNED_DELIVERED_ROWS: &str = "SELECT COUNT(*) AS n FROM outbox WHERE id IN (
+   SELECT id FROM outbox WHERE status = 'done' AND finished_at < ?1 AND id < (SELECT MAX(id) FROM outbox)
+   ORDER BY id LIMIT ?2)
+ AND last_latency_ms IS NOT NULL
+ AND finished_at >= (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'successes_counted_since')";
+
 /// The last sweep's report as an earlier release kept it (JSON text).
 pub const LAST_SWEEP: &str = "SELECT value FROM meta WHERE key = 'last_sweep'";
 

@@ -2,9 +2,10 @@
 //! (`x-slackline-test-now`, `ALLOW_TEST_CLOCK=1`) moves the housekeeping a day ahead, and the
 //! receipts rotate between their two tables (`slackline::sql::lean`): a receipt still
 //! deduplicates a retention after it was recorded, from the previous table, and is gone after two.
+//! Delivered rows past their retention are pruned, and the successes they counted stay counted.
 
-use crate::support::slack::{envelope, now_secs};
-use crate::support::{shared, unique, Client, ADMIN_TOKEN};
+use crate::support::slack::{envelope, mention, now_secs};
+use crate::support::{eventually, shared, unique, Client, ADMIN_TOKEN};
 use serde_json::{json, Value};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -48,4 +49,31 @@ fn a_receipt_deduplicates_for_a_retention_after_a_rotation_and_is_gone_after_two
     assert_eq!(c.receipts(&team), 0, "gone two retentions after they were recorded");
     assert_eq!(c.event(&reaction(&team, &first)).status, 200);
     assert_eq!(c.receipts(&team), 1, "recorded again: both tables take receipts");
+}
+
+/// The stats' `success` counter (0 when absent).
+fn successes(c: &Client, team: &str) -> i64 {
+    let stats = c.stats(team);
+    stats["counters"].as_array().unwrap().iter().find(|k| k["name"] == "success").map_or(0, |k| k["value"].as_i64().unwrap())
+}
+
+#[test]
+fn delivered_rows_count_as_successes_and_stay_counted_once_pruned() {
+    let s = shared();
+    let c = s.client();
+    let (team, channel) = (unique("T"), unique("C"));
+    for i in 0..3 {
+        let a = c.event(&envelope(&team, &unique("Ev"), mention(&channel, &format!("1.{i}"), "count me")));
+        assert_eq!(a.status, 200, "{}", a.body);
+    }
+    eventually("three rows delivered", Duration::from_secs(30), || (c.rows(&team, "done").len() == 3).then_some(()));
+    assert_eq!(successes(&c, &team), 3, "each delivered row counts itself");
+    assert!(c.stats(&team)["last_sweep"]["delivered"].as_i64().is_some_and(|n| n >= 1), "the last sweep is shown from the actor's memory");
+
+    // Two days on, the housekeeping prunes the delivered rows (all but the newest row, which
+    // keeps ids from being given again) and keeps their count.
+    sweep_at(&c, &team, now_ms() + 2 * DAY_MS);
+    assert_eq!(c.rows(&team, "done").len(), 1, "the two older delivered rows were pruned");
+    assert_eq!(successes(&c, &team), 3, "pruning moved their successes to the stored count");
+    assert_eq!(s.fake.calls("chat.postMessage", &channel).len(), 3);
 }

@@ -25,6 +25,33 @@ pub fn save_sweep(sql: &SqlStorage, report: SweepLine) -> worker::Result<()> {
     run(sql, sql::admin::SAVE_SWEEPS, vec![V::String(serde_json::to_string(&sweeps)?)])
 }
 
+/// Notes, once per team, when it began counting successes by their delivered rows
+/// (`crate::admin::sweeps`): run at each wake, it writes a row only the first time.
+pub fn note_counting_since(sql: &SqlStorage, now: i64) -> worker::Result<()> {
+    run(sql, sql::admin::NOTE_COUNTING_SINCE, vec![text(&now.to_string())])
+}
+
+/// Before the housekeeping deletes delivered rows (?1 cutoff, ?2 limit as `PRUNE_DONE`'s), adds
+/// those that counted themselves as successes to the stored count; run with no await before the
+/// delete, so both are one unit. Writes nothing when none of them counted.
+pub fn keep_pruned_successes(sql: &SqlStorage, cutoff: i64, limit: i64) -> worker::Result<()> {
+    let pruned = count(sql, sql::admin::PRUNED_DELIVERED_ROWS, vec![int(cutoff), int(limit)])?;
+    if pruned == 0 {
+        return Ok(());
+    }
+    let sweeps = Sweeps::add_pruned_successes(sweeps(sql)?, pruned);
+    run(sql, sql::admin::SAVE_SWEEPS, vec![V::String(serde_json::to_string(&sweeps)?)])
+}
+
+/// The `n` of a one-row `COUNT(*) AS n` query (0 without a row).
+fn count(sql: &SqlStorage, query: &str, bindings: Vec<V>) -> worker::Result<i64> {
+    #[derive(Deserialize)]
+    struct Count {
+        n: i64,
+    }
+    Ok(rows::<Count>(sql, query, bindings)?.first().map_or(0, |c| c.n))
+}
+
 #[derive(Deserialize)]
 struct MetaText {
     value: String,
@@ -59,20 +86,19 @@ fn pending(sql: &SqlStorage, now: i64) -> worker::Result<(i64, i64, Option<i64>)
 }
 
 /// The admin API's view of the team (the installation and the uninstall mark included).
-pub fn stats(sql: &SqlStorage, now: i64) -> worker::Result<Stats> {
+/// `remembered` is the last sweep this actor instance ran (a sweep that only delivered is not
+/// stored): shown when it is newer than the stored one.
+pub fn stats(sql: &SqlStorage, now: i64, remembered: Option<SweepLine>) -> worker::Result<Stats> {
     #[derive(Deserialize)]
     struct Text {
         value: String,
     }
-    #[derive(Deserialize)]
-    struct Count {
-        n: i64,
-    }
     let stored = sweeps(sql)?.unwrap_or_default();
     let legacy = || rows::<Text>(sql, sql::admin::LAST_SWEEP, vec![]).map(|t| t.into_iter().next().and_then(|t| serde_json::from_str(&t.value).ok()));
-    let last_sweep = match stored.last.clone() {
-        Some(last) => Some(last),
-        None => legacy()?,
+    let last_sweep = match (remembered, stored.last.clone()) {
+        (Some(mine), Some(kept)) => Some(if mine.at >= kept.at { mine } else { kept }),
+        (Some(last), None) | (None, Some(last)) => Some(last),
+        (None, None) => legacy()?,
     };
     let (pending, scheduled, oldest_pending_age_ms) = pending(sql, now)?;
     Ok(Stats {
@@ -82,8 +108,8 @@ pub fn stats(sql: &SqlStorage, now: i64) -> worker::Result<Stats> {
         scheduled,
         parked_by_reason: rows(sql, sql::admin::PARKED_BY_REASON, vec![])?,
         groups: rows(sql, sql::admin::STATS_BY_STATUS, vec![])?,
-        receipts: rows::<Count>(sql, sql::admin::RECEIPT_COUNT, vec![])?.first().map_or(0, |c| c.n),
-        counters: stored.counters_with(rows(sql, sql::admin::COUNTERS, vec![])?),
+        receipts: count(sql, sql::admin::RECEIPT_COUNT, vec![])?,
+        counters: stored.counters_with(rows(sql, sql::admin::COUNTERS, vec![])?, count(sql, sql::admin::DELIVERED_ROWS, vec![])?),
         holds: rows(sql, sql::outbox::ACTIVE_HOLDS, vec![int(now)])?,
         pacing: Vec::new(), // the actor's pacer fills it in
         failing_targets: rows(sql, sql::admin::STREAKS, vec![])?,

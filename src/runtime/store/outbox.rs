@@ -259,11 +259,16 @@ pub fn prune(storage: &Storage, sql: &SqlStorage, now: i64, receipt_retention_ms
     run(sql, sql::outbox::PRUNE_KEYS, vec![int(now), int(limit)])?;
     let bucket = crate::config::PRUNE_BUCKET_MS;
     if oldest.and_then(|o| o.done).is_some_and(|at| at + done_retention_ms + bucket <= now) {
-        run(sql, sql::outbox::PRUNE_DONE_RESULTS, vec![int(now - done_retention_ms), int(limit)])?;
-        run(sql, sql::outbox::PRUNE_DONE_ATTEMPTS, vec![int(now - done_retention_ms), int(limit)])?;
-        run(sql, sql::outbox::PRUNE_DONE, vec![int(now - done_retention_ms), int(limit)])?;
-        run(sql, sql::lean::UNNOTE_DONE, vec![])?;
-        run(sql, sql::lean::RENOTE_DONE, vec![])?;
+        let (sql, cutoff) = (sql.clone(), now - done_retention_ms);
+        // One unit: the successes the deleted rows counted move to the stored count with them.
+        tx_sync(storage, move || {
+            run(&sql, sql::outbox::PRUNE_DONE_RESULTS, vec![int(cutoff), int(limit)])?;
+            run(&sql, sql::outbox::PRUNE_DONE_ATTEMPTS, vec![int(cutoff), int(limit)])?;
+            super::admin::keep_pruned_successes(&sql, cutoff, limit)?;
+            run(&sql, sql::outbox::PRUNE_DONE, vec![int(cutoff), int(limit)])?;
+            run(&sql, sql::lean::UNNOTE_DONE, vec![])?;
+            run(&sql, sql::lean::RENOTE_DONE, vec![])
+        })?;
     }
     run(sql, sql::outbox::PRUNE_HOLDS, vec![int(now)])
 }

@@ -45,7 +45,7 @@ impl TeamActor {
         match route {
             AdminRoute::Stats => {
                 let now = clock::now_ms();
-                let mut stats = store::admin::stats(&self.sql, now)?;
+                let mut stats = store::admin::stats(&self.sql, now, self.last_sweep.borrow().clone())?;
                 stats.pacing = self.pacer.borrow().busy(now).into_iter().map(Into::into).collect();
                 json_answer(&stats)
             }

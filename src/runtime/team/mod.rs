@@ -117,6 +117,9 @@ pub struct TeamActor {
     /// Lets an ingest skip `setAlarm` when a sweep is already due; lost with the instance, which
     /// only costs one redundant `setAlarm`.
     armed_at: Cell<Option<i64>>,
+    /// The last sweep this instance ran, with its time: a sweep that only delivered is not stored
+    /// (`crate::admin::sweeps`), and the stats show this one when it is the newer.
+    last_sweep: RefCell<Option<SweepLine>>,
     /// The team key, once known (it never changes for an actor).
     team: RefCell<Option<String>>,
     /// One per running sweep (an alarm's and an admin's may overlap): tells it that an ingest
@@ -139,6 +142,11 @@ impl TeamActor {
             super::meter::enable(config.allow_test_clock);
         }
         let schema = bring_up_to_date(&state.storage(), &sql);
+        if let Outcome::Ready(_) = schema {
+            // A failure only leaves the note for the next wake; the stats count 0 delivered rows
+            // until it is there, and nothing is lost (crate::admin::sweeps).
+            let _ = store::admin::note_counting_since(&sql, clock::now_ms());
+        }
         let pacer = RefCell::new(super::pacing::load(&sql, clock::now_ms()));
         TeamActor {
             state,
@@ -147,6 +155,7 @@ impl TeamActor {
             schema,
             next_prune_at: Cell::new(0),
             armed_at: Cell::new(None),
+            last_sweep: RefCell::new(None),
             team: RefCell::new(None),
             nudges: RefCell::new(Vec::new()),
             credentials: credential::Cache::default(),
@@ -338,15 +347,20 @@ impl TeamActor {
         Ok(report)
     }
 
-    /// Keeps the report as the team's last sweep and adds its outcomes to the counters (one row,
-    /// `crate::admin::sweeps`; not for an idle sweep, which would only cost a row written) and
-    /// prints it, unless it is an idle sweep's (housekeeping only).
+    /// Keeps the report as the team's last sweep and adds its outcomes to the counters: in the
+    /// instance's memory, and in storage (one row, `crate::admin::sweeps`) only when it had more
+    /// than successes, an error or an alert; prints it, unless it is an idle sweep's
+    /// (housekeeping only).
     fn log_sweep(&self, report: &SweepLine) {
         let mut line = report.clone();
-        let saved = match report.worth_logging() {
-            true => store::admin::save_sweep(&self.sql, SweepLine { at: Some(clock::now_ms()), ..report.clone() }),
+        let dated = SweepLine { at: Some(clock::now_ms()), ..report.clone() };
+        let saved = match crate::admin::sweeps::worth_storing(report) {
+            true => store::admin::save_sweep(&self.sql, dated.clone()),
             false => Ok(()),
         };
+        if report.worth_logging() {
+            *self.last_sweep.borrow_mut() = Some(dated);
+        }
         if let Err(e) = saved {
             line.error.get_or_insert(e.to_string());
         }
