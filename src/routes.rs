@@ -1,7 +1,10 @@
-//! The admin API's and the service API's routes, parsed once, pure: the Worker turns a request's
-//! method and path into a [`Route`] (or a [`RouteError`]), checks every id it carries, and
-//! forwards the typed route to the team actor (JSON, in [`ROUTE_HEADER`]), which matches the enum.
-//! No path is string-matched twice, and an id the actor sees is always valid.
+//! The admin API's and the service API's routes, parsed by one function each, pure: the Worker
+//! turns a request's method and path into a route (or a [`RouteError`]), checks every id it
+//! carries, and forwards the route to the team actor in [`ROUTE_HEADER`] as its method and
+//! canonical path (`GET outbox/7`: [`AdminRoute::to_header`]), which the actor decodes with the
+//! same parse ([`AdminRoute::from_header`]) and matches as the enum. No path is string-matched
+//! anywhere else, and an id the actor sees is always valid. (The header was the route as JSON
+//! before: a derived `Deserialize` of these two enums was 45 KB of the Worker's wasm.)
 //!
 //! | method and path (after `/admin/teams/{team}` or `/api/teams/{team}`) | route |
 //! | --- | --- |
@@ -61,6 +64,29 @@ impl Verb {
             _ => Verb::Other,
         }
     }
+
+    /// The method's name ([`Verb::Other`], which no route takes, as `OTHER`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verb::Get => "GET",
+            Verb::Post => "POST",
+            Verb::Put => "PUT",
+            Verb::Delete => "DELETE",
+            Verb::Other => "OTHER",
+        }
+    }
+}
+
+/// The header value of a route: `{METHOD} {canonical path}`.
+fn header_of(verb: Verb, path: &str) -> String {
+    format!("{} {path}", verb.as_str())
+}
+
+/// A route back from its header value, through its own `parse`.
+fn from_header<T>(raw: &str, parse: impl Fn(Verb, &[&str]) -> Result<T, RouteError>) -> Result<T, RouteError> {
+    let (method, path) = raw.split_once(' ').ok_or(RouteError::NotFound)?;
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    parse(Verb::parse(method), &segments)
 }
 
 /// Why a path is not a route.
@@ -91,8 +117,7 @@ impl TeamKey {
 }
 
 /// A route of the admin API, for one team.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "admin", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AdminRoute {
     /// `GET …/stats`.
     Stats,
@@ -159,11 +184,35 @@ impl AdminRoute {
             _ => return Err(RouteError::NotFound),
         })
     }
+
+    /// The route as [`ROUTE_HEADER`] carries it: its method and canonical path.
+    pub fn to_header(&self) -> String {
+        let (verb, path) = match self {
+            AdminRoute::Stats => (Verb::Get, "stats".to_string()),
+            AdminRoute::Audit => (Verb::Get, "audit".to_string()),
+            AdminRoute::Outbox => (Verb::Get, "outbox".to_string()),
+            AdminRoute::Row { id } => (Verb::Get, format!("outbox/{}", id.0)),
+            AdminRoute::Discard { id } => (Verb::Delete, format!("outbox/{}", id.0)),
+            AdminRoute::Redrive { id } => (Verb::Post, format!("outbox/{}/redrive", id.0)),
+            AdminRoute::Scheduled => (Verb::Get, "scheduled".to_string()),
+            AdminRoute::Cancel { id } => (Verb::Post, format!("outbox/{}/cancel", id.0)),
+            AdminRoute::Sweep => (Verb::Post, "sweep".to_string()),
+            AdminRoute::BulkRedrive => (Verb::Post, "redrive".to_string()),
+            AdminRoute::Seed => (Verb::Post, "seed".to_string()),
+            AdminRoute::State => (Verb::Get, "state".to_string()),
+            AdminRoute::Meter => (Verb::Get, "meter".to_string()),
+        };
+        header_of(verb, &path)
+    }
+
+    /// The route a [`ROUTE_HEADER`] value names (what [`AdminRoute::to_header`] wrote).
+    pub fn from_header(raw: &str) -> Result<AdminRoute, RouteError> {
+        from_header(raw, AdminRoute::parse)
+    }
 }
 
 /// A route of the service API (`API_TOKEN`), for one team.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "api", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ApiRoute {
     /// `PUT …/lists/{list_id}`: the column map.
     PutColumnMap {
@@ -246,6 +295,30 @@ impl ApiRoute {
             }
             _ => Err(RouteError::NotFound),
         }
+    }
+
+    /// The route as [`ROUTE_HEADER`] carries it: its method and canonical path.
+    pub fn to_header(&self) -> String {
+        let (verb, path) = match self {
+            ApiRoute::PutColumnMap { list_id } => (Verb::Put, format!("lists/{list_id}")),
+            ApiRoute::GetColumnMap { list_id } => (Verb::Get, format!("lists/{list_id}")),
+            ApiRoute::PutRecord { list_id, record_id } => (Verb::Put, format!("lists/{list_id}/records/{record_id}")),
+            ApiRoute::GetRecord { list_id, record_id } => (Verb::Get, format!("lists/{list_id}/records/{record_id}")),
+            ApiRoute::DeleteRecord { list_id, record_id } => (Verb::Delete, format!("lists/{list_id}/records/{record_id}")),
+            ApiRoute::Records { list_id } => (Verb::Get, format!("lists/{list_id}/records")),
+            ApiRoute::Reconcile { list_id } => (Verb::Post, format!("lists/{list_id}/reconcile")),
+            ApiRoute::Reconciles { list_id } => (Verb::Get, format!("lists/{list_id}/reconcile")),
+            ApiRoute::PostMessage => (Verb::Post, "messages".to_string()),
+            ApiRoute::GetMessage { id } => (Verb::Get, format!("messages/{id}")),
+            ApiRoute::PutStatus { name } => (Verb::Put, format!("status/{name}")),
+            ApiRoute::GetStatus { name } => (Verb::Get, format!("status/{name}")),
+        };
+        header_of(verb, &path)
+    }
+
+    /// The route a [`ROUTE_HEADER`] value names (what [`ApiRoute::to_header`] wrote).
+    pub fn from_header(raw: &str) -> Result<ApiRoute, RouteError> {
+        from_header(raw, ApiRoute::parse)
     }
 
     /// Whether the route takes a body (the Worker reads it, within its size limit).
@@ -348,13 +421,48 @@ mod tests {
     }
 
     #[test]
-    fn routes_travel_to_the_actor_as_json_unchanged() {
-        let routes = [
-            serde_json::to_string(&AdminRoute::Redrive { id: RowId(3) }).unwrap(),
-            serde_json::to_string(&ApiRoute::PutRecord { list_id: "F1".into(), record_id: "r".into() }).unwrap(),
+    fn every_route_travels_to_the_actor_in_its_header_unchanged() {
+        let (list, record) = ("F1".to_string(), "r:1.a-b_c".to_string());
+        let admin = [
+            AdminRoute::Stats,
+            AdminRoute::Audit,
+            AdminRoute::Outbox,
+            AdminRoute::Row { id: RowId(7) },
+            AdminRoute::Redrive { id: RowId(7) },
+            AdminRoute::Discard { id: RowId(7) },
+            AdminRoute::Scheduled,
+            AdminRoute::Cancel { id: RowId(7) },
+            AdminRoute::Sweep,
+            AdminRoute::BulkRedrive,
+            AdminRoute::State,
+            AdminRoute::Seed,
+            AdminRoute::Meter,
         ];
-        assert_eq!(serde_json::from_str::<AdminRoute>(&routes[0]).unwrap(), AdminRoute::Redrive { id: RowId(3) });
-        assert_eq!(serde_json::from_str::<ApiRoute>(&routes[1]).unwrap(), ApiRoute::PutRecord { list_id: "F1".into(), record_id: "r".into() });
+        for route in admin {
+            assert_eq!(AdminRoute::from_header(&route.to_header()), Ok(route.clone()), "{}", route.to_header());
+        }
+        let api = [
+            ApiRoute::PutColumnMap { list_id: list.clone() },
+            ApiRoute::GetColumnMap { list_id: list.clone() },
+            ApiRoute::PutRecord { list_id: list.clone(), record_id: record.clone() },
+            ApiRoute::GetRecord { list_id: list.clone(), record_id: record.clone() },
+            ApiRoute::DeleteRecord { list_id: list.clone(), record_id: record.clone() },
+            ApiRoute::Records { list_id: list.clone() },
+            ApiRoute::Reconcile { list_id: list.clone() },
+            ApiRoute::Reconciles { list_id: list.clone() },
+            ApiRoute::PostMessage,
+            ApiRoute::GetMessage { id: 12 },
+            ApiRoute::PutStatus { name: "deploy".into() },
+            ApiRoute::GetStatus { name: "deploy".into() },
+        ];
+        for route in api {
+            assert_eq!(ApiRoute::from_header(&route.to_header()), Ok(route.clone()), "{}", route.to_header());
+        }
+        assert_eq!(AdminRoute::Redrive { id: RowId(3) }.to_header(), "POST outbox/3/redrive");
+        for bad in ["", "GET", "PUT stats", "GET outbox/x"] {
+            assert!(AdminRoute::from_header(bad).is_err(), "{bad:?}");
+        }
+        assert!(ApiRoute::from_header("GET lists/X1").is_err(), "an id is checked again");
     }
 
     #[test]

@@ -88,7 +88,7 @@ pub async fn route(mut req: Request, env: &Env, config: &Config, hooks: &TestHoo
 async fn call(env: &Env, team: &TeamKey, route: &AdminRoute, query: &str, hooks: &TestHooks) -> worker::Result<Response> {
     let headers = Headers::new();
     hooks.forward(&headers)?;
-    headers.set(ROUTE_HEADER, &serde_json::to_string(route).map_err(|e| worker::Error::RustError(e.to_string()))?)?;
+    headers.set(ROUTE_HEADER, &route.to_header())?;
     team::call(env, team.as_str(), Method::Post, &format!("/admin{query}"), None, Some(headers)).await
 }
 

@@ -43,7 +43,7 @@ pub async fn route(mut req: Request, env: &Env, config: &Config, hooks: &TestHoo
     let route = ApiRoute::parse(Verb::parse(req.method().as_ref()), rest)?;
     let headers = worker::Headers::new();
     headers.set(team::TEAM_HEADER, team.as_str())?;
-    headers.set(ROUTE_HEADER, &serde_json::to_string(&route).map_err(|e| FrontDoorError::Internal(e.to_string()))?)?;
+    headers.set(ROUTE_HEADER, &route.to_header())?;
     if route == ApiRoute::PostMessage {
         let key = header(&req, "idempotency-key").filter(|k| valid_key(k)).ok_or(FrontDoorError::MissingIdempotencyKey)?;
         headers.set(team::IDEMPOTENCY_KEY, &key)?;

@@ -36,7 +36,7 @@ fn number(req: &Request, name: &str, default: i64) -> Result<i64, ActorError> {
 /// Whether `req` is the admin route that reads the cost meter (`AdminRoute::Meter`), which the
 /// meter does not count as a request.
 pub(super) fn reads_the_meter(req: &Request) -> bool {
-    req.path() == "/admin" && super::forwarded::<AdminRoute>(req).is_ok_and(|route| route == AdminRoute::Meter)
+    req.path() == "/admin" && super::forwarded(req, AdminRoute::from_header).is_ok_and(|route| route == AdminRoute::Meter)
 }
 
 impl TeamActor {

@@ -38,7 +38,7 @@ use crate::config::Config;
 use crate::logs::{Alert, ErrorLine, LogLine, SweepLine};
 use crate::outbox::pace::Pacer;
 use crate::outbox::Trigger;
-use crate::routes::{ApiRoute, ROUTE_HEADER};
+use crate::routes::{AdminRoute, ApiRoute, RouteError, ROUTE_HEADER};
 use crate::sql::migrate::{self, Outcome};
 
 use std::cell::{Cell, RefCell};
@@ -201,10 +201,11 @@ fn bring_up_to_date(storage: &Storage, sql: &SqlStorage) -> Outcome {
     outcome
 }
 
-/// The typed route the Worker forwarded with the request (`routes::ROUTE_HEADER`).
-fn forwarded<T: serde::de::DeserializeOwned>(req: &Request) -> std::result::Result<T, ActorError> {
+/// The route the Worker forwarded with the request (`routes::ROUTE_HEADER`), decoded by `decode`
+/// (`AdminRoute::from_header` or `ApiRoute::from_header`).
+fn forwarded<T>(req: &Request, decode: impl Fn(&str) -> std::result::Result<T, RouteError>) -> std::result::Result<T, ActorError> {
     let raw = super::header(req, ROUTE_HEADER).ok_or(ActorError::NotFound)?;
-    serde_json::from_str(&raw).map_err(|_| ActorError::NotFound)
+    decode(&raw).map_err(|_| ActorError::NotFound)
 }
 
 impl TeamActor {
@@ -219,9 +220,9 @@ impl TeamActor {
             (Method::Post, "/ingest") => self.ingest(req, &config).await,
             (Method::Post, "/installation") => self.install(req, &config).await,
             (Method::Post, RATE_LIMITED_PATH) => self.rate_limited(req).await,
-            (_, "/admin") => self.admin(&req, forwarded(&req)?, &config).await,
+            (_, "/admin") => self.admin(&req, forwarded(&req, AdminRoute::from_header)?, &config).await,
             (_, "/api") => {
-                let route: ApiRoute = forwarded(&req)?;
+                let route = forwarded(&req, ApiRoute::from_header)?;
                 self.remember_team(&req);
                 let body = if route.has_body() { req.text().await? } else { String::new() };
                 match route {
