@@ -548,6 +548,50 @@ fn growth_figure(app: &Runtime, scale: &dyn Fn(usize) -> usize) -> String {
     )
 }
 
+/// Goal 3 of issue 25, the speed against the limit of this architecture: `runs` independent
+/// interleaved runs (fresh teams each) of the floor, slackline (deliveries on) and the design
+/// floor, `n` events each in `ROUNDS` rounds; per run the ack p50 of each, slackline ÷ design
+/// floor, and the worker CPU per acknowledged-and-delivered event of both; then the spread.
+fn speed_figures(app: &Runtime, fake: &FakeSlack, n: usize, runs: usize) -> String {
+    let floor = Runtime::start(Settings::new("bench-floor", fake).config("benches/apps/floor/wrangler.toml").bare());
+    let design = Runtime::start(Settings::new("bench-design", fake).config("benches/apps/design-floor/wrangler.toml").bare());
+    let mut warm = vec![
+        Contender::new("floor", &floor, "/", Kind::Mention, false),
+        Contender::new("slackline", app, "/slack/events", Kind::Mention, true),
+        Contender::new("design floor", &design, "/", Kind::Mention, true),
+    ];
+    for c in warm.iter_mut() {
+        c.warm(fake, 400);
+    }
+    let p50 = |c: &Contender| pct(&c.latencies(), 0.5).as_secs_f64() * 1000.0;
+    let mut out = String::from("| run | floor ack p50 | slackline ack p50 | design floor ack p50 | slackline ÷ design floor, ack p50 | worker CPU ms per acked-and-delivered event: slackline / design floor | CPU ratio |\n| --- | --- | --- | --- | --- | --- | --- |\n");
+    let (mut acks, mut cpus) = (Vec::new(), Vec::new());
+    for run in 1..=runs {
+        let mut contenders = vec![
+            Contender::new("floor", &floor, "/", Kind::Mention, false),
+            Contender::new("slackline", app, "/slack/events", Kind::Mention, true),
+            Contender::new("design floor", &design, "/", Kind::Mention, true),
+        ];
+        interleave(&mut contenders, fake, n, ROUNDS);
+        let (f, a, d) = (&contenders[0], &contenders[1], &contenders[2]);
+        let (ack, cpu) = (p50(a) / p50(d), a.worker_ms() / d.worker_ms());
+        acks.push(ack);
+        cpus.push(cpu);
+        out += &format!(
+            "| {run} | {:.2} ms | {:.2} ms | {:.2} ms | {ack:.2}x | {:.2} / {:.2} | {cpu:.2}x |\n",
+            p50(f),
+            p50(a),
+            p50(d),
+            a.worker_ms(),
+            d.worker_ms()
+        );
+        eprintln!("speed run {run} of {runs}: ack {ack:.2}x, CPU {cpu:.2}x; load average {}", load_average());
+    }
+    let spread = |v: &[f64]| format!("{:.2}–{:.2}x", v.iter().cloned().fold(f64::MAX, f64::min), v.iter().cloned().fold(f64::MIN, f64::max));
+    out += &format!("| all {runs} | | | | {} | | {} |", spread(&acks), spread(&cpus));
+    out
+}
+
 /// The machine's load average (1, 5, 15 minutes), as `/proc/loadavg` gives it: how busy the shared
 /// cores were around a run.
 fn load_average() -> String {
@@ -612,6 +656,13 @@ fn main() {
     let fake = FakeSlack::start();
     // The production default for delivery lines (the test runtimes print every success).
     let app = Runtime::start(Settings::new("bench-app", &fake).var("ALLOW_BENCH_SEED", "1").var("LISTS_PACE_MS", "0").var("LOG_DELIVERIES", "failures").bare());
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("speed") {
+        // `BENCH_ONLY=speed make bench`: slackline against the design floor, BENCH_RUNS (3) runs.
+        let runs = std::env::var("BENCH_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(3);
+        println!("load average (1, 5, 15 min) before: {}\n\n{}", load_average(), speed_figures(&app, &fake, scale(4000), runs));
+        println!("\nload average after: {}", load_average());
+        return;
+    }
     if std::env::var("BENCH_ONLY").as_deref() == Ok("growth") {
         // `BENCH_ONLY=growth make bench`: the ack with 1 M receipts + 100,000 done rows ÷ empty.
         println!("| # | measure | figure |\n| --- | --- | --- |\n{}", growth_figure(&app, &scale));
