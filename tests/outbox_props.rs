@@ -390,3 +390,19 @@ fn delivered_rows_count_as_successes_from_the_note_on_and_the_prune_counts_what_
     world.db.execute(sql::outbox::PRUNE_DONE, params![cutoff, 100]).unwrap();
     assert_eq!(count_of(&world.db, sql::admin::DELIVERED_ROWS, []), 0, "what the prune counted is no longer counted by rows");
 }
+
+#[test]
+fn a_posted_message_is_kept_on_its_row_by_the_fenced_completion() {
+    let mut world = World::new(1);
+    world.claim(1);
+    let stale = world.in_flight.remove(0);
+    world.now += LEASE_MS + 1;
+    world.claim(1); // the lease expired: another sweep owns the row now
+    let owner = world.in_flight.remove(0);
+    let complete = |token: &str| query_ids(&world.db, sql::outbox::COMPLETE_DONE_POSTED, params![stale.row, token, world.now, 200, 12, "C1", "1.5"]);
+    assert!(complete(&stale.token).is_empty(), "fenced");
+    assert_eq!(complete(&owner.token), vec![stale.row]);
+    let posted: (String, String, String) =
+        world.db.query_row("SELECT status, posted_channel, posted_ts FROM outbox WHERE id = ?1", [stale.row], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap();
+    assert_eq!(posted, ("done".to_string(), "C1".to_string(), "1.5".to_string()));
+}

@@ -75,6 +75,7 @@ pub const TEAM: Schema<'static> = Schema {
         Migration { to: 2, name: "app_state", sql: super::state::MIGRATION_2 },
         Migration { to: 3, name: "lean_rows", sql: super::lean::MIGRATION_3 },
         Migration { to: 4, name: "streamed_answers", sql: super::answers::MIGRATION_4 },
+        Migration { to: 5, name: "posted_on_row", sql: super::notify::MIGRATION_5 },
     ],
 };
 

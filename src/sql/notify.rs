@@ -13,13 +13,25 @@ pub const IDEMPOTENCY_KEY: &str = "SELECT body_hash, status, response FROM idemp
 pub const CLAIM_KEY: &str = "INSERT INTO idempotency_keys(key, body_hash, status, response, message_id, created_at, expires_at)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(key) DO NOTHING RETURNING key";
 
-/// Keeps what Slack answered a post: ?1 row id, ?2 channel, ?3 ts.
+/// Migration 5 (`posted_on_row`): a notify message's post (Slack's `channel` and `ts`) is kept on
+/// its own outbox row, set by the fenced completion as done in the same statement
+/// ([`super::outbox::COMPLETE_DONE_POSTED`]): no `slack_results` row to insert, and none to delete
+/// when the row is pruned (2 rows written fewer per notify post). Additive: the previous release
+/// never names the columns. Rows delivered before it keep their `slack_results` row, which
+/// [`MESSAGE`] still reads (and the housekeeping still prunes). After a rollback to the release
+/// before, a message this release delivered shows no `ts` in that release's `GET …/messages/{id}`.
+pub const MIGRATION_5: &str = "ALTER TABLE outbox ADD COLUMN posted_channel TEXT;
+ALTER TABLE outbox ADD COLUMN posted_ts TEXT";
+
+/// Keeps what Slack answered a post, for a row not completed as done here (the completion as done
+/// carries it on the row): ?1 row id, ?2 channel, ?3 ts.
 pub const SAVE_RESULT: &str = "INSERT INTO slack_results(row_id, channel, ts) VALUES (?1, ?2, ?3)
  ON CONFLICT(row_id) DO UPDATE SET channel = excluded.channel, ts = excluded.ts";
 
 /// A notify message: ?1 row id.
 pub const MESSAGE: &str = "SELECT o.id, o.idem_key, o.status, o.attempts, o.reason, o.last_error, o.last_status, o.created_at,
-   o.finished_at, r.channel, r.ts FROM outbox o LEFT JOIN slack_results r ON r.row_id = o.id
+   o.finished_at, COALESCE(o.posted_channel, r.channel) AS channel, COALESCE(o.posted_ts, r.ts) AS ts
+ FROM outbox o LEFT JOIN slack_results r ON r.row_id = o.id
  WHERE o.id = ?1 AND o.effect = 'notify'";
 
 /// A status message: ?1 name.

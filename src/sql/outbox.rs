@@ -42,6 +42,13 @@ pub const COMPLETE_DONE: &str = "UPDATE outbox
      last_latency_ms = ?5
  WHERE id = ?1 AND claim_token = ?2 AND status = 'pending' RETURNING id";
 
+/// [`COMPLETE_DONE`] for a notify message, with what Slack answered its post: ?6 channel, ?7 ts
+/// (migration 5: the row carries them, no `slack_results` row).
+pub const COMPLETE_DONE_POSTED: &str = "UPDATE outbox
+ SET status = 'done', claim_token = NULL, claim_expires_at = NULL, finished_at = ?3, last_status = ?4,
+     last_latency_ms = ?5, posted_channel = ?6, posted_ts = ?7
+ WHERE id = ?1 AND claim_token = ?2 AND status = 'pending' RETURNING id";
+
 /// Fenced completion as "try again": ?1 id, ?2 claim token, ?3 next attempt at, ?4 last error,
 /// ?5 HTTP status (NULLs keep the previous values). Zero returned rows = fenced.
 pub const COMPLETE_RETRY: &str = "UPDATE outbox

@@ -6,6 +6,7 @@ use super::lists::{self, Queueing};
 use super::notify;
 use super::state;
 use crate::lists::api::RunView;
+use crate::notify::PostWrite;
 use crate::outbox::completion::{to_store, AfterWrite, Fence};
 use crate::outbox::{ClaimToken, Outcome, RowId, StreakChange, Transition};
 use crate::slack::classify::Verdict;
@@ -126,7 +127,14 @@ fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
     let (id, token, now) = (int(c.row_id.0), text(c.token.as_str()), c.queueing.now);
     let detail = || c.log.detail.as_deref().map(text).unwrap_or(V::Null);
     let stored: Vec<Value> = match &c.transition {
-        Transition::Done => rows(sql, sql::outbox::COMPLETE_DONE, vec![id, token, int(now), opt_int(c.log.http_status), int(c.log.latency_ms)])?,
+        Transition::Done => match posted_message(&c.writes) {
+            Some((channel, ts)) => rows(
+                sql,
+                sql::outbox::COMPLETE_DONE_POSTED,
+                vec![id, token, int(now), opt_int(c.log.http_status), int(c.log.latency_ms), text(channel), text(ts)],
+            )?,
+            None => rows(sql, sql::outbox::COMPLETE_DONE, vec![id, token, int(now), opt_int(c.log.http_status), int(c.log.latency_ms)])?,
+        },
         Transition::Retry { at } => rows(sql, sql::outbox::COMPLETE_RETRY, vec![id, token, int(*at), detail(), opt_int(c.log.http_status)])?,
         Transition::Wait { at, .. } => {
             let sent = int(i64::from(c.log.outcome.was_sent()));
@@ -158,6 +166,14 @@ fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
     Ok(Completed { completion, outcome, target_failures, reconciled })
 }
 
+/// The notify message's post among a completion's after-writes: its channel and ts.
+fn posted_message(writes: &[AfterWrite]) -> Option<(&str, &str)> {
+    writes.iter().find_map(|w| match w {
+        AfterWrite::SlackResult(PostWrite::Message { channel, ts }) => Some((channel.as_str(), ts.as_str())),
+        _ => None,
+    })
+}
+
 /// Stores a job's after-writes with its completion (those [`to_store`] keeps: none when fenced).
 /// Returns the reconciliation pass a List page finished, if any.
 fn apply_after(sql: &SqlStorage, c: &Completing, writes: &[AfterWrite]) -> worker::Result<Option<RunView>> {
@@ -174,6 +190,8 @@ fn apply_after(sql: &SqlStorage, c: &Completing, writes: &[AfterWrite]) -> worke
                     insert_rows(sql, &c.op_key, std::slice::from_ref(row), q.max_attempts, q.now)?;
                 }
             }
+            // A message's post completed as done is on the row already (COMPLETE_DONE_POSTED).
+            AfterWrite::SlackResult(PostWrite::Message { .. }) if c.transition == Transition::Done => {}
             AfterWrite::SlackResult(post) => notify::apply(sql, c.row_id.0, post)?,
             AfterWrite::Lists(end) => {
                 if let Some(write) = end.clone().write(&c.verdict, parked) {

@@ -249,8 +249,26 @@ fn migration_3_rebuilds_the_outbox_lean_and_keeps_every_row_and_id() {
 fn migration_4_adds_the_streamed_answers_checkpoints_and_keeps_the_data() {
     let db = unversioned();
     assert!(matches!(run(&db, &team_v(3)), Outcome::Ready(_)));
-    assert_eq!(run(&db, &TEAM), Outcome::Ready(Ready::Migrated { from: Stored::At(3), to: 4 }));
+    assert_eq!(run(&db, &team_v(4)), Outcome::Ready(Ready::Migrated { from: Stored::At(3), to: 4 }));
     assert_eq!(TEAM.migrations[3].label(), "4_streamed_answers");
     assert_eq!(count(&db, "SELECT count(*) FROM answers"), 0);
     assert_eq!(count(&db, "SELECT count(*) FROM receipts"), 1, "the receipts are kept");
+}
+
+#[test]
+fn migration_5_puts_a_posted_message_on_its_row_and_keeps_the_earlier_results() {
+    let db = unversioned();
+    assert!(matches!(run(&db, &team_v(4)), Outcome::Ready(_)));
+    let insert = "INSERT INTO outbox(idem_key, op_key, effect, target, payload, status, attempts, max_attempts, next_attempt_at,
+      created_at, finished_at) VALUES (?1, 'api:notify:k', 'notify', 'chat.postMessage', '{}', 'done', 1, 6, 5, 5, 7)";
+    db.0.execute(insert, params!["notify:k1"]).unwrap();
+    db.0.execute("INSERT INTO slack_results(row_id, channel, ts) VALUES (1, 'C1', '1.1')", []).unwrap();
+    assert_eq!(run(&db, &TEAM), Outcome::Ready(Ready::Migrated { from: Stored::At(4), to: 5 }));
+    assert_eq!(TEAM.migrations[4].label(), "5_posted_on_row");
+    // A message delivered before it is read from slack_results; one delivered after, from its row.
+    db.0.execute(insert, params!["notify:k2"]).unwrap();
+    db.0.execute("UPDATE outbox SET posted_channel = 'C2', posted_ts = '2.2' WHERE id = 2", []).unwrap();
+    let posted = |id: i64| db.0.query_row(crate::sql::notify::MESSAGE, [id], |r| Ok((r.get::<_, String>("channel")?, r.get::<_, String>("ts")?))).unwrap();
+    assert_eq!(posted(1), ("C1".to_string(), "1.1".to_string()));
+    assert_eq!(posted(2), ("C2".to_string(), "2.2".to_string()));
 }
