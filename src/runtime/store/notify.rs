@@ -1,5 +1,7 @@
-//! The notify API's tables: idempotency keys with their stored answers, Slack's answers to posts,
-//! and status messages. A key, its answer and its outbox row are one unit.
+//! The notify API's tables: idempotency keys with their stored answers, Slack's answers to posts
+//! (on the message's outbox row since migration 5, `sql::notify::MIGRATION_5`; in `slack_results`
+//! for rows delivered before it), and status messages. A key, its answer and its outbox row are
+//! one unit.
 
 use super::exec::{int, rows, run, text, tx_sync};
 use super::ingest::{insert_action, queue_serial, Queue};
