@@ -555,7 +555,7 @@ fn growth_figure(app: &Runtime, scale: &dyn Fn(usize) -> usize) -> String {
 fn speed_figures(app: &Runtime, fake: &FakeSlack, n: usize, runs: usize) -> String {
     let floor = Runtime::start(Settings::new("bench-floor", fake).config("benches/apps/floor/wrangler.toml").bare());
     let design = Runtime::start(Settings::new("bench-design", fake).config("benches/apps/design-floor/wrangler.toml").bare());
-    let mut warm = vec![
+    let mut warm = [
         Contender::new("floor", &floor, "/", Kind::Mention, false),
         Contender::new("slackline", app, "/slack/events", Kind::Mention, true),
         Contender::new("design floor", &design, "/", Kind::Mention, true),

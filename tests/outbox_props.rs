@@ -402,7 +402,9 @@ fn a_posted_message_is_kept_on_its_row_by_the_fenced_completion() {
     let complete = |token: &str| query_ids(&world.db, sql::outbox::COMPLETE_DONE_POSTED, params![stale.row, token, world.now, 200, 12, "C1", "1.5"]);
     assert!(complete(&stale.token).is_empty(), "fenced");
     assert_eq!(complete(&owner.token), vec![stale.row]);
-    let posted: (String, String, String) =
-        world.db.query_row("SELECT status, posted_channel, posted_ts FROM outbox WHERE id = ?1", [stale.row], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap();
+    let posted: (String, String, String) = world
+        .db
+        .query_row("SELECT status, posted_channel, posted_ts FROM outbox WHERE id = ?1", [stale.row], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap();
     assert_eq!(posted, ("done".to_string(), "C1".to_string(), "1.5".to_string()));
 }
