@@ -143,8 +143,8 @@ impl TeamActor {
         }
         let schema = bring_up_to_date(&state.storage(), &sql);
         if let Outcome::Ready(_) = schema {
-            // A failure only leaves the note for the next wake; the stats count 0 delivered rows
-            // until it is there, and nothing is lost (crate::admin::sweeps).
+            // A failure leaves the note to the next wake: no row or delivery depends on it, but the
+            // stats do not count the rows delivered before it as successes (crate::admin::sweeps).
             let _ = store::admin::note_counting_since(&sql, clock::now_ms());
         }
         let pacer = RefCell::new(super::pacing::load(&sql, clock::now_ms()));
