@@ -1,6 +1,6 @@
 //! What the admin API reads and does: stats, listings, redrive, discard, audit, seeding.
 
-use super::exec::{int, rows, run, text, tx_sync};
+use super::exec::{count, int, rows, run, text, tx_sync};
 use super::installation::{installation, uninstalled};
 use super::outbox::team_key;
 use crate::admin::sweeps::Sweeps;
@@ -41,15 +41,6 @@ pub fn keep_pruned_successes(sql: &SqlStorage, cutoff: i64, limit: i64) -> worke
     }
     let sweeps = Sweeps::add_pruned_successes(sweeps(sql)?, pruned);
     run(sql, sql::admin::SAVE_SWEEPS, vec![V::String(serde_json::to_string(&sweeps)?)])
-}
-
-/// The `n` of a one-row `COUNT(*) AS n` query (0 without a row).
-fn count(sql: &SqlStorage, query: &str, bindings: Vec<V>) -> worker::Result<i64> {
-    #[derive(Deserialize)]
-    struct Count {
-        n: i64,
-    }
-    Ok(rows::<Count>(sql, query, bindings)?.first().map_or(0, |c| c.n))
 }
 
 #[derive(Deserialize)]
@@ -139,11 +130,7 @@ impl ParkedFilter {
 
 /// How many parked rows match.
 pub fn count_parked(sql: &SqlStorage, filter: &ParkedFilter) -> worker::Result<i64> {
-    #[derive(Deserialize)]
-    struct Row {
-        n: i64,
-    }
-    Ok(rows::<Row>(sql, sql::admin::COUNT_PARKED_MATCHING, filter.bindings())?.first().map(|r| r.n).unwrap_or(0))
+    count(sql, sql::admin::COUNT_PARKED_MATCHING, filter.bindings())
 }
 
 /// Redrives up to `cap` matching rows, spaced `spacing_ms` apart so Slack is not hit all at once;

@@ -33,6 +33,15 @@ pub fn rows<T: DeserializeOwned>(sql: &SqlStorage, query: &str, bindings: Vec<V>
     read
 }
 
+/// The `n` of a one-row `… AS n` query (a `COUNT(*)`; 0 without a row).
+pub fn count(sql: &SqlStorage, query: &str, bindings: Vec<V>) -> worker::Result<i64> {
+    #[derive(serde::Deserialize)]
+    struct Count {
+        n: i64,
+    }
+    Ok(rows::<Count>(sql, query, bindings)?.first().map_or(0, |c| c.n))
+}
+
 /// Runs a statement for its effect. The cursor is always drained: a `RETURNING` statement left
 /// half-read stays "in progress", and `transactionSync` then fails to release its savepoint.
 pub fn run(sql: &SqlStorage, query: &str, bindings: Vec<V>) -> worker::Result<()> {

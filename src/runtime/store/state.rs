@@ -3,7 +3,7 @@
 //! a completion's remembered answer ([`remember`]), a delivery's read of a post's thread
 //! ([`value`]), the admin API's page and the facts' pruning.
 
-use super::exec::{int, rows, run, text};
+use super::exec::{self, int, rows, run, text};
 use crate::sql;
 use crate::state::{prefix_end, StateChange, StateError, StateReader, StateWrite, MAX_KEYS};
 use serde::Deserialize;
@@ -38,12 +38,7 @@ impl StateReader for SqlState {
     }
 
     fn count(&self) -> Result<u64, StateError> {
-        #[derive(Deserialize)]
-        struct Row {
-            n: i64,
-        }
-        let found: Vec<Row> = rows(&self.sql, sql::state::COUNT, vec![]).map_err(storage)?;
-        Ok(found.first().map_or(0, |r| r.n.max(0) as u64))
+        Ok(exec::count(&self.sql, sql::state::COUNT, vec![]).map_err(storage)?.max(0) as u64)
     }
 }
 
