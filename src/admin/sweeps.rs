@@ -35,7 +35,7 @@ impl Sweeps {
     /// outcomes added, but for its successes: each delivered row counts itself (module docs).
     pub fn record(stored: Option<Sweeps>, report: SweepLine) -> Sweeps {
         let mut sweeps = stored.unwrap_or_default();
-        for (outcome, n) in report.outcomes().into_iter().filter(|(o, n)| *n > 0 && *o != Outcome::Success) {
+        for (outcome, n) in stored_outcomes(&report) {
             *sweeps.counters.entry(outcome.as_str().to_string()).or_default() += n;
         }
         sweeps.last = Some(report);
@@ -64,10 +64,16 @@ impl Sweeps {
     }
 }
 
-/// Whether a sweep's report is stored: it had an outcome other than a success (each delivered row
-/// counts itself), an error or an alert. An idle sweep and one that only delivered write nothing.
+/// The outcomes a sweep's report adds to the stored counters: those it had, but for its
+/// successes (each delivered row counts itself).
+fn stored_outcomes(report: &SweepLine) -> impl Iterator<Item = (Outcome, i64)> {
+    report.outcomes().into_iter().filter(|(o, n)| *n > 0 && *o != Outcome::Success)
+}
+
+/// Whether a sweep's report is stored: it has outcomes to add ([`stored_outcomes`]), an error or
+/// an alert. An idle sweep and one that only delivered write nothing.
 pub fn worth_storing(report: &SweepLine) -> bool {
-    report.error.is_some() || report.alert.is_some() || report.outcomes().iter().any(|(o, n)| *n > 0 && *o != Outcome::Success)
+    report.error.is_some() || report.alert.is_some() || stored_outcomes(report).next().is_some()
 }
 
 #[cfg(test)]
