@@ -13,6 +13,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use proptest::prelude::*;
+use rusqlite::types::Null;
 use rusqlite::{params, Connection};
 use slackline::sql;
 use std::collections::HashMap;
@@ -125,7 +126,7 @@ impl World {
         let before = self.state(flight.row);
         let owns = before.status == "pending" && before.token.as_deref() == Some(flight.token.as_str());
         let stored = match outcome {
-            Outcome::Done => query_ids(&self.db, sql::outbox::COMPLETE_DONE, params![flight.row, flight.token, self.now, 200, 12]),
+            Outcome::Done => query_ids(&self.db, sql::outbox::COMPLETE_DONE, params![flight.row, flight.token, self.now, 200, 12, Null, Null]),
             Outcome::Retry { after_ms } => {
                 query_ids(&self.db, sql::outbox::COMPLETE_RETRY, params![flight.row, flight.token, self.now + after_ms, "http_500", 500])
             }
@@ -208,7 +209,7 @@ fn stale_lease_completion_is_fenced() {
     world.now += LEASE_MS; // the lease runs out
     world.claim(1);
     assert_eq!(world.in_flight.len(), 2, "the expired lease was claimed again");
-    let stored = query_ids(&world.db, sql::outbox::COMPLETE_DONE, params![stale.row, stale.token, world.now, 200, 12]);
+    let stored = query_ids(&world.db, sql::outbox::COMPLETE_DONE, params![stale.row, stale.token, world.now, 200, 12, Null, Null]);
     assert!(stored.is_empty(), "the stale claimer is fenced");
     assert_eq!(world.state(stale.row).status, "pending");
 }
@@ -399,7 +400,7 @@ fn a_posted_message_is_kept_on_its_row_by_the_fenced_completion() {
     world.now += LEASE_MS + 1;
     world.claim(1); // the lease expired: another sweep owns the row now
     let owner = world.in_flight.remove(0);
-    let complete = |token: &str| query_ids(&world.db, sql::outbox::COMPLETE_DONE_POSTED, params![stale.row, token, world.now, 200, 12, "C1", "1.5"]);
+    let complete = |token: &str| query_ids(&world.db, sql::outbox::COMPLETE_DONE, params![stale.row, token, world.now, 200, 12, "C1", "1.5"]);
     assert!(complete(&stale.token).is_empty(), "fenced");
     assert_eq!(complete(&owner.token), vec![stale.row]);
     let posted: (String, String, String) = world

@@ -4,6 +4,7 @@
 //! a key's rows are found through the UNIQUE index on `idem_key`.
 #![cfg(not(target_arch = "wasm32"))]
 
+use rusqlite::types::Null;
 use rusqlite::{params, Connection};
 use slackline::scheduled::{all_range, key_range, row_key};
 use slackline::sql;
@@ -64,7 +65,7 @@ fn a_claim_before_the_cancel_wins_the_cancel_changes_nothing_and_the_completion_
     let (db, id) = with_scheduled("remind", NOW);
     assert_eq!(ids(&db, sql::outbox::CLAIM, params!["t1", NOW + LEASE_MS, NOW, 10]), vec![id]);
     assert!(ids(&db, sql::scheduled::CANCEL, params![id, NOW + 10, "cancelled"]).is_empty(), "a live lease: the cancel is too late");
-    assert_eq!(ids(&db, sql::outbox::COMPLETE_DONE, params![id, "t1", NOW + 20, 200, 12]), vec![id], "the firing is not fenced");
+    assert_eq!(ids(&db, sql::outbox::COMPLETE_DONE, params![id, "t1", NOW + 20, 200, 12, Null, Null]), vec![id], "the firing is not fenced");
     assert_eq!(status(&db, id), ("done".into(), None));
     assert!(ids(&db, sql::scheduled::CANCEL, params![id, NOW + 30, "cancelled"]).is_empty(), "a fired row: a no-op");
 }
@@ -74,7 +75,7 @@ fn a_cancel_after_the_lease_expired_parks_the_row_and_the_late_completion_is_fen
     let (db, id) = with_scheduled("remind", NOW);
     ids(&db, sql::outbox::CLAIM, params!["t1", NOW + LEASE_MS, NOW, 10]);
     assert_eq!(ids(&db, sql::scheduled::CANCEL, params![id, NOW + LEASE_MS, "cancelled"]), vec![id]);
-    assert!(ids(&db, sql::outbox::COMPLETE_DONE, params![id, "t1", NOW + LEASE_MS + 1, 200, 12]).is_empty(), "fenced: the record stays cancelled");
+    assert!(ids(&db, sql::outbox::COMPLETE_DONE, params![id, "t1", NOW + LEASE_MS + 1, 200, 12, Null, Null]).is_empty(), "fenced: the record stays cancelled");
     assert_eq!(status(&db, id).1.as_deref(), Some("cancelled"));
 }
 

@@ -35,16 +35,11 @@ pub const CLAIM: &str = "UPDATE outbox
  RETURNING id, idem_key, op_key, effect, target, payload, attempts, max_attempts, deadline_at, created_at";
 
 /// Fenced completion as delivered: ?1 id, ?2 claim token, ?3 now, ?4 HTTP status or NULL, ?5
-/// the attempt's latency (ms). The row carries its successful attempt: no `attempts` row is
-/// written for it. Zero returned rows = fenced.
+/// the attempt's latency (ms), ?6 and ?7 a notify message's post (Slack's `channel` and `ts`;
+/// NULL for every other row: migration 5, the row carries them, no `slack_results` row). The row
+/// carries its successful attempt: no `attempts` row is written for it. Zero returned rows =
+/// fenced.
 pub const COMPLETE_DONE: &str = "UPDATE outbox
- SET status = 'done', claim_token = NULL, claim_expires_at = NULL, finished_at = ?3, last_status = ?4,
-     last_latency_ms = ?5
- WHERE id = ?1 AND claim_token = ?2 AND status = 'pending' RETURNING id";
-
-/// [`COMPLETE_DONE`] for a notify message, with what Slack answered its post: ?6 channel, ?7 ts
-/// (migration 5: the row carries them, no `slack_results` row).
-pub const COMPLETE_DONE_POSTED: &str = "UPDATE outbox
  SET status = 'done', claim_token = NULL, claim_expires_at = NULL, finished_at = ?3, last_status = ?4,
      last_latency_ms = ?5, posted_channel = ?6, posted_ts = ?7
  WHERE id = ?1 AND claim_token = ?2 AND status = 'pending' RETURNING id";

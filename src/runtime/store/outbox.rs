@@ -127,14 +127,10 @@ fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
     let (id, token, now) = (int(c.row_id.0), text(c.token.as_str()), c.queueing.now);
     let detail = || c.log.detail.as_deref().map(text).unwrap_or(V::Null);
     let stored: Vec<Value> = match &c.transition {
-        Transition::Done => match posted_message(&c.writes) {
-            Some((channel, ts)) => rows(
-                sql,
-                sql::outbox::COMPLETE_DONE_POSTED,
-                vec![id, token, int(now), opt_int(c.log.http_status), int(c.log.latency_ms), text(channel), text(ts)],
-            )?,
-            None => rows(sql, sql::outbox::COMPLETE_DONE, vec![id, token, int(now), opt_int(c.log.http_status), int(c.log.latency_ms)])?,
-        },
+        Transition::Done => {
+            let (channel, ts) = posted_message(&c.writes).map_or((V::Null, V::Null), |(channel, ts)| (text(channel), text(ts)));
+            rows(sql, sql::outbox::COMPLETE_DONE, vec![id, token, int(now), opt_int(c.log.http_status), int(c.log.latency_ms), channel, ts])?
+        }
         Transition::Retry { at } => rows(sql, sql::outbox::COMPLETE_RETRY, vec![id, token, int(*at), detail(), opt_int(c.log.http_status)])?,
         Transition::Wait { at, .. } => {
             let sent = int(i64::from(c.log.outcome.was_sent()));
@@ -190,7 +186,7 @@ fn apply_after(sql: &SqlStorage, c: &Completing, writes: &[AfterWrite]) -> worke
                     insert_rows(sql, &c.op_key, std::slice::from_ref(row), q.max_attempts, q.now)?;
                 }
             }
-            // A message's post completed as done is on the row already (COMPLETE_DONE_POSTED).
+            // A message's post completed as done is on the row already (COMPLETE_DONE).
             AfterWrite::SlackResult(PostWrite::Message { .. }) if c.transition == Transition::Done => {}
             AfterWrite::SlackResult(post) => notify::apply(sql, c.row_id.0, post)?,
             AfterWrite::Lists(end) => {
