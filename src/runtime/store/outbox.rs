@@ -108,8 +108,8 @@ pub struct Completed {
 
 /// Stores completions whose claims still hold (each fenced by `claim_token`), with their
 /// follow-ups, holds, attempt history (a paced row, never sent, has none; a success stored as
-/// done is carried by its row) and target failure streaks, all in one unit (the counters are
-/// the sweep's, `store::admin::save_sweep`): the
+/// done is carried by its row) and target failure streaks, all in one unit (a success counts
+/// itself by its done row; the other outcomes are counted by the sweep, `store::admin::save_sweep`): the
 /// sweep hands over every attempt that finished together, so one commit serves several rows.
 /// Returns one [`Completed`] per completion, in order.
 pub fn complete(storage: &Storage, sql: &SqlStorage, completions: Vec<Completing>) -> worker::Result<Vec<Completed>> {
