@@ -555,25 +555,24 @@ fn growth_figure(app: &Runtime, scale: &dyn Fn(usize) -> usize) -> String {
 fn speed_figures(app: &Runtime, fake: &FakeSlack, n: usize, runs: usize) -> String {
     let floor = Runtime::start(Settings::new("bench-floor", fake).config("benches/apps/floor/wrangler.toml").bare());
     let design = Runtime::start(Settings::new("bench-design", fake).config("benches/apps/design-floor/wrangler.toml").bare());
-    let mut warm = [
-        Contender::new("floor", &floor, "/", Kind::Mention, false),
-        Contender::new("slackline", app, "/slack/events", Kind::Mention, true),
-        Contender::new("design floor", &design, "/", Kind::Mention, true),
-    ];
-    for c in warm.iter_mut() {
+    // Fresh teams each time: a run never shares an actor with the warm-up or another run.
+    let contenders = || {
+        [
+            Contender::new("floor", &floor, "/", Kind::Mention, false),
+            Contender::new("slackline", app, "/slack/events", Kind::Mention, true),
+            Contender::new("design floor", &design, "/", Kind::Mention, true),
+        ]
+    };
+    for c in contenders().iter_mut() {
         c.warm(fake, 400);
     }
     let p50 = |c: &Contender| pct(&c.latencies(), 0.5).as_secs_f64() * 1000.0;
     let mut out = String::from("| run | floor ack p50 | slackline ack p50 | design floor ack p50 | slackline ÷ design floor, ack p50 | worker CPU ms per acked-and-delivered event: slackline / design floor | CPU ratio |\n| --- | --- | --- | --- | --- | --- | --- |\n");
     let (mut acks, mut cpus) = (Vec::new(), Vec::new());
     for run in 1..=runs {
-        let mut contenders = vec![
-            Contender::new("floor", &floor, "/", Kind::Mention, false),
-            Contender::new("slackline", app, "/slack/events", Kind::Mention, true),
-            Contender::new("design floor", &design, "/", Kind::Mention, true),
-        ];
-        interleave(&mut contenders, fake, n, ROUNDS);
-        let (f, a, d) = (&contenders[0], &contenders[1], &contenders[2]);
+        let mut run_contenders = contenders();
+        interleave(&mut run_contenders, fake, n, ROUNDS);
+        let [f, a, d] = &run_contenders;
         let (ack, cpu) = (p50(a) / p50(d), a.worker_ms() / d.worker_ms());
         acks.push(ack);
         cpus.push(cpu);
