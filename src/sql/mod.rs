@@ -14,6 +14,7 @@ pub mod answers;
 pub mod directory;
 pub mod ingest;
 pub mod installation;
+pub mod known;
 pub mod lean;
 pub mod lists;
 pub mod migrate;

@@ -10,14 +10,18 @@
 // meter counts (src/meter.rs), in isolate memory: each statement's runs and its cursor's
 // rowsRead / rowsWritten, setAlarm calls, actor requests and alarm invocations (GET /__meter);
 // and it prunes as slackline does (POST /__prune?now=: receipts and done rows older than 24 h
-// by that clock), so both pay for the same life of an event.
+// by that clock), so both pay for the same life of an event. Like slackline's, the meter counts
+// only in a test deployment (ALLOW_TEST_CLOCK=1): the speed runs (BENCH_ONLY=speed) serve both
+// without it, as deployed.
 const encoder = new TextEncoder();
 const RETENTION_MS = 24 * 3600 * 1000;
 const meter = { statements: {}, set_alarms: 0, delete_alarms: 0, requests: 0, alarms: 0 };
+let metering = false;
 
 function exec(sql, query, ...bindings) {
   const cursor = sql.exec(query, ...bindings);
   const rows = cursor.toArray();
+  if (!metering) return rows;
   const key = query.split(/\s+/).filter(Boolean).join(" ");
   const tally = (meter.statements[key] ??= { runs: 0, rows_read: 0, rows_written: 0 });
   tally.runs += 1;
@@ -61,6 +65,7 @@ export class TeamFloor {
     this.ctx = ctx;
     this.env = env;
     this.sql = ctx.storage.sql;
+    metering = env.ALLOW_TEST_CLOCK === "1";
     this.sql.exec(`CREATE TABLE IF NOT EXISTS receipts (event_id TEXT PRIMARY KEY, at INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY, idem_key TEXT NOT NULL UNIQUE, payload TEXT NOT NULL,
         status TEXT NOT NULL, due_at INTEGER NOT NULL, claim_token TEXT, claim_expires_at INTEGER);`);

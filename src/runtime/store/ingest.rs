@@ -7,7 +7,9 @@ use crate::effect::Action;
 use crate::ingest::Receipt;
 pub use crate::outbox::completion::NewRow;
 use crate::sql;
+use crate::sql::known::Known;
 use serde_json::Value;
+use std::rc::Rc;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
 
 /// Inserts the rows of a unit's effects, in order: a schedule due at its time, a cancel applied
@@ -134,9 +136,9 @@ pub struct Ingest {
 
 /// The ingest unit: the receipt, its outbox rows (and, for an uninstall, the revocation), all or
 /// nothing.
-pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64) -> worker::Result<Recorded> {
-    let sql = sql.clone();
-    tx_sync(storage, move || {
+pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64, known: &Rc<Known>) -> worker::Result<Recorded> {
+    let (sql, knows) = (sql.clone(), known.clone());
+    let recorded = tx_sync(storage, move || {
         let first: Vec<Value> = match ingest.team_key_stored {
             true => Vec::new(),
             false => rows(&sql, sql::ingest::REMEMBER_TEAM_KEY_RETURNING, vec![text(&ingest.team_key)])?,
@@ -145,7 +147,10 @@ pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64) -> 
         if fresh.is_empty() {
             return Ok(Recorded { receipt: Receipt::Duplicate, first_seen: !first.is_empty(), parked: 0 });
         }
-        run(&sql, sql::lean::NOTE_RECEIPT, vec![text(&now.to_string())])?;
+        if !knows.receipts_noted() {
+            run(&sql, sql::lean::NOTE_RECEIPT, vec![text(&now.to_string())])?;
+            knows.note_receipts();
+        }
         if let Some(change) = &ingest.state {
             super::state::apply(&sql, change, now)?;
         }
@@ -161,7 +166,11 @@ pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64) -> 
         }
         let parked = if ingest.uninstall { revoke(&sql, now)? } else { 0 };
         Ok(Recorded { receipt: Receipt::New { queued, already_queued }, first_seen: !first.is_empty(), parked })
-    })
+    });
+    if recorded.is_err() {
+        known.forget();
+    }
+    recorded
 }
 
 /// Deletes the tokens, marks the team uninstalled, parks every pending row as `uninstalled`.

@@ -11,8 +11,10 @@ use crate::outbox::completion::{to_store, AfterWrite, Fence};
 use crate::outbox::{ClaimToken, Outcome, RowId, StreakChange, Transition};
 use crate::slack::classify::Verdict;
 use crate::sql;
+use crate::sql::known::Known;
 use serde::Deserialize;
 use serde_json::Value;
+use std::rc::Rc;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
 
 /// A row as claimed by a sweep.
@@ -112,18 +114,22 @@ pub struct Completed {
 /// itself by its done row; the other outcomes are counted by the sweep, `store::admin::save_sweep`): the
 /// sweep hands over every attempt that finished together, so one commit serves several rows.
 /// Returns one [`Completed`] per completion, in order.
-pub fn complete(storage: &Storage, sql: &SqlStorage, completions: Vec<Completing>) -> worker::Result<Vec<Completed>> {
-    let sql = sql.clone();
-    tx_sync(storage, move || {
+pub fn complete(storage: &Storage, sql: &SqlStorage, completions: Vec<Completing>, known: &Rc<Known>) -> worker::Result<Vec<Completed>> {
+    let (sql, knows) = (sql.clone(), known.clone());
+    let completed = tx_sync(storage, move || {
         let mut done = Vec::with_capacity(completions.len());
         for c in completions {
-            done.push(complete_one(&sql, c)?);
+            done.push(complete_one(&sql, c, &knows)?);
         }
         Ok(done)
-    })
+    });
+    if completed.is_err() {
+        known.forget();
+    }
+    completed
 }
 
-fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
+fn complete_one(sql: &SqlStorage, c: Completing, known: &Known) -> worker::Result<Completed> {
     let (id, token, now) = (int(c.row_id.0), text(c.token.as_str()), c.queueing.now);
     let detail = || c.log.detail.as_deref().map(text).unwrap_or(V::Null);
     let stored: Vec<Value> = match &c.transition {
@@ -139,8 +145,9 @@ fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
         Transition::Park { reason } => rows(sql, sql::outbox::COMPLETE_PARK, vec![id, token, text(reason), detail(), opt_int(c.log.http_status), int(now)])?,
     };
     let completion = if stored.is_empty() { Completion::Fenced } else { Completion::Stored };
-    if completion == Completion::Stored && c.transition == Transition::Done {
+    if completion == Completion::Stored && c.transition == Transition::Done && !known.done_noted() {
         note_done(sql, now)?;
+        known.note_done();
     }
     let outcome = if completion == Completion::Fenced { Outcome::Fenced } else { c.log.outcome };
     // A call the pacer kept back was never sent: it has no place in the attempt history. A
@@ -153,7 +160,7 @@ fn complete_one(sql: &SqlStorage, c: Completing) -> worker::Result<Completed> {
             vec![int(c.row_id.0), int(c.log.attempt), int(now), text(outcome.as_str()), detail(), opt_int(c.log.http_status), int(c.log.latency_ms)],
         )?;
     }
-    let target_failures = streak(sql, &c.target, outcome.streak_change(c.log.detail.as_deref()))?;
+    let target_failures = streak(sql, &c.target, outcome.streak_change(c.log.detail.as_deref()), known)?;
     let fence = match completion {
         Completion::Stored => Fence::Held,
         Completion::Fenced => Fence::Lost,
@@ -207,16 +214,25 @@ fn apply_after(sql: &SqlStorage, c: &Completing, writes: &[AfterWrite]) -> worke
 }
 
 /// Applies an attempt's change to its target's streak of failed attempts; returns the streak's
-/// length (0 when the attempt said nothing about the target).
-fn streak(sql: &SqlStorage, target: &str, change: StreakChange) -> worker::Result<i64> {
+/// length (0 when the attempt said nothing about the target). A reset of a target known to have no
+/// streak runs nothing ([`Known`]).
+fn streak(sql: &SqlStorage, target: &str, change: StreakChange, known: &Known) -> worker::Result<i64> {
     #[derive(Deserialize)]
     struct Row {
         failures: i64,
     }
     match change {
         StreakChange::Keep => Ok(0),
-        StreakChange::Reset => run(sql, sql::outbox::STREAK_RESET, vec![text(target)]).map(|()| 0),
-        StreakChange::Extend => Ok(rows::<Row>(sql, sql::outbox::STREAK_FAIL, vec![text(target)])?.first().map_or(0, |r| r.failures)),
+        StreakChange::Reset if known.is_clean(target) => Ok(0),
+        StreakChange::Reset => {
+            run(sql, sql::outbox::STREAK_RESET, vec![text(target)])?;
+            known.clean(target);
+            Ok(0)
+        }
+        StreakChange::Extend => {
+            known.dirty(target);
+            Ok(rows::<Row>(sql, sql::outbox::STREAK_FAIL, vec![text(target)])?.first().map_or(0, |r| r.failures))
+        }
     }
 }
 

@@ -28,6 +28,7 @@ use crate::logs::{Alert, AlertLine, ReconcileLine, SweepLine};
 use crate::outbox::pace::Pacer;
 use crate::outbox::schedule::{Drain, Step};
 use crate::outbox::{streak_alerts, ClaimToken, Outcome, Transition, Trigger, WaitCause};
+use crate::sql::known::Known;
 use attempt::Finished;
 use credential::Credential;
 use futures::stream::FuturesUnordered;
@@ -57,6 +58,8 @@ pub struct Sweeper<'a> {
     pub pacer: &'a std::cell::RefCell<Pacer>,
     /// The app (a redriven `handler_failed` row runs its handler again).
     pub app: &'a dyn crate::app::App,
+    /// What the actor knows its database holds (statements the completions can skip).
+    pub known: &'a Rc<Known>,
 }
 
 impl Sweeper<'_> {
@@ -78,6 +81,7 @@ impl Sweeper<'_> {
     async fn drain(&self, started: i64, report: &mut SweepLine, nudges: Nudges) -> worker::Result<()> {
         let c = self.config;
         if let Some(at) = self.prune {
+            self.known.forget_notes();
             store::outbox::prune(self.storage, self.sql, at, c.receipt_retention_ms, c.done_retention_ms, PRUNE_BATCH)?;
         }
         self.pacer.borrow_mut().forget_idle(started);
@@ -136,7 +140,7 @@ impl Sweeper<'_> {
     fn store(&self, finished: Vec<Finished>, token: &ClaimToken) -> worker::Result<Vec<Outcome>> {
         let now = clock::now_ms();
         let completing = finished.iter().map(|f| f.completing(token, self.config, now)).collect();
-        let completed = store::outbox::complete(self.storage, self.sql, completing)?;
+        let completed = store::outbox::complete(self.storage, self.sql, completing, self.known)?;
         Ok(finished.iter().zip(completed).map(|(f, done)| self.log_attempt(f, done, now)).collect())
     }
 

@@ -69,7 +69,7 @@ impl TeamActor {
             failed: failed.clone(),
             state,
         };
-        let recorded = store::ingest::record(&self.state.storage(), &self.sql, ingest, now)?;
+        let recorded = store::ingest::record(&self.state.storage(), &self.sql, ingest, now, &self.known)?;
         if uninstall {
             self.credentials.forget();
         }

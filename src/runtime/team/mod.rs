@@ -39,6 +39,7 @@ use crate::logs::{Alert, ErrorLine, LogLine, SweepLine};
 use crate::outbox::pace::Pacer;
 use crate::outbox::Trigger;
 use crate::routes::{AdminRoute, ApiRoute, RouteError, ROUTE_HEADER};
+use crate::sql::known::Known;
 use crate::sql::migrate::{self, Outcome};
 
 use std::cell::{Cell, RefCell};
@@ -132,6 +133,9 @@ pub struct TeamActor {
     pacer: RefCell<Pacer>,
     /// The app: its handlers decide each request's effects inside the ingest unit.
     app: Rc<dyn App>,
+    /// What this instance knows its database holds (`crate::sql::known`): lets the ingest and
+    /// the completions skip statements that would write nothing.
+    known: Rc<Known>,
 }
 
 impl TeamActor {
@@ -161,6 +165,7 @@ impl TeamActor {
             credentials: credential::Cache::default(),
             pacer,
             app,
+            known: Rc::default(),
         }
     }
 
@@ -313,6 +318,7 @@ impl TeamActor {
             credentials: &self.credentials,
             pacer: &self.pacer,
             app: &HookedApp::of(&*self.app, config),
+            known: &self.known,
         };
         let mut report = sweeper.run(trigger, nudges).await;
         // `run` dropped its receiving side: forget every nudge whose sweep has ended.
