@@ -13,16 +13,29 @@ use serde::Deserialize;
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
 
+/// The JSON value of the one `meta` row `query` reads (an absent or unreadable value: none).
+fn meta_json<T: serde::de::DeserializeOwned>(sql: &SqlStorage, query: &str) -> worker::Result<Option<T>> {
+    #[derive(Deserialize)]
+    struct MetaText {
+        value: String,
+    }
+    Ok(rows::<MetaText>(sql, query, vec![])?.into_iter().next().and_then(|t| serde_json::from_str(&t.value).ok()))
+}
+
 /// The team's sweeps as stored (`crate::admin::sweeps`; an unreadable value counts as none).
 fn sweeps(sql: &SqlStorage) -> worker::Result<Option<Sweeps>> {
-    Ok(rows::<MetaText>(sql, sql::admin::SWEEPS, vec![])?.into_iter().next().and_then(|t| serde_json::from_str(&t.value).ok()))
+    meta_json(sql, sql::admin::SWEEPS)
+}
+
+/// Writes the team's sweeps (one row).
+fn store_sweeps(sql: &SqlStorage, sweeps: &Sweeps) -> worker::Result<()> {
+    run(sql, sql::admin::SAVE_SWEEPS, vec![V::String(serde_json::to_string(sweeps)?)])
 }
 
 /// Keeps a sweep's report as the last one and adds its outcomes to the counters: one read and
 /// one row written with no await between them (the actor is the team's only writer).
 pub fn save_sweep(sql: &SqlStorage, report: SweepLine) -> worker::Result<()> {
-    let sweeps = Sweeps::record(sweeps(sql)?, report);
-    run(sql, sql::admin::SAVE_SWEEPS, vec![V::String(serde_json::to_string(&sweeps)?)])
+    store_sweeps(sql, &Sweeps::record(sweeps(sql)?, report))
 }
 
 /// Notes, once per team, when it began counting successes by their delivered rows
@@ -39,18 +52,12 @@ pub fn keep_pruned_successes(sql: &SqlStorage, cutoff: i64, limit: i64) -> worke
     if pruned == 0 {
         return Ok(());
     }
-    let sweeps = Sweeps::add_pruned_successes(sweeps(sql)?, pruned);
-    run(sql, sql::admin::SAVE_SWEEPS, vec![V::String(serde_json::to_string(&sweeps)?)])
-}
-
-#[derive(Deserialize)]
-struct MetaText {
-    value: String,
+    store_sweeps(sql, &Sweeps::add_pruned_successes(sweeps(sql)?, pruned))
 }
 
 /// The team's `app_rate_limited` notices, if it had any (an unreadable value counts as none).
 pub fn rate_limited(sql: &SqlStorage) -> worker::Result<Option<Notices>> {
-    Ok(rows::<MetaText>(sql, sql::admin::RATE_LIMITED, vec![])?.into_iter().next().and_then(|t| serde_json::from_str(&t.value).ok()))
+    meta_json(sql, sql::admin::RATE_LIMITED)
 }
 
 /// Keeps one more `app_rate_limited` notice for `minute`; what it changed. One read and one write
@@ -80,12 +87,8 @@ fn pending(sql: &SqlStorage, now: i64) -> worker::Result<(i64, i64, Option<i64>)
 /// `remembered` is the last sweep this actor instance ran (a sweep that only delivered is not
 /// stored): shown when it is newer than the stored one.
 pub fn stats(sql: &SqlStorage, now: i64, remembered: Option<SweepLine>) -> worker::Result<Stats> {
-    #[derive(Deserialize)]
-    struct Text {
-        value: String,
-    }
     let stored = sweeps(sql)?.unwrap_or_default();
-    let legacy = || rows::<Text>(sql, sql::admin::LAST_SWEEP, vec![]).map(|t| t.into_iter().next().and_then(|t| serde_json::from_str(&t.value).ok()));
+    let legacy = || meta_json(sql, sql::admin::LAST_SWEEP);
     let last_sweep = match (remembered, stored.last.clone()) {
         (Some(mine), Some(kept)) => Some(if mine.at >= kept.at { mine } else { kept }),
         (Some(last), None) | (None, Some(last)) => Some(last),
