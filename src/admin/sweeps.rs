@@ -70,7 +70,7 @@ fn stored_outcomes(report: &SweepLine) -> impl Iterator<Item = (Outcome, i64)> {
     report.outcomes().into_iter().filter(|(o, n)| *n > 0 && *o != Outcome::Success)
 }
 
-/// Whether a sweep's report is stored: it has outcomes to add ([`stored_outcomes`]), an error or
+/// Whether a sweep's report is stored: it has outcomes to add (`stored_outcomes`), an error or
 /// an alert. An idle sweep and one that only delivered write nothing.
 pub fn worth_storing(report: &SweepLine) -> bool {
     report.error.is_some() || report.alert.is_some() || stored_outcomes(report).next().is_some()

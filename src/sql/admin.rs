@@ -77,11 +77,13 @@ pub const DELIVERED_ROWS: &str = "SELECT COUNT(*) AS n FROM outbox WHERE status 
 
 /// Of the rows [`super::outbox::PRUNE_DONE`] deletes with the same parameters (?1 cutoff, ?2
 /// limit), those that count themselves as successes ([`DELIVERED_ROWS`]).
-pub const PRUNED_DELIVERED_ROWS: &str = "SELECT COUNT(*) AS n FROM outbox WHERE id IN (
-   SELECT id FROM outbox WHERE status = 'done' AND finished_at < ?1 AND id < (SELECT MAX(id) FROM outbox)
-   ORDER BY id LIMIT ?2)
+pub const PRUNED_DELIVERED_ROWS: &str = concat!(
+    "SELECT COUNT(*) AS n FROM outbox WHERE id IN (\n   ",
+    super::outbox::prune_done_ids!(),
+    ")
  AND last_latency_ms IS NOT NULL
- AND finished_at >= (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'successes_counted_since')";
+ AND finished_at >= (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'successes_counted_since')"
+);
 
 /// The last sweep's report as an earlier release kept it (JSON text).
 pub const LAST_SWEEP: &str = "SELECT value FROM meta WHERE key = 'last_sweep'";

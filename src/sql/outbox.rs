@@ -100,18 +100,26 @@ pub const SWEEP_END: &str = "SELECT
    (SELECT COUNT(*) FROM outbox WHERE status = 'pending') AS pending,
    (SELECT MIN(created_at) FROM outbox WHERE status = 'pending' AND created_at <= ?1) AS oldest";
 
+/// The ids of the old delivered rows one housekeeping pass prunes, oldest first: ?1 cutoff, ?2
+/// limit. Parked rows are never pruned, nor is the newest row (whatever its state): the table has
+/// no `AUTOINCREMENT`, and its highest id is what keeps a new row from taking an old one's id
+/// (`sql::lean`). One text for [`PRUNE_DONE`] and every statement that must see the same rows
+/// before it (`concat!` takes only literals, hence a macro).
+macro_rules! prune_done_ids {
+    () => {
+        "SELECT id FROM outbox WHERE status = 'done' AND finished_at < ?1 AND id < (SELECT MAX(id) FROM outbox)
+   ORDER BY id LIMIT ?2"
+    };
+}
+pub(crate) use prune_done_ids;
+
 /// Deletes the attempt history of old delivered rows: ?1 cutoff, ?2 limit. Run before
 /// [`PRUNE_DONE`] with the same parameters (the same rows, by the same order).
-pub const PRUNE_DONE_ATTEMPTS: &str = "DELETE FROM attempts WHERE row_id IN (
-   SELECT id FROM outbox WHERE status = 'done' AND finished_at < ?1 AND id < (SELECT MAX(id) FROM outbox)
-   ORDER BY id LIMIT ?2)";
+pub const PRUNE_DONE_ATTEMPTS: &str = concat!("DELETE FROM attempts WHERE row_id IN (\n   ", prune_done_ids!(), ")");
 
-/// Deletes old delivered rows, oldest ids first: ?1 cutoff, ?2 limit. Parked rows are never
-/// pruned, nor is the newest row (whatever its state): the table has no `AUTOINCREMENT`, and
-/// its highest id is what keeps a new row from taking an old one's id (`sql::lean`).
-pub const PRUNE_DONE: &str = "DELETE FROM outbox WHERE id IN (
-   SELECT id FROM outbox WHERE status = 'done' AND finished_at < ?1 AND id < (SELECT MAX(id) FROM outbox)
-   ORDER BY id LIMIT ?2)";
+/// Deletes old delivered rows, oldest ids first: ?1 cutoff, ?2 limit (which rows:
+/// `prune_done_ids!`).
+pub const PRUNE_DONE: &str = concat!("DELETE FROM outbox WHERE id IN (\n   ", prune_done_ids!(), ")");
 
 /// Deletes expired holds: ?1 now.
 pub const PRUNE_HOLDS: &str = "DELETE FROM holds WHERE until_ms <= ?1";
@@ -132,6 +140,4 @@ pub const PRUNE_KEYS: &str = "DELETE FROM idempotency_keys WHERE key IN (
 
 /// Deletes the Slack answers of old delivered rows: ?1 cutoff, ?2 limit (the same rows as
 /// [`PRUNE_DONE`], run before it).
-pub const PRUNE_DONE_RESULTS: &str = "DELETE FROM slack_results WHERE row_id IN (
-   SELECT id FROM outbox WHERE status = 'done' AND finished_at < ?1 AND id < (SELECT MAX(id) FROM outbox)
-   ORDER BY id LIMIT ?2)";
+pub const PRUNE_DONE_RESULTS: &str = concat!("DELETE FROM slack_results WHERE row_id IN (\n   ", prune_done_ids!(), ")");
