@@ -8,6 +8,8 @@
 //! event ids, bounded in count and time, and prints the figures as a Markdown table (copied into
 //! docs/benchmarks.md). These are figures, not pass/fail tests.
 
+#[path = "load/alarm.rs"]
+mod alarm;
 #[path = "load/assistant.rs"]
 mod assistant;
 #[path = "load/cost.rs"]
@@ -603,6 +605,14 @@ fn main() {
     if std::env::var("BENCH_ONLY").as_deref() == Ok("pacing") {
         // `BENCH_ONLY=pacing make bench`: Slack's rate limits, enforced by the fake (about 12 min).
         println!("| # | measure | figure |\n| --- | --- | --- |\n{}", pacing::figures(&scale));
+        return;
+    }
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("alarm") {
+        // `BENCH_ONLY=alarm make bench`: many quiet teams, each event arriving as the last sweep
+        // ends, the CPUs busy: the worst ack → delivery and any reply stranded (issue 33).
+        let before = load_average();
+        println!("| # | measure | figure |\n| --- | --- | --- |\n{}", alarm::figures(&scale));
+        println!("| — | load average (1, 5, 15 min) before / after | {before} / {} |", load_average());
         return;
     }
     if std::env::var("BENCH_ONLY").as_deref() == Ok("dispatch") {

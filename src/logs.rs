@@ -26,6 +26,8 @@ pub enum LogLine {
     Delivery(DeliveryLine),
     /// A target failing again and again.
     Alert(AlertLine),
+    /// Rows overdue with no alarm to sweep them: the alarm was re-armed.
+    AlarmMissing(AlarmMissingLine),
     /// An install attempt's end.
     Install(InstallLine),
     /// The app was removed from a team.
@@ -65,7 +67,7 @@ into_line!(
     RequestLine => Request, SweepLine => Sweep, DeliveryLine => Delivery, AlertLine => Alert,
     InstallLine => Install, UninstallLine => Uninstall, TokenRefreshedLine => TokenRefreshed,
     TokenRefreshFailedLine => TokenRefreshFailed, AdminLine => Admin, ReconcileLine => Reconcile,
-    SchemaLine => Schema,
+    SchemaLine => Schema, AlarmMissingLine => AlarmMissing,
 );
 
 /// The `alert` field: what an operator should be told about (see `docs/operations.md`).
@@ -84,6 +86,8 @@ pub enum Alert {
     AppRateLimited,
     /// The app's handler failed on a request: it was recorded and parked as `handler_failed`.
     HandlerFailed,
+    /// A request found rows overdue with no alarm at or before them; it re-armed the alarm.
+    AlarmMissing,
 }
 
 /// What the front door did with a request.
@@ -300,6 +304,24 @@ pub struct AlertLine {
     /// The last error.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+/// `kind: alarm_missing` (`alert: alarm_missing`): the alarm's safety net found rows due for
+/// longer than its grace with no alarm to sweep them, and re-armed it (`crate::outbox::alarm`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AlarmMissingLine {
+    /// Always `alarm_missing`.
+    pub alert: Alert,
+    /// The team key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
+    /// The earliest due time of the overdue rows (epoch ms).
+    pub due_at: i64,
+    /// How long they had been due.
+    pub waited_ms: i64,
+    /// The alarm storage held instead (epoch ms), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stored_alarm_at: Option<i64>,
 }
 
 /// How an install attempt ended.

@@ -52,6 +52,10 @@ pub struct Stats {
     /// 30,000 an hour), the latest, and when it said so; `None` if it never did.
     #[serde(default)]
     pub app_rate_limited: Option<crate::slack::rate_limited::Notices>,
+    /// Times a request found rows overdue with no alarm to sweep them (`alert: alarm_missing`;
+    /// each re-armed the alarm), the latest, and the due time it found; `None` if it never did.
+    #[serde(default)]
+    pub alarm_missing: Option<crate::outbox::alarm::MissedAlarms>,
 }
 
 /// Parked rows with one reason.

@@ -61,6 +61,7 @@ fn every_field() -> Vec<LogLine> {
             alert: Some(Alert::RowParked),
         }),
         LogLine::Alert(AlertLine { alert: Alert::TargetFailing, team: s(), target: "t".into(), target_failures: 5, error: s() }),
+        LogLine::AlarmMissing(AlarmMissingLine { alert: Alert::AlarmMissing, team: s(), due_at: 1, waited_ms: 1, stored_alarm_at: Some(1) }),
         LogLine::Install(InstallLine { outcome: InstallOutcome::Installed, team: s(), rotating: Some(true), error: s(), reason: s(), detail: s() }),
         LogLine::Uninstall(UninstallLine { team: "T".into(), parked: 1, alert: Alert::TeamUninstalled }),
         LogLine::TokenRefreshed(TokenRefreshedLine { expires_at: 1 }),

@@ -31,6 +31,7 @@
 //! Delivery is at-least-once: if the process dies after Slack accepted a post and before the
 //! completion is stored, the post is made again. Fencing protects our record, not Slack's channel.
 
+pub mod alarm;
 pub mod completion;
 pub mod pace;
 pub mod retry;

@@ -2,11 +2,13 @@
 //! `ALLOW_TEST_CLOCK=1` (never in production): a request may set the clock (signature
 //! timestamps, install states, idempotency keys, and the time a scheduled effect's `after` counts
 //! from: a test that says "this request came 29 minutes ago" sees its 30-minute reminder fall due
-//! a minute later; the row itself is queued by the real clock), slow the team actor down (to exceed an ack
-//! budget), name its client address (for the failed-token lockout; locally every request comes
-//! from 127.0.0.1), or make the app's handler fail on it (to test `handler_failed`); `TEST_PANIC_MARKER`
-//! makes the handlers panic instead ([`HookedApp`]). The Worker
-//! forwards the clock, the delay and the failure to the actor with the request.
+//! a minute later; the row itself is queued by the real clock), slow the team actor down (to
+//! exceed an ack budget), hold or skip the ingest's alarm (issue 33's race, and the defect the
+//! alarm's safety net catches), name its client address (for the failed-token lockout; locally
+//! every request comes from 127.0.0.1), or make the app's handler fail on it (to test
+//! `handler_failed`); `TEST_PANIC_MARKER` makes the handlers panic instead ([`HookedApp`]). The
+//! Worker forwards the clock, the delays, the alarm hooks and the failure to the actor with the
+//! request.
 
 use super::header;
 use crate::app::listen::Listeners;
@@ -23,6 +25,13 @@ pub const ACTOR_DELAY: &str = "x-slackline-test-actor-delay-ms";
 pub const CLIENT_IP: &str = "x-slackline-test-client-ip";
 /// `x-slackline-test-handler-fails`: the app's handler fails on this request, with this error.
 pub const HANDLER_FAILS: &str = "x-slackline-test-handler-fails";
+/// `x-slackline-test-arm-hold-ms`: after its `setAlarm` returns, the ingest waits until a sweep of
+/// this instance has ended, or this long (issue 33's window: the alarm the ingest set fired, swept
+/// and re-armed before the ingest went on).
+pub const ARM_HOLD: &str = "x-slackline-test-arm-hold-ms";
+/// `x-slackline-test-skip-arm`: the ingest queues its rows and sets no alarm (the defect the
+/// alarm's safety net must catch).
+pub const SKIP_ARM: &str = "x-slackline-test-skip-arm";
 
 /// A request's test hooks (all `None` unless `ALLOW_TEST_CLOCK=1`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -35,6 +44,10 @@ pub struct TestHooks {
     pub client_ip: Option<String>,
     /// The handler fails on this request, with this error.
     pub handler_fails: Option<String>,
+    /// How long at most the ingest waits for a sweep to end after its `setAlarm` returns.
+    pub arm_hold_ms: Option<u64>,
+    /// The ingest sets no alarm.
+    pub skip_arm: bool,
 }
 
 impl TestHooks {
@@ -48,17 +61,26 @@ impl TestHooks {
             actor_delay_ms: header(req, ACTOR_DELAY).and_then(|v| v.parse().ok()),
             client_ip: header(req, CLIENT_IP),
             handler_fails: header(req, HANDLER_FAILS),
+            arm_hold_ms: header(req, ARM_HOLD).and_then(|v| v.parse().ok()),
+            skip_arm: header(req, SKIP_ARM).is_some_and(|v| v == "1"),
         }
     }
 
-    /// Whether any hook the team actor reads (the clock, the delay, the failure) is set.
+    /// Whether any hook the team actor reads (the clock, the delays, the failure, the alarm) is
+    /// set.
     pub fn for_the_actor(&self) -> bool {
-        self.now_ms.is_some() || self.actor_delay_ms.is_some() || self.handler_fails.is_some()
+        self.now_ms.is_some() || self.actor_delay_ms.is_some() || self.handler_fails.is_some() || self.arm_hold_ms.is_some() || self.skip_arm
     }
 
-    /// Adds the hooks the team actor reads (the clock, the delay, the failure) to a forwarded
-    /// request.
+    /// Adds the hooks the team actor reads (the clock, the delays, the failure, the alarm) to a
+    /// forwarded request.
     pub fn forward(&self, headers: &Headers) -> worker::Result<()> {
+        if let Some(hold) = self.arm_hold_ms {
+            headers.set(ARM_HOLD, &hold.to_string())?;
+        }
+        if self.skip_arm {
+            headers.set(SKIP_ARM, "1")?;
+        }
         if let Some(now) = self.now_ms {
             headers.set(NOW, &now.to_string())?;
         }

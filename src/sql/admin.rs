@@ -95,6 +95,13 @@ pub const SAVE_RATE_LIMITED: &str = "INSERT INTO meta(key, value) VALUES ('app_r
 /// The team's `app_rate_limited` notices (JSON text).
 pub const RATE_LIMITED: &str = "SELECT value FROM meta WHERE key = 'app_rate_limited'";
 
+/// Keeps what the alarm's safety net found (`outbox::alarm::MissedAlarms`): ?1 JSON.
+pub const SAVE_ALARMS_MISSED: &str = "INSERT INTO meta(key, value) VALUES ('alarms_missed', ?1)
+ ON CONFLICT(key) DO UPDATE SET value = excluded.value";
+
+/// What the alarm's safety net found (JSON text).
+pub const ALARMS_MISSED: &str = "SELECT value FROM meta WHERE key = 'alarms_missed'";
+
 /// Parked rows matching a bulk redrive: ?1 reason (NULL: any), ?2 parked since, ?3 parked until.
 pub const COUNT_PARKED_MATCHING: &str = "SELECT COUNT(*) AS n FROM outbox
  WHERE status = 'parked' AND (?1 IS NULL OR reason = ?1) AND finished_at >= ?2 AND finished_at <= ?3";

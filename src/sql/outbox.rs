@@ -100,6 +100,16 @@ pub const SWEEP_END: &str = "SELECT
    (SELECT COUNT(*) FROM outbox WHERE status = 'pending') AS pending,
    (SELECT MIN(created_at) FROM outbox WHERE status = 'pending' AND created_at <= ?1) AS oldest";
 
+/// The alarm's safety net (`crate::outbox::alarm`): the earliest time a pending row is due, by
+/// [`SWEEP_END`]'s reckoning (a live lease's expiry, else its next attempt, not before its
+/// target's hold), among the rows whose next attempt is at or before ?2 (now less the net's grace;
+/// the partial index `outbox_pending` reads only those); ?1 now.
+pub const OVERDUE: &str = "SELECT MIN(CASE
+   WHEN o.claim_token IS NOT NULL AND o.claim_expires_at > ?1 THEN o.claim_expires_at
+   ELSE MAX(o.next_attempt_at, COALESCE(h.until_ms, 0)) END) AS due
+ FROM outbox o LEFT JOIN holds h ON h.target = o.target
+ WHERE o.status = 'pending' AND o.next_attempt_at <= ?2";
+
 /// The ids of the old delivered rows one housekeeping pass prunes, oldest first: ?1 cutoff, ?2
 /// limit. Parked rows are never pruned, nor is the newest row (whatever its state): the table has
 /// no `AUTOINCREMENT`, and its highest id is what keeps a new row from taking an old one's id

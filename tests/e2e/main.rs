@@ -11,6 +11,7 @@
 mod support;
 
 mod admin;
+mod alarm;
 mod assistant;
 mod delivery;
 mod examples;

@@ -6,6 +6,7 @@ use super::outbox::team_key;
 use crate::admin::sweeps::Sweeps;
 use crate::admin::{AuditEntry, OutboxPage, OutboxRow, RowDetail, Stats};
 use crate::logs::SweepLine;
+use crate::outbox::alarm::MissedAlarms;
 use crate::outbox::{RowId, Status};
 use crate::slack::rate_limited::{Noted, Notices};
 use crate::sql;
@@ -70,6 +71,18 @@ pub fn note_rate_limited(sql: &SqlStorage, minute: i64, now: i64) -> worker::Res
     Ok(noted)
 }
 
+/// What the alarm's safety net found, if it ever did (an unreadable value counts as none).
+pub fn alarms_missed(sql: &SqlStorage) -> worker::Result<Option<MissedAlarms>> {
+    meta_json(sql, sql::admin::ALARMS_MISSED)
+}
+
+/// Keeps one more finding of the safety net: rows due since `due_at`, no alarm to sweep them.
+/// One read and one row written, with no await between them.
+pub fn note_alarm_missed(sql: &SqlStorage, now: i64, due_at: i64) -> worker::Result<()> {
+    let missed = MissedAlarms::note(alarms_missed(sql)?, now, due_at);
+    run(sql, sql::admin::SAVE_ALARMS_MISSED, vec![V::String(serde_json::to_string(&missed)?)])
+}
+
 /// The pending summary at `now`: how many rows are pending, how many of them are scheduled rows
 /// not due yet, and how long the oldest due one has waited.
 fn pending(sql: &SqlStorage, now: i64) -> worker::Result<(i64, i64, Option<i64>)> {
@@ -111,6 +124,7 @@ pub fn stats(sql: &SqlStorage, now: i64, remembered: Option<SweepLine>) -> worke
         installation: installation(sql)?,
         uninstalled: uninstalled(sql)?,
         app_rate_limited: rate_limited(sql)?,
+        alarm_missing: alarms_missed(sql)?,
     })
 }
 

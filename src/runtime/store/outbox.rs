@@ -341,6 +341,16 @@ pub fn remember_team_key(sql: &SqlStorage, key: &str) -> worker::Result<()> {
     run(sql, sql::outbox::REMEMBER_TEAM_KEY, vec![text(key)])
 }
 
+/// The alarm's safety net: the earliest due time of the pending rows whose next attempt is at
+/// least `grace_ms` old at `now` (`sql::outbox::OVERDUE`), if any.
+pub fn overdue(sql: &SqlStorage, now: i64, grace_ms: i64) -> worker::Result<Option<i64>> {
+    #[derive(Deserialize)]
+    struct Row {
+        due: Option<i64>,
+    }
+    Ok(rows::<Row>(sql, sql::outbox::OVERDUE, vec![int(now), int(now - grace_ms)])?.into_iter().next().and_then(|r| r.due))
+}
+
 /// The team key this actor recorded, if any.
 pub fn team_key(sql: &SqlStorage) -> worker::Result<Option<String>> {
     #[derive(Deserialize)]

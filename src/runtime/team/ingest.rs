@@ -73,9 +73,10 @@ impl TeamActor {
         if uninstall {
             self.credentials.forget();
         }
-        if recorded.receipt.queued() > 0 {
+        if recorded.receipt.queued() > 0 && !hooks.skip_arm {
             // Issued right after the unit, with no await between: committed with it.
             self.wake().await?;
+            self.hold_until_swept(hooks.arm_hold_ms).await;
         }
         self.team.borrow_mut().get_or_insert_with(|| dispatch.team_key().to_string());
         self.note_in_directory(dispatch.team_key(), recorded.first_seen, uninstall && recorded.receipt != Receipt::Duplicate);

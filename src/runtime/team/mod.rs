@@ -35,7 +35,8 @@ use super::test_hooks::HookedApp;
 use super::{clock, env, log};
 use crate::app::App;
 use crate::config::Config;
-use crate::logs::{Alert, ErrorLine, LogLine, SweepLine};
+use crate::logs::{AlarmMissingLine, Alert, ErrorLine, LogLine, SweepLine};
+use crate::outbox::alarm::{self, AlarmOp, AlarmView};
 use crate::outbox::pace::Pacer;
 use crate::outbox::Trigger;
 use crate::routes::{AdminRoute, ApiRoute, RouteError, ROUTE_HEADER};
@@ -101,6 +102,10 @@ pub const REARM_AFTER_ERROR_MS: i64 = 5_000;
 pub const SCHEMA_REARM_MS: i64 = 60_000;
 /// How often a sweep prunes old receipts and delivered rows: at most once a minute.
 pub const PRUNE_EVERY_MS: i64 = 60_000;
+/// The alarm's safety net: a row due for longer than this with no alarm at or before it (or
+/// within [`REARM_AFTER_ERROR_MS`]) is reported and re-armed by the next request; the net looks
+/// at most once per this interval per instance: 5 s.
+pub const ALARM_MISSING_AFTER_MS: i64 = 5_000;
 /// The most rows one admin listing returns.
 const MAX_PAGE: i64 = 200;
 
@@ -114,10 +119,15 @@ pub struct TeamActor {
     schema: Outcome,
     /// Housekeeping runs in a sweep at most once per [`PRUNE_EVERY_MS`].
     next_prune_at: Cell<i64>,
-    /// The alarm this instance set and that has not started yet (cleared when `alarm()` starts).
-    /// Lets an ingest skip `setAlarm` when a sweep is already due; lost with the instance, which
-    /// only costs one redundant `setAlarm`.
-    armed_at: Cell<Option<i64>>,
+    /// The stored alarm as this instance knows it, written as each operation is issued
+    /// (`crate::outbox::alarm`): lets an ingest skip `setAlarm` when a sweep is already due, and
+    /// never believes in an alarm storage does not hold. Lost with the instance, which only costs
+    /// one `setAlarm` more.
+    alarm: AlarmView,
+    /// The safety net ([`TeamActor::check_alarm`]) looks again no earlier than this.
+    next_alarm_check_at: Cell<i64>,
+    /// How many sweeps this instance has ended, alarm re-armed (a test hook waits for one).
+    sweeps_ended: Cell<u64>,
     /// The last sweep this instance ran, with its time: a sweep that only delivered is not stored
     /// (`crate::admin::sweeps`), and the stats show this one when it is the newer.
     last_sweep: RefCell<Option<SweepLine>>,
@@ -158,7 +168,9 @@ impl TeamActor {
             sql,
             schema,
             next_prune_at: Cell::new(0),
-            armed_at: Cell::new(None),
+            alarm: AlarmView::default(),
+            next_alarm_check_at: Cell::new(0),
+            sweeps_ended: Cell::new(0),
             last_sweep: RefCell::new(None),
             team: RefCell::new(None),
             nudges: RefCell::new(Vec::new()),
@@ -180,7 +192,7 @@ impl TeamActor {
     /// The alarm: one sweep, then the alarm re-armed.
     pub async fn alarm(&self) -> Result<Response> {
         super::meter::alarm();
-        self.armed_at.set(None);
+        self.alarm.fired();
         if let Outcome::Refused(_) = self.schema {
             self.arm(clock::now_ms() + SCHEMA_REARM_MS).await?;
             return Response::ok("");
@@ -221,6 +233,7 @@ impl TeamActor {
             return Err(ActorError::Schema(refused.clone()));
         }
         let config = env::config(&self.env).map_err(|e| ActorError::Config(e.to_string()))?;
+        self.check_alarm().await;
         match (req.method(), req.path().as_str()) {
             (Method::Post, "/ingest") => self.ingest(req, &config).await,
             (Method::Post, "/installation") => self.install(req, &config).await,
@@ -253,29 +266,93 @@ impl TeamActor {
         }
     }
 
+    /// Sets the alarm to `at_ms`, whatever it is now.
     async fn arm(&self, at_ms: i64) -> Result<()> {
-        let date = worker::js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(at_ms as f64));
-        super::meter::set_alarm();
-        self.state.storage().set_alarm(ScheduledTime::new(date)).await?;
-        self.armed_at.set(Some(at_ms));
-        Ok(())
+        self.issue(self.alarm.arm(at_ms)).await
     }
 
-    /// Deletes the alarm: nothing is pending and no housekeeping is due.
+    /// Deletes the alarm, if this instance may have one stored: nothing is pending and no
+    /// housekeeping is due.
     async fn disarm(&self) -> Result<()> {
-        super::meter::delete_alarm();
-        self.state.storage().delete_alarm().await?;
-        self.armed_at.set(None);
-        Ok(())
+        match self.alarm.disarm() {
+            Some(op) => self.issue(op).await,
+            None => Ok(()),
+        }
     }
 
     /// Makes sure a sweep starts no later than `at_ms`: sets the alarm unless one this instance
     /// set is already due by then (under load most ingests find one and skip the write).
     async fn arm_by(&self, at_ms: i64) -> Result<()> {
-        match self.armed_at.get() {
-            Some(armed) if armed <= at_ms => Ok(()),
-            _ => self.arm(at_ms).await,
+        match self.alarm.arm_by(at_ms) {
+            Some(op) => self.issue(op).await,
+            None => Ok(()),
         }
+    }
+
+    /// Issues an operation the view has already counted (`crate::outbox::alarm`: the call starts
+    /// it synchronously, in the order of issue). A failure leaves storage's alarm unknown.
+    async fn issue(&self, op: AlarmOp) -> Result<()> {
+        let storage = self.state.storage();
+        let done = match op {
+            AlarmOp::Set(at_ms) => {
+                super::meter::set_alarm();
+                let date = worker::js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(at_ms as f64));
+                storage.set_alarm(ScheduledTime::new(date)).await
+            }
+            AlarmOp::Delete => {
+                super::meter::delete_alarm();
+                storage.delete_alarm().await
+            }
+        };
+        if done.is_err() {
+            self.alarm.failed();
+        }
+        done
+    }
+
+    /// The safety net of the alarm invariant (`crate::outbox::alarm`), run by requests at most
+    /// once per [`ALARM_MISSING_AFTER_MS`]: rows due for longer than that, no sweep running, and
+    /// storage's alarm (`getAlarm`, a read) unset or later than soon — the alarm is re-armed to
+    /// now, one `alarm_missing` line printed and the finding counted for the stats. Costs one
+    /// indexed read when nothing is overdue; its own failures are left to the next request.
+    async fn check_alarm(&self) {
+        let now = clock::now_ms();
+        if now < self.next_alarm_check_at.get() || self.sweeping() {
+            return;
+        }
+        self.next_alarm_check_at.set(now + ALARM_MISSING_AFTER_MS);
+        let overdue = |now| {
+            store::outbox::overdue(&self.sql, now, ALARM_MISSING_AFTER_MS).ok().flatten().and_then(|due| alarm::overdue(Some(due), now, ALARM_MISSING_AFTER_MS))
+        };
+        if overdue(now).is_none() {
+            return;
+        }
+        let Ok(stored) = self.state.storage().get_alarm().await else { return };
+        // Read again after the await: a sweep that started meanwhile (getAlarm says null while
+        // the alarm handler runs) or took the rows is no finding.
+        let now = clock::now_ms();
+        let Some(due_at) = overdue(now).filter(|_| !self.sweeping() && !alarm::covers(stored, now, REARM_AFTER_ERROR_MS)) else { return };
+        let line = AlarmMissingLine { alert: Alert::AlarmMissing, team: self.team_key(), due_at, waited_ms: now - due_at, stored_alarm_at: stored };
+        log::error(line);
+        let _ = store::admin::note_alarm_missed(&self.sql, now, due_at);
+        let _ = self.arm(now).await;
+    }
+
+    /// The test hook `arm_hold_ms` (`runtime::test_hooks`; `None` in production): waits until a
+    /// sweep of this instance has ended, at most that long — the continuation of the ingest's
+    /// `setAlarm` held while the alarm it set fires, sweeps and re-arms (issue 33's race).
+    async fn hold_until_swept(&self, at_most_ms: Option<u64>) {
+        let Some(at_most) = at_most_ms else { return };
+        let (until, ended) = (clock::now_ms() + at_most as i64, self.sweeps_ended.get());
+        while self.sweeps_ended.get() == ended && clock::now_ms() < until {
+            worker::Delay::from(std::time::Duration::from_millis(5)).await;
+        }
+    }
+
+    /// Whether a sweep (an alarm's or an admin's) is running in this instance: it re-arms the
+    /// alarm when it ends.
+    fn sweeping(&self) -> bool {
+        !self.nudges.borrow().is_empty()
     }
 
     /// Rows were queued: running sweeps are told, and the alarm is armed to now (set even while a
@@ -346,11 +423,11 @@ impl TeamActor {
         self.log_sweep(&report);
         match next {
             Some(at) => self.arm(at.max(now)).await?,
-            // An ingest armed the alarm while this sweep ran and the sweep took its rows: nothing
-            // is left for that alarm but an empty sweep.
-            None if self.armed_at.get().is_some() => self.disarm().await?,
-            None => {}
+            // Nothing pending, no housekeeping: an alarm an ingest set while this sweep ran (the
+            // sweep took its rows) would only run an empty sweep.
+            None => self.disarm().await?,
         }
+        self.sweeps_ended.set(self.sweeps_ended.get() + 1);
         Ok(report)
     }
 
