@@ -189,6 +189,20 @@ fn rate_limited_note(stats: &Stats) -> String {
     }
 }
 
+/// The line about the alarm's safety net, if it ever had to step in: rows acked and due with no
+/// alarm to sweep them, re-armed by a request (`docs/operations.md`, "The alarm's safety net").
+fn alarm_missing_note(stats: &Stats) -> String {
+    match stats.alarm_missing {
+        Some(m) => format!(
+            "<p id=\"alarm-missing\">The alarm's safety net found rows due with no alarm to deliver them <strong>{}</strong> time(s), the latest at {} (due since {}): it re-armed the alarm each time. This should never happen: please report it with the <code>alarm_missing</code> log line.</p>",
+            m.count,
+            utc(m.last_at),
+            utc(m.last_due_at)
+        ),
+        None => String::new(),
+    }
+}
+
 /// A team's dead-letter page: pending summary, held methods, every parked row with its
 /// reason, attempts and last error, each with Redrive and Discard buttons, the scheduled rows
 /// with their due time and a Cancel button, and the app's state (secret values redacted).
@@ -196,13 +210,14 @@ pub fn dead_letter_page(team: &str, stats: &Stats, parked: &[OutboxRow], schedul
     let holds: Vec<String> = stats.holds.iter().map(|h| format!("{} until {}", escape(&h.target), utc(h.until_ms))).collect();
     let paced: Vec<String> = stats.pacing.iter().map(|p| format!("{} ({} waiting, free at {})", escape(&p.lane), p.waiting, utc(p.free_at))).collect();
     let summary = format!(
-        "<p>Pending: <strong id=\"pending\">{}</strong>; oldest waiting {}; parked: <strong id=\"parked\">{}</strong>; held methods: {}; paced: {}.</p>{}",
+        "<p>Pending: <strong id=\"pending\">{}</strong>; oldest waiting {}; parked: <strong id=\"parked\">{}</strong>; held methods: {}; paced: {}.</p>{}{}",
         stats.pending,
         stats.oldest_pending_age_ms.map(|ms| format!("{} s", ms / 1000)).unwrap_or_else(|| "—".into()),
         parked.len(),
         if holds.is_empty() { "none".into() } else { holds.join(", ") },
         if paced.is_empty() { "none".into() } else { paced.join(", ") },
         rate_limited_note(stats),
+        alarm_missing_note(stats),
     );
     let rows = if parked.is_empty() {
         "<p id=\"empty\">No parked rows: nothing needs a decision.</p>".to_string()
@@ -328,6 +343,14 @@ mod tests {
         let notices = crate::slack::rate_limited::Notices { count: 3, last_minute: 1_518_467_820, last_at: 0 };
         let html = dead_letter_page("T1", &Stats { app_rate_limited: Some(notices), ..Stats::default() }, &[], &[], &StatePage::default());
         assert!(html.contains("in <strong>3</strong> minute(s), the latest starting 2018-02-12 20:37:00 UTC"), "{html}");
+    }
+
+    #[test]
+    fn the_page_says_when_the_alarms_safety_net_stepped_in() {
+        assert!(!dead_letter_page("T1", &Stats::default(), &[], &[], &StatePage::default()).contains("alarm-missing"));
+        let missed = crate::outbox::alarm::MissedAlarms { count: 2, last_at: 1_518_467_830_000, last_due_at: 1_518_467_820_000 };
+        let html = dead_letter_page("T1", &Stats { alarm_missing: Some(missed), ..Stats::default() }, &[], &[], &StatePage::default());
+        assert!(html.contains("<strong>2</strong> time(s), the latest at 2018-02-12 20:37:10 UTC (due since 2018-02-12 20:37:00 UTC)"), "{html}");
     }
 
     #[test]
