@@ -79,6 +79,18 @@ pub const HOLD_TARGET: &str = "INSERT INTO holds(target, until_ms) VALUES (?1, ?
 pub const LOG_ATTEMPT: &str = "INSERT INTO attempts(row_id, attempt, at, outcome, detail, http_status, latency_ms)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 
+/// When a pending row `o` (joined with its target's hold `h`) is next due, ?1 now: a live
+/// lease's expiry, else its next attempt, not before the hold ends. One text for [`SWEEP_END`]
+/// (the alarm the sweep re-arms) and [`OVERDUE`] (the safety net that checks it), which must
+/// reckon alike (`concat!` takes only literals, hence a macro).
+macro_rules! due_of_pending {
+    () => {
+        "CASE
+      WHEN o.claim_token IS NOT NULL AND o.claim_expires_at > ?1 THEN o.claim_expires_at
+      ELSE MAX(o.next_attempt_at, COALESCE(h.until_ms, 0)) END"
+    };
+}
+
 /// Everything a sweep's end reads, in one statement: `next_at`, the earliest time the sweep has
 /// work (due pending rows, not before their target's hold, or the expiry of a live lease; NULL
 /// when nothing is pending); when housekeeping next has work (`receipts_at`: the receipts'
@@ -88,27 +100,31 @@ pub const LOG_ATTEMPT: &str = "INSERT INTO attempts(row_id, attempt, at, outcome
 /// (`pending`, `oldest`: when the oldest row due by now entered the queue — a scheduled row
 /// enters it at its due time, so one not due yet is not waiting). ?1 now, ?2 receipt retention
 /// ms, ?3 done retention ms, ?4 the prune bucket ms.
-pub const SWEEP_END: &str = "SELECT
-   (SELECT MIN(CASE
-      WHEN o.claim_token IS NOT NULL AND o.claim_expires_at > ?1 THEN o.claim_expires_at
-      ELSE MAX(o.next_attempt_at, COALESCE(h.until_ms, 0)) END)
+pub const SWEEP_END: &str = concat!(
+    "SELECT
+   (SELECT MIN(",
+    due_of_pending!(),
+    ")
     FROM outbox o LEFT JOIN holds h ON h.target = o.target
     WHERE o.status = 'pending') AS next_at,
    (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'receipts_since') + ?2 AS receipts_at,
    (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'done_oldest') + ?3 + ?4 AS done_at,
    (SELECT MIN(expires_at) FROM idempotency_keys) AS keys_at,
    (SELECT COUNT(*) FROM outbox WHERE status = 'pending') AS pending,
-   (SELECT MIN(created_at) FROM outbox WHERE status = 'pending' AND created_at <= ?1) AS oldest";
+   (SELECT MIN(created_at) FROM outbox WHERE status = 'pending' AND created_at <= ?1) AS oldest"
+);
 
 /// The alarm's safety net (`crate::outbox::alarm`): the earliest time a pending row is due, by
 /// [`SWEEP_END`]'s reckoning (a live lease's expiry, else its next attempt, not before its
 /// target's hold), among the rows whose next attempt is at or before ?2 (now less the net's grace;
 /// the partial index `outbox_pending` reads only those); ?1 now.
-pub const OVERDUE: &str = "SELECT MIN(CASE
-   WHEN o.claim_token IS NOT NULL AND o.claim_expires_at > ?1 THEN o.claim_expires_at
-   ELSE MAX(o.next_attempt_at, COALESCE(h.until_ms, 0)) END) AS due
+pub const OVERDUE: &str = concat!(
+    "SELECT MIN(",
+    due_of_pending!(),
+    ") AS due
  FROM outbox o LEFT JOIN holds h ON h.target = o.target
- WHERE o.status = 'pending' AND o.next_attempt_at <= ?2";
+ WHERE o.status = 'pending' AND o.next_attempt_at <= ?2"
+);
 
 /// The ids of the old delivered rows one housekeeping pass prunes, oldest first: ?1 cutoff, ?2
 /// limit. Parked rows are never pruned, nor is the newest row (whatever its state): the table has
