@@ -104,7 +104,7 @@ pub enum Action {
         /// The schedule's key (what `cx.cancel` names).
         key: String,
         /// When it falls due (resolved to a time when it is queued), and how often it repeats.
-        when: crate::scheduled::When,
+        when: crate::scheduled::when::When,
         /// When the request that scheduled it was recorded (epoch ms; set when it is queued).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         scheduled_at: Option<i64>,
@@ -179,7 +179,7 @@ impl Action {
     /// The due time of a scheduled effect whose `when` is resolved (None: due when queued).
     pub fn due_at(&self) -> Option<i64> {
         match self {
-            Action::Scheduled { when: crate::scheduled::When { due: crate::scheduled::Due::At(at), .. }, .. } => Some(*at),
+            Action::Scheduled { when: crate::scheduled::when::When { due: crate::scheduled::when::Due::At(at), .. }, .. } => Some(*at),
             _ => None,
         }
     }

@@ -1,9 +1,10 @@
-//! The adapters' module graph has no cycle: every import between the modules of `src/runtime/`
-//! points one way (away from the front door, down to `store`, `http`, `log` and `clock`), so each
-//! module can be read knowing only what it imports.
+//! The crate's import graph has no cycle, at two grains: every import between the modules of
+//! `src/runtime/` points one way (away from the front door, down to `store`, `http`, `log` and
+//! `clock`), and, file by file across the whole of `src/`, no file imports another that imports
+//! it back, directly or around a circle. So each file can be read knowing only what it imports.
 //!
-//! (The pure core needs no such check: it is compiled natively, where the `worker` crate does not
-//! exist, so a `worker::` import in it fails `cargo test` by itself.)
+//! (That the pure core has no `worker::` import needs no check here: it is compiled natively,
+//! where the `worker` crate does not exist, so such an import fails `cargo test` by itself.)
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -140,4 +141,255 @@ fn the_graph_sees_the_imports_it_checks() {
     }
     assert!(edges["sweep"].contains("store"), "{:?}", edges["sweep"]);
     assert!(!edges.values().any(|to| to.contains("front_door")), "nothing imports the front door: {edges:#?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// File by file, across the whole crate.
+//
+// A file depends on another when it names a path into it (`crate::a::b::item`, `super::x`,
+// `self::y`, in a `use` or inline, groups `{…}` included): the path's longest prefix that is a
+// module file is the file it reaches. Two kinds of reference are not counted: a file naming an
+// ancestor module (a child using its parent's items is how a folder is built, and the parent's own
+// imports are counted on their own), and code under `#[cfg(test)]` (a file's inline `mod tests`,
+// and `tests.rs` files), which no build of the Worker contains. Paths through a `use` alias
+// (`use super::store; store::outbox::x`) reach the alias's module, not deeper: the check can miss
+// an edge, never invent one.
+
+const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
+
+/// The module path of a file: `src/a/b.rs` and `src/a/b/mod.rs` → `a::b`, `src/lib.rs` → ``.
+fn module_of(file: &Path) -> String {
+    let rel = file.strip_prefix(SRC).unwrap().with_extension("");
+    let mut parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_str().unwrap().to_string()).collect();
+    if matches!(parts.last().map(String::as_str), Some("mod") | Some("lib")) {
+        parts.pop();
+    }
+    parts.join("::")
+}
+
+/// The code of a file that a production build compiles: its inline `#[cfg(test)]` module cut,
+/// and its comment lines (a doc link names a module without importing it).
+fn production_text(file: &Path) -> String {
+    let text = std::fs::read_to_string(file).unwrap();
+    let code = match text.find("#[cfg(test)]\nmod tests {") {
+        Some(at) => &text[..at],
+        None => &text,
+    };
+    code.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
+}
+
+/// The identifier path that follows `rest`: `a::b::{c, d::e}` → [[a, b, c], [a, b, d, e]].
+fn paths_after(rest: &str) -> Vec<Vec<String>> {
+    let ident = |s: &str| s.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect::<String>();
+    let mut head = Vec::new();
+    let mut s = rest;
+    loop {
+        if let Some(group) = s.strip_prefix('{') {
+            let (mut level, mut end) = (1, group.len());
+            for (i, ch) in group.char_indices() {
+                match ch {
+                    '{' => level += 1,
+                    '}' => {
+                        level -= 1;
+                        if level == 0 {
+                            end = i;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let mut out = Vec::new();
+            for item in split_top_level(&group[..end]) {
+                for tail in paths_after(item.trim()) {
+                    let mut p = head.clone();
+                    p.extend(tail.into_iter().filter(|t| t != "self"));
+                    out.push(p);
+                }
+            }
+            return out;
+        }
+        let name = ident(s);
+        if name.is_empty() {
+            return vec![head];
+        }
+        s = &s[name.len()..];
+        head.push(name);
+        match s.strip_prefix("::") {
+            Some(more) => s = more,
+            None => return vec![head],
+        }
+    }
+}
+
+/// A group's items, split at its top-level commas.
+fn split_top_level(group: &str) -> Vec<&str> {
+    let (mut items, mut level, mut start) = (Vec::new(), 0, 0);
+    for (i, ch) in group.char_indices() {
+        match ch {
+            '{' => level += 1,
+            '}' => level -= 1,
+            ',' if level == 0 => {
+                items.push(&group[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&group[start..]);
+    items.into_iter().filter(|i| !i.trim().is_empty()).collect()
+}
+
+/// The absolute module paths a file names (each `crate::…`, `super::…` or `self::…` path).
+fn named_paths(file: &Path) -> Vec<Vec<String>> {
+    let text = production_text(file);
+    let here: Vec<String> = module_of(file).split("::").filter(|s| !s.is_empty()).map(str::to_string).collect();
+    // `super` from `a/b.rs` (module a::b) is `a`; from `a/b/mod.rs` (also a::b) it is `a` too.
+    let mut found = Vec::new();
+    let bytes = text.as_bytes();
+    for (at, _) in text.match_indices("crate::").chain(text.match_indices("super::")).chain(text.match_indices("self::")) {
+        // Only the start of a path: not `super::super::` seen from its second `super`, not `$crate`.
+        if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_' || bytes[at - 1] == b'$' || text[..at].ends_with("::")) {
+            continue;
+        }
+        let mut base = here.clone();
+        let mut rest = &text[at..];
+        if let Some(r) = rest.strip_prefix("crate::") {
+            base.clear();
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix("self::") {
+            rest = r;
+        } else {
+            while let Some(r) = rest.strip_prefix("super::") {
+                base.pop();
+                rest = r;
+            }
+        }
+        for tail in paths_after(rest) {
+            let mut p = base.clone();
+            p.extend(tail);
+            found.push(p);
+        }
+    }
+    found
+}
+
+/// The file-level import graph of `src/` (module path → module paths it reaches).
+fn file_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let mut files = Vec::new();
+    rust_files(Path::new(SRC), &mut files);
+    files.retain(|f| f.file_name().is_some_and(|n| n != "tests.rs") && !f.components().any(|c| c.as_os_str() == "tests"));
+    let modules: BTreeSet<String> = files.iter().map(|f| module_of(f)).collect();
+    let mut edges: BTreeMap<String, BTreeSet<String>> = modules.iter().map(|m| (m.clone(), BTreeSet::new())).collect();
+    for file in &files {
+        let from = module_of(file);
+        for path in named_paths(file) {
+            let reached = (0..=path.len()).rev().map(|n| path[..n].join("::")).find(|m| modules.contains(m));
+            let Some(to) = reached else { continue };
+            let ancestor = to.is_empty() || from == to || from.starts_with(&format!("{to}::"));
+            if !ancestor {
+                edges.get_mut(&from).unwrap().insert(to);
+            }
+        }
+    }
+    edges
+}
+
+/// Every strongly connected group of more than one file (Tarjan's algorithm): each holds at
+/// least one cycle.
+fn cyclic_groups(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> {
+    struct Walk<'a> {
+        edges: &'a BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        groups: Vec<BTreeSet<String>>,
+    }
+    impl<'a> Walk<'a> {
+        fn visit(&mut self, node: &'a str) {
+            let n = self.index.len();
+            self.index.insert(node, n);
+            self.low.insert(node, n);
+            self.stack.push(node);
+            self.on_stack.insert(node);
+            for next in &self.edges[node] {
+                let next = next.as_str();
+                if !self.index.contains_key(next) {
+                    self.visit(next);
+                    let low = self.low[node].min(self.low[next]);
+                    self.low.insert(node, low);
+                } else if self.on_stack.contains(next) {
+                    let low = self.low[node].min(self.index[next]);
+                    self.low.insert(node, low);
+                }
+            }
+            if self.low[node] == self.index[node] {
+                let mut group = BTreeSet::new();
+                while let Some(top) = self.stack.pop() {
+                    self.on_stack.remove(top);
+                    group.insert(top.to_string());
+                    if top == node {
+                        break;
+                    }
+                }
+                if group.len() > 1 {
+                    self.groups.push(group);
+                }
+            }
+        }
+    }
+    let mut walk = Walk { edges, index: BTreeMap::new(), low: BTreeMap::new(), stack: Vec::new(), on_stack: BTreeSet::new(), groups: Vec::new() };
+    for node in edges.keys() {
+        if !walk.index.contains_key(node.as_str()) {
+            walk.visit(node);
+        }
+    }
+    walk.groups
+}
+
+#[test]
+fn no_file_of_the_crate_imports_another_in_a_cycle() {
+    let edges = file_graph();
+    let groups = cyclic_groups(&edges);
+    let shown: Vec<String> =
+        groups.iter().map(|g| g.iter().map(|m| format!("{m} → {:?}", edges[m].intersection(g).collect::<Vec<_>>())).collect::<Vec<_>>().join("\n  ")).collect();
+    assert!(groups.is_empty(), "files that import each other in a circle (each group, each file's imports inside it):\n  {}", shown.join("\n\n  "));
+}
+
+#[test]
+fn the_file_graph_sees_the_imports_it_checks() {
+    // The check above is only as good as its parser: known imports of every form must show.
+    let edges = file_graph();
+    let has = |from: &str, to: &str| edges[from].contains(to);
+    assert!(has("runtime::store::ingest", "runtime::store::rows"), "super:: in a use group");
+    assert!(has("runtime::store::lists::end", "runtime::store::rows"), "super::super:: inline");
+    assert!(has("runtime::store::outbox", "runtime::store::ingest"));
+    assert!(has("effect", "scheduled::when"), "crate:: inline, to the deepest module file");
+    assert!(has("scheduled", "outbox::completion") && has("outbox::completion", "effect"), "crate:: in a use");
+    assert!(!has("runtime::store::rows", "runtime::store"), "a parent is not an import");
+    assert!(edges.len() > 100, "every file: {}", edges.len());
+}
+
+#[test]
+fn the_cycle_finder_finds_a_cycle_through_three_files_and_none_in_a_chain() {
+    let graph = |pairs: &[(&str, &str)]| {
+        let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (from, to) in pairs {
+            edges.entry(from.to_string()).or_default().insert(to.to_string());
+            edges.entry(to.to_string()).or_default();
+        }
+        edges
+    };
+    let cycle = graph(&[("effect", "scheduled"), ("scheduled", "completion"), ("completion", "effect"), ("app", "effect")]);
+    assert_eq!(cyclic_groups(&cycle), vec![["completion", "effect", "scheduled"].iter().map(|s| s.to_string()).collect::<BTreeSet<_>>()]);
+    assert!(cyclic_groups(&graph(&[("a", "b"), ("b", "c"), ("a", "c")])).is_empty());
+}
+
+#[test]
+fn paths_are_read_through_groups_and_nesting() {
+    let p = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(paths_after("rows::{insert_action, Queue};"), vec![p(&["rows", "insert_action"]), p(&["rows", "Queue"])]);
+    assert_eq!(paths_after("{self, a::{b, c}, d}"), vec![p(&[]), p(&["a", "b"]), p(&["a", "c"]), p(&["d"])]);
+    assert_eq!(paths_after("scheduled::when::When { due"), vec![p(&["scheduled", "when", "When"])]);
 }

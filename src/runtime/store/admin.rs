@@ -2,7 +2,7 @@
 
 use super::exec::{count, int, rows, run, text, tx_sync};
 use super::installation::{installation, uninstalled};
-use super::outbox::team_key;
+use super::rows::team_key;
 use crate::admin::sweeps::Sweeps;
 use crate::admin::{AuditEntry, OutboxPage, OutboxRow, RowDetail, Stats};
 use crate::logs::SweepLine;

@@ -18,6 +18,9 @@
 //! - [`answers`]: streamed answers' checkpoints (fenced, extending the lease);
 //! - [`schema`]: the versioned migrations, run when an actor wakes (each step one unit with its
 //!   stamp);
+//! - `rows`: the row primitives every kind's store builds on (insert a row unless its key is
+//!   taken, queue a serial job, note a delivered row, the team key); it imports none of them, so
+//!   the store's files import each other one way (`tests/layout.rs` checks it file by file);
 //! - `exec`: the primitives they share (`transactionSync`, running a statement, binding values).
 //!
 //! Callers name the module: `store::outbox::claim`, `store::admin::stats`.
@@ -31,6 +34,7 @@ pub mod installation;
 pub mod lists;
 pub mod notify;
 pub mod outbox;
+mod rows;
 pub mod scheduled;
 pub mod schema;
 pub mod state;

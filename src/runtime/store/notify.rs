@@ -4,7 +4,7 @@
 //! one unit.
 
 use super::exec::{int, rows, run, text, tx_sync};
-use super::ingest::{insert_action, queue_serial, Queue};
+use super::rows::{insert_action, queue_serial, Queue};
 use crate::effect::Action;
 use crate::notify::{key_of_row, row_key, Invalid, MessageView, PostWrite, StatusUpdate, StatusView};
 use crate::sql;

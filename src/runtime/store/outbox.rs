@@ -4,6 +4,8 @@ use super::exec::{int, opt_int, rows, run, text, tx_sync};
 use super::ingest::insert_rows;
 use super::lists::{self, Queueing};
 use super::notify;
+use super::rows::note_done;
+pub use super::rows::{remember_team_key, team_key};
 use super::state;
 use crate::lists::api::RunView;
 use crate::notify::PostWrite;
@@ -320,12 +322,6 @@ fn rotate_receipts(sql: &SqlStorage, now: i64, retention_ms: i64) -> worker::Res
     Ok(())
 }
 
-/// Notes that a delivered row exists from `now` on (for housekeeping, `sql::lean`): writes
-/// nothing while an older one is noted.
-pub fn note_done(sql: &SqlStorage, now: i64) -> worker::Result<()> {
-    run(sql, sql::lean::NOTE_DONE, vec![text(&now.to_string())])
-}
-
 /// Every lane held at `now` and until when (for a new actor instance's pacer).
 pub fn active_holds(sql: &SqlStorage, now: i64) -> worker::Result<Vec<(String, i64)>> {
     #[derive(Deserialize)]
@@ -336,11 +332,6 @@ pub fn active_holds(sql: &SqlStorage, now: i64) -> worker::Result<Vec<(String, i
     Ok(rows::<Row>(sql, sql::outbox::ACTIVE_HOLDS, vec![int(now)])?.into_iter().map(|r| (r.target, r.until_ms)).collect())
 }
 
-/// Records the actor's team key (the name it was reached by) unless one is recorded.
-pub fn remember_team_key(sql: &SqlStorage, key: &str) -> worker::Result<()> {
-    run(sql, sql::outbox::REMEMBER_TEAM_KEY, vec![text(key)])
-}
-
 /// The alarm's safety net: the earliest due time of the pending rows whose next attempt is at
 /// least `grace_ms` old at `now` (`sql::outbox::OVERDUE`), if any.
 pub fn overdue(sql: &SqlStorage, now: i64, grace_ms: i64) -> worker::Result<Option<i64>> {
@@ -349,13 +340,4 @@ pub fn overdue(sql: &SqlStorage, now: i64, grace_ms: i64) -> worker::Result<Opti
         due: Option<i64>,
     }
     Ok(rows::<Row>(sql, sql::outbox::OVERDUE, vec![int(now), int(now - grace_ms)])?.into_iter().next().and_then(|r| r.due))
-}
-
-/// The team key this actor recorded, if any.
-pub fn team_key(sql: &SqlStorage) -> worker::Result<Option<String>> {
-    #[derive(Deserialize)]
-    struct Row {
-        value: String,
-    }
-    Ok(rows::<Row>(sql, sql::outbox::TEAM_KEY, vec![])?.into_iter().next().map(|r| r.value))
 }

@@ -4,7 +4,7 @@
 //! cancel and a claim never interleave: the actor runs one at a time.
 
 use super::exec::{int, rows, run, text, tx_sync};
-use super::ingest::{insert_action, Queue};
+use super::rows::{insert_action, Queue};
 use crate::admin::OutboxRow;
 use crate::effect::Action;
 use crate::outbox::completion::NewRow;
@@ -61,7 +61,7 @@ fn cancel_one(sql: &SqlStorage, row: &Pending, now: i64) -> worker::Result<Cance
     match scheduled::cancel_row(row.claim_expires_at, now) {
         Cancel::Cancelled => {
             run(sql, sql::scheduled::CANCEL, vec![int(row.id), int(now), text(reasons::CANCELLED)])?;
-            super::outbox::note_done(sql, now)?;
+            super::rows::note_done(sql, now)?;
             Ok(Cancel::Cancelled)
         }
         Cancel::InFlight => {

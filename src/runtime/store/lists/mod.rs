@@ -3,7 +3,7 @@
 //! page's findings and the next page's row) is one unit.
 
 use super::exec::{int, rows, run, text, tx_sync};
-use super::ingest::{insert_action, queue_serial, Queue};
+use super::rows::{insert_action, queue_serial, Queue};
 use crate::effect::Action;
 use crate::lists::api::{page_key, sync_key, target, ListJob, RecordView, RunView};
 use crate::lists::end::ListsWrite;

@@ -1,0 +1,98 @@
+//! The outbox's row primitives, beneath every kind's store: insert a row for an action unless
+//! its key is taken, queue a serial target's job, note that a delivered row exists, and the team
+//! key the rows belong to. Every store module that queues or completes rows (ingest, notify,
+//! lists, scheduled, outbox) builds on this file, which imports none of them: the store's
+//! modules import each other one way.
+
+use super::exec::{int, opt_int, rows, run, text};
+use crate::effect::Action;
+use crate::sql;
+use serde::Deserialize;
+use serde_json::Value;
+use worker::{SqlStorage, SqlStorageValue as V};
+
+/// Where and when an outbox row is queued.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Queue<'a> {
+    /// Its idempotency key.
+    pub key: &'a str,
+    /// The receipt (or API call) it belongs to.
+    pub op_key: &'a str,
+    /// Its attempt budget.
+    pub max_attempts: u32,
+    /// When it is first due.
+    pub due: i64,
+    /// Its absolute deadline, if any.
+    pub deadline_at: Option<i64>,
+    /// When it enters the queue (`created_at`): now, or a scheduled row's due time.
+    pub now: i64,
+}
+
+/// Inserts one outbox row for `action` unless its key is taken; returns its id when inserted.
+pub(super) fn insert_action(sql: &SqlStorage, action: &Action, q: Queue) -> worker::Result<Option<i64>> {
+    #[derive(serde::Deserialize)]
+    struct Id {
+        id: i64,
+    }
+    let payload = serde_json::to_string(action).map_err(|e| worker::Error::RustError(e.to_string()))?;
+    let inserted: Vec<Id> = rows(
+        sql,
+        sql::ingest::INSERT_OUTBOX,
+        vec![
+            text(q.key),
+            text(q.op_key),
+            text(action.label()),
+            text(&action.target()),
+            V::String(payload),
+            int(q.max_attempts as i64),
+            int(q.due),
+            opt_int(q.deadline_at),
+            int(q.now),
+        ],
+    )?;
+    Ok(inserted.first().map(|r| r.id))
+}
+
+/// Queues the job of a serial target (a List record's sync, a status message's) unless its latest
+/// job still waits unclaimed: that one will send the newest state when it runs. `queued` is how
+/// many jobs the owner has queued so far, `key(n)` names job `n`, and `bump` counts one more and
+/// returns the new count. The job is due at once (`now`). Returns whether a job was queued.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn queue_serial(
+    sql: &SqlStorage,
+    action: &Action,
+    queued: i64,
+    key: impl Fn(i64) -> String,
+    bump: impl FnOnce() -> worker::Result<Option<i64>>,
+    op_key: &str,
+    max_attempts: u32,
+    now: i64,
+) -> worker::Result<bool> {
+    let waiting: Vec<Value> = rows(sql, sql::ingest::SYNC_WAITING, vec![text(&key(queued))])?;
+    if queued > 0 && !waiting.is_empty() {
+        return Ok(false);
+    }
+    let key = key(bump()?.unwrap_or(queued + 1));
+    insert_action(sql, action, Queue { key: &key, op_key, max_attempts, due: now, deadline_at: None, now })?;
+    Ok(true)
+}
+
+/// Notes that a delivered row exists from `now` on (for housekeeping, `sql::lean`): writes
+/// nothing while an older one is noted.
+pub fn note_done(sql: &SqlStorage, now: i64) -> worker::Result<()> {
+    run(sql, sql::lean::NOTE_DONE, vec![text(&now.to_string())])
+}
+
+/// Records the actor's team key (the name it was reached by) unless one is recorded.
+pub fn remember_team_key(sql: &SqlStorage, key: &str) -> worker::Result<()> {
+    run(sql, sql::outbox::REMEMBER_TEAM_KEY, vec![text(key)])
+}
+
+/// The team key this actor recorded, if any.
+pub fn team_key(sql: &SqlStorage) -> worker::Result<Option<String>> {
+    #[derive(Deserialize)]
+    struct Row {
+        value: String,
+    }
+    Ok(rows::<Row>(sql, sql::outbox::TEAM_KEY, vec![])?.into_iter().next().map(|r| r.value))
+}
