@@ -452,6 +452,9 @@ pub enum SchemaOutcome {
     Failed,
     /// The database is newer than the code (a rollback): the actor answers 500, writes nothing.
     Newer,
+    /// The database is newer than the code (a rollback), and its floor lets the code run on it:
+    /// the actor serves it as it is (info).
+    Ahead,
     /// The stamp is not a version, or could not be read: the actor answers 500, writes nothing.
     Unreadable,
 }
@@ -500,6 +503,9 @@ impl SchemaLine {
         };
         Some(match outcome {
             migrate::Outcome::Ready(Ready::UpToDate | Ready::Migrated { from: Stored::Empty, .. }) => return None,
+            migrate::Outcome::Ready(Ready::Ahead { db, .. }) => {
+                SchemaLine { found: Some("stamped".into()), db_version: Some(*db), ..line(SchemaOutcome::Ahead) }
+            }
             migrate::Outcome::Ready(Ready::Migrated { from, .. }) => {
                 SchemaLine { found: Some(from.found().into()), db_version: from.version(), ..line(SchemaOutcome::Migrated) }
             }

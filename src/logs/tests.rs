@@ -146,10 +146,12 @@ fn a_failed_migration_is_one_line_naming_it() {
         line,
         serde_json::json!({"kind": "schema", "actor": "team", "outcome": "failed", "team": "T1", "found": "stamped", "migration": "2_x", "db_version": 1, "code_version": TEAM.version(), "error": "boom"})
     );
-    let newer = SchemaLine::of(&TEAM, None, &Outcome::Refused(Refused::Newer { db: 3, code: 1 })).unwrap();
+    let newer = SchemaLine::of(&TEAM, None, &Outcome::Refused(Refused::Newer { db: 3, code: 1, floor: None })).unwrap();
     assert_eq!((newer.outcome, newer.db_version), (SchemaOutcome::Newer, Some(3)));
     let stamped = SchemaLine::of(&TEAM, None, &Outcome::Ready(Ready::Migrated { from: Stored::Unversioned, to: 1 })).unwrap();
     assert_eq!((stamped.outcome, stamped.found.as_deref(), stamped.db_version), (SchemaOutcome::Migrated, Some("unversioned"), Some(0)));
+    let ahead = SchemaLine::of(&TEAM, None, &Outcome::Ready(Ready::Ahead { db: 6, code: 5, floor: 5 })).unwrap();
+    assert_eq!((ahead.outcome, ahead.db_version, ahead.code_version), (SchemaOutcome::Ahead, Some(6), TEAM.version()), "a rollback that serves says so");
     assert_eq!(SchemaLine::of(&TEAM, None, &Outcome::Ready(Ready::UpToDate)), None, "an up-to-date wake prints nothing");
     assert_eq!(SchemaLine::of(&TEAM, None, &Outcome::Ready(Ready::Migrated { from: Stored::Empty, to: 1 })), None, "nor a new actor's");
 }

@@ -17,8 +17,16 @@
 //! - **One migration, one transaction, with its stamp.** The adapter (`runtime::store::schema`)
 //!   runs each step's SQL and [`STAMP`] in one `transactionSync`: a step that fails leaves the
 //!   database at the version before it, data and schema intact.
-//! - **A database newer than the code is never written** ([`Plan::Newer`]): the previous release
-//!   (a rollback) cannot know what the newer one changed. Neither is a stamp it cannot read.
+//! - **A rollback keeps serving when the newer release said it may.** Each migration names its
+//!   *floor*: the oldest code version that still runs correctly on the database after it. An
+//!   additive step (a new table, a new column with a default, a new index) keeps the floor where
+//!   it was; only a step that truly breaks older code raises it to its own version. The floor is
+//!   stamped with the version (`meta.schema_floor`). Code whose version is below the database's
+//!   but at or above its floor serves it as it is ([`Ready::Ahead`]): no step runs, no stamp is
+//!   written, the newer release's tables and columns are left to it. Code below the floor, or
+//!   facing a newer database with no floor (written before floors existed), never writes it
+//!   ([`Refused::Newer`]): it cannot know what the newer one changed. Neither is a stamp it cannot
+//!   read. Releases before this one refuse every newer stamp: the guarantee starts here.
 //! - **Migrations are append-only.** A released migration is never edited or reordered; a change
 //!   is a new migration at the end (see `docs/operations.md`, "Upgrades and rollbacks").
 //!
@@ -42,6 +50,10 @@ pub struct Migration<'a> {
     pub name: &'a str,
     /// The step's statements (several, separated by `;`).
     pub sql: &'a str,
+    /// The oldest code version that still runs correctly on the database after this step: the
+    /// floor before it for an additive step, `to` for one that breaks older code (see the
+    /// module docs). Never above `to`, never below the step before it (checked by a test).
+    pub floor: u32,
 }
 
 impl Migration<'_> {
@@ -71,16 +83,19 @@ impl Schema<'_> {
 pub const TEAM: Schema<'static> = Schema {
     actor: "team",
     migrations: &[
-        Migration { to: 1, name: "baseline", sql: SCHEMA },
-        Migration { to: 2, name: "app_state", sql: super::state::MIGRATION_2 },
-        Migration { to: 3, name: "lean_rows", sql: super::lean::MIGRATION_3 },
-        Migration { to: 4, name: "streamed_answers", sql: super::answers::MIGRATION_4 },
-        Migration { to: 5, name: "posted_on_row", sql: super::notify::MIGRATION_5 },
+        // Steps 1 to 5 were written before floors existed, and the releases below 5 refuse every
+        // newer stamp whatever it says: each is its own floor. Step 5 would be one anyway: the
+        // release before it reads a notify post from `slack_results`, where 5 no longer puts it.
+        Migration { to: 1, name: "baseline", sql: SCHEMA, floor: 1 },
+        Migration { to: 2, name: "app_state", sql: super::state::MIGRATION_2, floor: 2 },
+        Migration { to: 3, name: "lean_rows", sql: super::lean::MIGRATION_3, floor: 3 },
+        Migration { to: 4, name: "streamed_answers", sql: super::answers::MIGRATION_4, floor: 4 },
+        Migration { to: 5, name: "posted_on_row", sql: super::notify::MIGRATION_5, floor: 5 },
     ],
 };
 
 /// The directory's schema.
-pub const DIRECTORY: Schema<'static> = Schema { actor: "directory", migrations: &[Migration { to: 1, name: "baseline", sql: DIRECTORY_SCHEMA }] };
+pub const DIRECTORY: Schema<'static> = Schema { actor: "directory", migrations: &[Migration { to: 1, name: "baseline", sql: DIRECTORY_SCHEMA, floor: 1 }] };
 
 /// The tables of a database, its own (not SQLite's `sqlite_*` nor the runtime's `_cf_*`).
 pub const USER_TABLES: &str = "SELECT name FROM sqlite_master WHERE type = 'table'
@@ -95,9 +110,13 @@ pub const STAMP_TABLE: &str = "CREATE TABLE IF NOT EXISTS meta (
 /// The stored stamp, when `meta` exists.
 pub const READ_STAMP: &str = "SELECT value FROM meta WHERE key = 'schema_version'";
 
-/// Stamps the version. ?1 = the version, as text (`meta.value` is TEXT).
-pub const STAMP: &str = "INSERT INTO meta(key, value) VALUES ('schema_version', ?1)
+/// Stamps the version and its floor. ?1 = the version, ?2 = the floor, as text (`meta.value` is
+/// TEXT).
+pub const STAMP: &str = "INSERT INTO meta(key, value) VALUES ('schema_version', ?1), ('schema_floor', ?2)
   ON CONFLICT(key) DO UPDATE SET value = excluded.value";
+
+/// The stored floor (the oldest code version that may run on the database), when stamped.
+pub const READ_FLOOR: &str = "SELECT value FROM meta WHERE key = 'schema_floor'";
 
 /// What a database says about its version.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -151,7 +170,8 @@ pub enum Plan<'a> {
     UpToDate,
     /// Run these steps, in order, each in its own transaction with its stamp; then serve.
     Migrate(Vec<Migration<'a>>),
-    /// Written by a newer release (a rollback): refuse to write.
+    /// Written by a newer release (a rollback): serve as it is if its floor allows this code
+    /// ([`run`] reads it), else refuse to write.
     Newer {
         /// The database's version.
         db: u32,
@@ -191,8 +211,10 @@ pub trait Database {
     fn user_tables(&self) -> Result<Vec<String>, Self::Error>;
     /// The stamp ([`READ_STAMP`]), `None` when there is no `meta` table or no stamp in it.
     fn stamp(&self) -> Result<Option<String>, Self::Error>;
-    /// Runs `step.sql`, [`STAMP_TABLE`] and [`STAMP`] (`step.to`) in one transaction: all of
-    /// it or none of it.
+    /// The floor ([`READ_FLOOR`]), `None` when none is stamped.
+    fn floor(&self) -> Result<Option<String>, Self::Error>;
+    /// Runs `step.sql`, [`STAMP_TABLE`] and [`STAMP`] (`step.to`, `step.floor`) in one
+    /// transaction: all of it or none of it.
     fn apply(&self, step: &Migration) -> Result<(), Self::Error>;
 }
 
@@ -217,6 +239,16 @@ pub enum Ready {
         /// The code's version, now stamped.
         to: u32,
     },
+    /// A newer release wrote it (a rollback), and its floor lets this code run on it: served as
+    /// it is, nothing migrated or stamped.
+    Ahead {
+        /// The database's version.
+        db: u32,
+        /// The code's.
+        code: u32,
+        /// The oldest code version that may run on it.
+        floor: u32,
+    },
 }
 
 /// Why this code must not write the database.
@@ -233,12 +265,14 @@ pub enum Refused {
         /// The engine's error.
         error: String,
     },
-    /// Written by a newer release (a rollback).
+    /// Written by a newer release (a rollback) whose floor is above this code.
     Newer {
         /// The database's version.
         db: u32,
         /// The code's.
         code: u32,
+        /// The oldest code version that may run on it (`None`: not stamped, or unreadable).
+        floor: Option<u32>,
     },
     /// The stamp is not a version.
     Unreadable(String),
@@ -260,7 +294,10 @@ impl Refused {
     pub fn message(&self) -> String {
         match self {
             Refused::Failed { migration, at, .. } => format!("migration {migration} failed; the database is left at version {at}: retry later"),
-            Refused::Newer { db, code } => format!("the database is at schema version {db}, newer than this code's {code}: nothing is written"),
+            Refused::Newer { db, code, floor: Some(floor) } => {
+                format!("the database is at schema version {db}, newer than this code's {code}, and needs code of version {floor} or later: nothing is written")
+            }
+            Refused::Newer { db, code, floor: None } => format!("the database is at schema version {db}, newer than this code's {code}: nothing is written"),
             Refused::Unreadable(_) | Refused::Unread(_) => "the database's schema version cannot be read: nothing is written".into(),
         }
     }
@@ -275,7 +312,7 @@ pub fn run<D: Database>(db: &D, schema: &Schema) -> Outcome {
     };
     let steps = match plan(schema, &stored) {
         Plan::UpToDate => return Outcome::Ready(Ready::UpToDate),
-        Plan::Newer { db, code } => return Outcome::Refused(Refused::Newer { db, code }),
+        Plan::Newer { db: at, code } => return ahead(db, at, code),
         Plan::Unreadable(text) => return Outcome::Refused(Refused::Unreadable(text)),
         Plan::Migrate(steps) => steps,
     };
@@ -286,6 +323,19 @@ pub fn run<D: Database>(db: &D, schema: &Schema) -> Outcome {
         }
     }
     Outcome::Ready(Ready::Migrated { from: stored, to: schema.version() })
+}
+
+/// A database at version `at`, newer than the code's: served as it is when its floor allows the
+/// code ([`Ready::Ahead`]), refused otherwise.
+fn ahead<D: Database>(db: &D, at: u32, code: u32) -> Outcome {
+    let floor = match db.floor() {
+        Ok(floor) => floor.and_then(|f| f.trim().parse::<u32>().ok()),
+        Err(e) => return Outcome::Refused(Refused::Unread(e.to_string())),
+    };
+    match floor {
+        Some(floor) if floor <= code => Outcome::Ready(Ready::Ahead { db: at, code, floor }),
+        floor => Outcome::Refused(Refused::Newer { db: at, code, floor }),
+    }
 }
 
 /// What `db` says about its version.

@@ -218,3 +218,62 @@ fn a_failing_migration_leaves_the_database_as_it_was_and_answers_500() {
     assert!(fixture::query(&db, "SELECT count(*) FROM outbox WHERE status = 'pending'") >= 3, "the pending rows wait for a release that migrates");
     assert!(fake.calls("chat.postMessage", RETRY).is_empty());
 }
+
+/// What the next release's additive migration (version code + 1) would do to the database this
+/// code wrote: a column with a default, a table, the stamp, and the floor it keeps (this code's
+/// version: it may still run on it).
+fn next_release_additive_step() -> String {
+    let (code, team) = (slackline::sql::migrate::TEAM.version(), &slackline::sql::migrate::TEAM);
+    // The fixture is the release before this code's last step: that step first, as this code
+    // would run it.
+    let last = team.migrations.last().unwrap().sql;
+    format!(
+        "{last};
+         ALTER TABLE outbox ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+         CREATE TABLE future_notes (id INTEGER PRIMARY KEY, note TEXT);
+         INSERT INTO future_notes(note) VALUES ('kept');
+         INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', '{}'), ('schema_floor', '{code}');",
+        code + 1
+    )
+}
+
+#[test]
+fn a_rollback_onto_the_next_releases_additive_schema_keeps_serving_and_loses_nothing() {
+    let fake = FakeSlack::start();
+    let latest = fixture::versions().pop().unwrap();
+    assert_eq!(latest, format!("v{}", slackline::sql::migrate::TEAM.version() - 1), "the fixture of the release before this code's last step");
+    let (mut rt, db, _) = start_on(&latest, &fake, &next_release_additive_step());
+    let c = rt.client();
+    let line = schema_line(&rt, "team");
+    let code = i64::from(slackline::sql::migrate::TEAM.version());
+    assert_eq!((line["outcome"].as_str(), line["db_version"].as_i64(), line["code_version"].as_i64()), (Some("ahead"), Some(code + 1), Some(code)), "{line}");
+    // Every pending row the newer release left is delivered once; the parked one is listed and
+    // redrivable; the notify key still replays; the List record is there.
+    for channel in [RETRY, LEASE, NOTIFY] {
+        fake.wait_calls("chat.postMessage", channel, 1, WAIT);
+    }
+    let parked = c.rows(TEAM, "parked");
+    assert_eq!((parked.len(), parked[0]["reason"].as_str()), (1, Some("channel_not_found")), "{parked:?}");
+    assert_eq!(c.admin_post(&format!("/admin/teams/{TEAM}/outbox/{}/redrive", parked[0]["id"])).status, 200);
+    fake.wait_calls("chat.postMessage", PARK, 1, WAIT);
+    let replay = post_notify(&c);
+    assert_eq!((replay.status, replay.header("idempotent-replayed")), (202, Some("true")), "{}", replay.body);
+    let record = c.api("GET", &format!("/api/teams/{TEAM}/lists/{LIST}/records/rec-1"), None);
+    assert_eq!((record.status, record.json()["fields"]["title"].as_str()), (200, Some("kept")), "{}", record.body);
+    // New work: acked, recorded and delivered on the newer schema.
+    assert_eq!(c.event(&envelope(TEAM, "EvAhead", mention("CAHEAD", "3.1", "after the rollback"))).status, 200);
+    fake.wait_calls("chat.postMessage", "CAHEAD", 1, WAIT);
+    eventually("nothing pending but the next pass", WAIT, || c.rows(TEAM, "pending").iter().all(|r| r["effect"] == "lists").then_some(()));
+    std::thread::sleep(Duration::from_secs(2));
+    for channel in [RETRY, LEASE, NOTIFY, PARK, "CAHEAD"] {
+        assert_eq!(fake.calls("chat.postMessage", channel).len(), 1, "{channel} delivered once");
+    }
+    rt.kill();
+    // The newer release finds its database as it left it: its stamp, its table, its column
+    // (the rows this code wrote took the default).
+    assert_eq!(fixture::query(&db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'schema_version'"), code + 1);
+    assert_eq!(fixture::query(&db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'schema_floor'"), code);
+    assert_eq!(fixture::query(&db, "SELECT count(*) FROM future_notes WHERE note = 'kept'"), 1);
+    assert_eq!(fixture::query(&db, "SELECT count(*) FROM outbox WHERE priority <> 0"), 0);
+    assert!(fixture::query(&db, "SELECT count(*) FROM outbox WHERE idem_key LIKE '%CAHEAD%'") >= 1, "this code's row is in the newer table");
+}

@@ -1,7 +1,8 @@
 //! Brings an actor's database to the code's schema version before the actor serves anything:
 //! [`crate::sql::migrate::run`] (the plan and its loop, pure) over the Durable Object's SQLite.
 //!
-//! Each step runs in its own `transactionSync` with its stamp (`meta.schema_version`): if any
+//! Each step runs in its own `transactionSync` with its stamp (`meta.schema_version`, and
+//! `meta.schema_floor`: the oldest code that may run on it, see `sql::migrate`): if any
 //! statement of the step fails, the runtime rolls the whole step back, so the database stays at
 //! the version before it, with its data; the next wake of the actor tries again.
 
@@ -37,13 +38,17 @@ impl Database for Actor<'_> {
         Ok(rows::<Value>(self.sql, migrate::READ_STAMP, vec![])?.into_iter().next().map(|v| v.value))
     }
 
+    fn floor(&self) -> worker::Result<Option<String>> {
+        Ok(rows::<Value>(self.sql, migrate::READ_FLOOR, vec![])?.into_iter().next().map(|v| v.value))
+    }
+
     fn apply(&self, step: &Migration) -> worker::Result<()> {
         let sql = self.sql.clone();
-        let (statements, version) = (step.sql.to_string(), step.to.to_string());
+        let (statements, version, floor) = (step.sql.to_string(), step.to.to_string(), step.floor.to_string());
         tx_sync(self.storage, move || {
             run(&sql, &statements, vec![])?;
             run(&sql, migrate::STAMP_TABLE, vec![])?;
-            run(&sql, migrate::STAMP, vec![text(&version)])
+            run(&sql, migrate::STAMP, vec![text(&version), text(&floor)])
         })
     }
 }

@@ -20,11 +20,17 @@ impl Database for Sqlite {
         rows.next().transpose()
     }
 
+    fn floor(&self) -> rusqlite::Result<Option<String>> {
+        let mut statement = self.0.prepare(READ_FLOOR)?;
+        let mut rows = statement.query_map([], |row| row.get(0))?;
+        rows.next().transpose()
+    }
+
     fn apply(&self, step: &Migration) -> rusqlite::Result<()> {
         let tx = self.0.unchecked_transaction()?;
         tx.execute_batch(step.sql)?;
         tx.execute_batch(STAMP_TABLE)?;
-        tx.execute(STAMP, params![step.to.to_string()])?;
+        tx.execute(STAMP, params![step.to.to_string(), step.floor.to_string()])?;
         tx.commit()
     }
 }
@@ -57,16 +63,23 @@ fn stamp_of(db: &Sqlite) -> Option<String> {
     db.stamp().ok().flatten()
 }
 
-/// A schema of three steps on top of the team's baseline, the third failing halfway.
+/// A schema of three steps on top of the team's baseline, the third failing halfway; the two
+/// before it additive (the baseline's code still runs after them).
 const GROWN: [Migration<'static>; 4] = [
-    Migration { to: 1, name: "baseline", sql: SCHEMA },
-    Migration { to: 2, name: "outbox_priority", sql: "ALTER TABLE outbox ADD COLUMN priority INTEGER" },
+    Migration { to: 1, name: "baseline", sql: SCHEMA, floor: 1 },
+    Migration { to: 2, name: "outbox_priority", sql: "ALTER TABLE outbox ADD COLUMN priority INTEGER", floor: 1 },
     Migration {
         to: 3,
         name: "notes",
         sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY); INSERT INTO receipts(op_key, kind, received_at) VALUES ('x', 'y', 2)",
+        floor: 1,
     },
-    Migration { to: 4, name: "broken", sql: "CREATE TABLE half (id INTEGER); UPDATE receipts SET kind = 'changed'; INSERT INTO no_such_table VALUES (1)" },
+    Migration {
+        to: 4,
+        name: "broken",
+        sql: "CREATE TABLE half (id INTEGER); UPDATE receipts SET kind = 'changed'; INSERT INTO no_such_table VALUES (1)",
+        floor: 4,
+    },
 ];
 
 /// The team's schema as the release before app state knew it (version 1).
@@ -90,6 +103,17 @@ fn every_schema_numbers_its_migrations_one_by_one_from_one() {
             assert_eq!(step.to, i as u32 + 1, "{} migration {}", schema.actor, step.name);
         }
         assert_eq!(schema.version(), schema.migrations.len() as u32);
+    }
+}
+
+#[test]
+fn a_floor_is_never_above_its_step_nor_below_the_step_before() {
+    for schema in [TEAM, DIRECTORY, grown(4)] {
+        let mut before = 0;
+        for step in schema.migrations {
+            assert!(step.floor <= step.to && step.floor >= before, "{} migration {}: floor {}", schema.actor, step.name, step.floor);
+            before = step.floor;
+        }
     }
 }
 
@@ -185,16 +209,49 @@ fn a_failing_step_leaves_the_version_before_it_intact() {
 }
 
 #[test]
-fn a_database_newer_than_the_code_is_not_written() {
+fn a_database_newer_than_the_code_with_a_floor_above_it_or_none_is_not_written() {
     let db = unversioned();
     assert!(matches!(run(&db, &TEAM), Outcome::Ready(_)));
-    // A later release's stamp (a rollback to this code).
+    // A later release's stamp (a rollback to this code), from a step that broke older code.
     let newer = TEAM.version() + 1;
-    db.0.execute("UPDATE meta SET value = ?1 WHERE key = 'schema_version'", [newer.to_string()]).unwrap();
+    db.0.execute("UPDATE meta SET value = ?1 WHERE key IN ('schema_version', 'schema_floor')", [newer.to_string()]).unwrap();
     let before = (schema_of(&db), count(&db, "SELECT count(*) FROM receipts"));
-    assert_eq!(run(&db, &TEAM), Outcome::Refused(Refused::Newer { db: newer, code: TEAM.version() }));
+    assert_eq!(run(&db, &TEAM), Outcome::Refused(Refused::Newer { db: newer, code: TEAM.version(), floor: Some(newer) }));
+    // A newer stamp with no floor: written by a release from before floors.
+    db.0.execute("DELETE FROM meta WHERE key = 'schema_floor'", []).unwrap();
+    assert_eq!(run(&db, &TEAM), Outcome::Refused(Refused::Newer { db: newer, code: TEAM.version(), floor: None }));
     assert_eq!((schema_of(&db), count(&db, "SELECT count(*) FROM receipts")), before);
     assert_eq!(stamp_of(&db), Some(newer.to_string()));
+}
+
+#[test]
+fn a_rollback_onto_additive_steps_serves_the_newer_database_as_it_is() {
+    let db = empty();
+    assert!(matches!(run(&db, &grown(3)), Outcome::Ready(_)));
+    assert_eq!(db.floor().unwrap().as_deref(), Some("1"), "two additive steps keep the baseline's floor");
+    let before = (schema_of(&db), count(&db, "SELECT count(*) FROM receipts"));
+    // The release before the two steps, then the baseline's, run on it: neither migrates, stamps
+    // or drops what the newer release added.
+    assert_eq!(run(&db, &grown(2)), Outcome::Ready(Ready::Ahead { db: 3, code: 2, floor: 1 }));
+    assert_eq!(run(&db, &grown(1)), Outcome::Ready(Ready::Ahead { db: 3, code: 1, floor: 1 }));
+    assert_eq!((schema_of(&db), count(&db, "SELECT count(*) FROM receipts")), before);
+    assert_eq!(stamp_of(&db).as_deref(), Some("3"));
+    // The older code writes its rows on it: the new column takes its default.
+    db.0.execute("INSERT INTO receipts(op_key, kind, received_at) VALUES ('Ev2', 'event', 3)", []).unwrap();
+    // And the newer release, back again, finds its database as it left it.
+    assert_eq!(run(&db, &grown(3)), Outcome::Ready(Ready::UpToDate));
+}
+
+#[test]
+fn this_releases_code_serves_the_next_releases_database_when_its_step_is_additive() {
+    let db = empty();
+    assert!(matches!(run(&db, &TEAM), Outcome::Ready(_)));
+    assert_eq!(db.floor().unwrap(), Some(TEAM.version().to_string()));
+    // What the next release's additive migration would stamp.
+    let next = TEAM.version() + 1;
+    db.0.execute_batch("ALTER TABLE outbox ADD COLUMN priority INTEGER NOT NULL DEFAULT 0; CREATE TABLE future (id INTEGER PRIMARY KEY)").unwrap();
+    db.0.execute("UPDATE meta SET value = ?1 WHERE key = 'schema_version'", [next.to_string()]).unwrap();
+    assert_eq!(run(&db, &TEAM), Outcome::Ready(Ready::Ahead { db: next, code: TEAM.version(), floor: TEAM.version() }));
 }
 
 #[test]
