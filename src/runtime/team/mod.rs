@@ -321,9 +321,7 @@ impl TeamActor {
             return;
         }
         self.next_alarm_check_at.set(now + ALARM_MISSING_AFTER_MS);
-        let overdue = |now| {
-            store::outbox::overdue(&self.sql, now, ALARM_MISSING_AFTER_MS).ok().flatten().and_then(|due| alarm::overdue(Some(due), now, ALARM_MISSING_AFTER_MS))
-        };
+        let overdue = |now| alarm::overdue(store::outbox::overdue(&self.sql, now, ALARM_MISSING_AFTER_MS).ok().flatten(), now, ALARM_MISSING_AFTER_MS);
         if overdue(now).is_none() {
             return;
         }
