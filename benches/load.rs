@@ -426,11 +426,7 @@ fn delivery_latencies(fake: &FakeSlack, run: &Run, deadline: Duration) -> (Vec<D
     loop {
         let calls = fake.calls_after(seen);
         seen += calls.len();
-        for c in calls.iter().filter(|c| c.method == "chat.postMessage") {
-            if let (Some(ch), Some(ts)) = (c.field("channel"), c.field("thread_ts")) {
-                arrivals.entry((ch.to_string(), ts.to_string())).or_insert(c.at);
-            }
-        }
+        note_replies(&calls, &mut arrivals);
         let mut l: Vec<Duration> = run
             .samples
             .iter()
@@ -442,6 +438,16 @@ fn delivery_latencies(fake: &FakeSlack, run: &Run, deadline: Duration) -> (Vec<D
             return (l, wanted);
         }
         std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Notes when each reply (a `chat.postMessage` in a thread: its channel and `thread_ts`) first
+/// reached the fake, of `calls`.
+fn note_replies(calls: &[support::Call], arrivals: &mut std::collections::HashMap<(String, String), Instant>) {
+    for c in calls.iter().filter(|c| c.method == "chat.postMessage") {
+        if let (Some(ch), Some(ts)) = (c.field("channel"), c.field("thread_ts")) {
+            arrivals.entry((ch.to_string(), ts.to_string())).or_insert(c.at);
+        }
     }
 }
 

@@ -45,18 +45,7 @@ fn depth(file: &Path) -> usize {
 
 /// The first path segment of each item of a `{a, b::c, d::{e, f}}` group.
 fn group_heads(group: &str) -> Vec<String> {
-    let (mut heads, mut level, mut current) = (Vec::new(), 0, String::new());
-    for ch in group.chars() {
-        match ch {
-            '{' => level += 1,
-            '}' => level -= 1,
-            ',' if level == 0 => heads.push(std::mem::take(&mut current)),
-            _ if level == 0 => current.push(ch),
-            _ => {}
-        }
-    }
-    heads.push(current);
-    heads.iter().filter_map(|h| h.trim().split("::").next().map(str::to_string)).filter(|h| !h.is_empty()).collect()
+    split_top_level(group).iter().filter_map(|h| h.trim().split("::").next().map(str::to_string)).filter(|h| !h.is_empty()).collect()
 }
 
 /// The runtime modules a file refers to: through `super::…` (as many as lead to `runtime`) or

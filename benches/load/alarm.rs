@@ -11,7 +11,7 @@
 
 use super::support::slack::{envelope, mention, now_secs, sign};
 use super::support::{unique, FakeSlack, Runtime, Settings};
-use super::{ms, pct};
+use super::{ms, note_replies, pct};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -39,13 +39,7 @@ impl Arrivals {
         while !done.load(Ordering::Relaxed) {
             let calls = fake.calls_after(read);
             read += calls.len();
-            let mut seen = self.seen.lock().unwrap();
-            for c in calls.iter().filter(|c| c.method == "chat.postMessage") {
-                if let (Some(ch), Some(ts)) = (c.field("channel"), c.field("thread_ts")) {
-                    seen.entry((ch.to_string(), ts.to_string())).or_insert(c.at);
-                }
-            }
-            drop(seen);
+            note_replies(&calls, &mut self.seen.lock().unwrap());
             self.changed.notify_all();
             std::thread::sleep(Duration::from_millis(2));
         }

@@ -61,11 +61,6 @@ pub struct AlarmView {
 }
 
 impl AlarmView {
-    /// What the view holds now.
-    pub fn known(&self) -> Known {
-        self.known.get()
-    }
-
     /// A sweep must start no later than `at`: the `setAlarm` to issue, unless an alarm this
     /// instance set is due by then already.
     pub fn arm_by(&self, at: i64) -> Option<AlarmOp> {

@@ -44,7 +44,7 @@ impl Memory {
             Memory::Exact(known) => {
                 let view = Memory::view(*known);
                 let op = view.arm_by(at);
-                *known = view.known();
+                *known = view.known.get();
                 (op, None)
             }
             Memory::NotedAfterAwait(Some(armed)) if *armed <= at => (None, None),
@@ -61,7 +61,7 @@ impl Memory {
                     Some(at) => Some(view.arm(at)),
                     None => view.disarm(),
                 };
-                *known = view.known();
+                *known = view.known.get();
                 (op, None)
             }
             (Memory::NotedAfterAwait(_), Some(at)) => (Some(AlarmOp::Set(at)), Some(Note::Armed(at))),
@@ -76,7 +76,7 @@ impl Memory {
             Memory::Exact(known) => {
                 let view = Memory::view(*known);
                 view.fired();
-                *known = view.known();
+                *known = view.known.get();
             }
             Memory::NotedAfterAwait(armed) => *armed = None,
         }
@@ -352,7 +352,7 @@ fn the_view_forgets_on_fire_and_failure_and_sets_again() {
     view.fired();
     assert_eq!(view.arm_by(30), Some(AlarmOp::Set(30)), "the alarm that fired is gone");
     view.failed();
-    assert_eq!(view.known(), Known::Unknown);
+    assert_eq!(view.known.get(), Known::Unknown);
     assert_eq!(view.arm(HOUSEKEEPING), AlarmOp::Set(HOUSEKEEPING));
     assert_eq!(view.arm_by(40), Some(AlarmOp::Set(40)), "a later alarm does not cover now");
     assert_eq!(view.disarm(), Some(AlarmOp::Delete));
