@@ -37,12 +37,16 @@ setup:
 	@scripts/setup.sh
 
 # The Worker bundle. Rebuilt only when a source changed, so wrangler's [build] hook and the
-# end-to-end harness can call it on every start for free.
-$(BOT)/build/index.js: $(WORKER_SOURCES)
-	cd $(BOT) && $(CURDIR)/scripts/worker-build.sh --release
-	@touch $(BOT)/build/index.js
+# end-to-end harness can call it on every start for free. TESTKIT=1 (the tests and benchmarks)
+# builds the bot with slackline's test scaffolding into build-testkit/ instead: the test hooks, the
+# tally, the meter, the seeding. The bundle `make dev` serves and `wrangler deploy` ships has none.
+TESTKIT ?=
+BUILD_DIR := build$(if $(TESTKIT),-testkit)
+$(BOT)/$(BUILD_DIR)/index.js: $(WORKER_SOURCES)
+	cd $(BOT) && $(CURDIR)/scripts/worker-build.sh --release --out-dir $(BUILD_DIR) $(if $(TESTKIT),-- --features testkit)
+	@touch $(BOT)/$(BUILD_DIR)/index.js
 
-worker: $(BOT)/build/index.js
+worker: $(BOT)/$(BUILD_DIR)/index.js
 
 build: setup
 	@$(MAKE) --no-print-directory worker
@@ -70,12 +74,14 @@ test: build
 	$(MAKE) --no-print-directory fuzz-smoke
 
 # rustfmt (rustfmt.toml) and clippy with every warning an error, native and wasm32 (the adapters
-# exist only there); the fuzz crate is its own workspace.
+# exist only there), the production build and the tests' (testkit); the fuzz crate is its own
+# workspace.
 lint: setup
 	cargo fmt --check
 	cargo fmt --check --manifest-path fuzz/Cargo.toml
 	cargo clippy --locked --workspace --all-targets --quiet -- -D warnings
-	cargo clippy --locked --workspace --lib --tests --target wasm32-unknown-unknown --quiet -- -D warnings
+	cargo clippy --locked --workspace --lib --target wasm32-unknown-unknown --quiet -- -D warnings
+	cargo clippy --locked --package slackline --lib --tests --features testkit --target wasm32-unknown-unknown --quiet -- -D warnings
 
 # A new bot from the template (template/): its own folder, Cargo.toml (slackline by path, this
 # checkout), wrangler.toml, manifest.json, src/ with a test, README, Makefile.
@@ -117,4 +123,4 @@ fuzz-smoke: setup
 fuzz: fuzz-smoke
 
 clean:
-	rm -rf build examples/*/build target .wrangler
+	rm -rf build examples/*/build examples/*/build-testkit benches/apps/*/build-testkit target .wrangler

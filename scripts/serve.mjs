@@ -4,6 +4,7 @@
 // into wrangler's debug log file. The benchmarks use it for the floor and for slackline alike.
 // Usage:
 //   node scripts/serve.mjs --config wrangler.toml --port 8787 --persist-to DIR [--env-file FILE]
+//     [--script BUNDLE] (served instead of the config's main: the tests' build-testkit bundle)
 import { unstable_startWorker } from "wrangler";
 
 process.env.X_LOCAL_EXPLORER ??= "false";
@@ -15,6 +16,7 @@ const args = Object.fromEntries(
 );
 const worker = await unstable_startWorker({
   config: args.config ?? "wrangler.toml",
+  entrypoint: args.script,
   envFiles: args["env-file"] ? [args["env-file"]] : undefined,
   dev: {
     server: { hostname: "127.0.0.1", port: Number(args.port ?? 8787) },

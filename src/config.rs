@@ -203,11 +203,13 @@ pub struct Config {
     /// `LOG_DELIVERIES`: `failures` (default) or `all`.
     pub log_deliveries: LogDeliveries,
     /// `ALLOW_BENCH_SEED=1`: the admin API can bulk-insert synthetic receipts and delivered rows
-    /// (`POST /admin/teams/{team}/seed`). For benchmarks only; never set it in production.
+    /// (`POST /admin/teams/{team}/seed`). For benchmarks only: a build without slackline's
+    /// `testkit` feature (every production build) ignores it.
     pub allow_bench_seed: bool,
     /// `ALLOW_TEST_CLOCK=1`: the front door accepts `x-slackline-test-now` (epoch ms) as its clock,
     /// and `x-slackline-test-actor-delay-ms` to slow the team actor down (to exceed the ack budget).
-    /// For end-to-end tests only; never set it in production.
+    /// For end-to-end tests only: a build without slackline's `testkit` feature (every production
+    /// build) ignores it, with a warning.
     pub allow_test_clock: bool,
     /// `TEST_PANIC_MARKER` (with `ALLOW_TEST_CLOCK=1` only): the app's handlers panic on any request
     /// whose payload contains this text, as a buggy handler would. For end-to-end tests only.
@@ -287,12 +289,25 @@ impl<'a> Vars<'a> {
     }
 }
 
+/// The test settings a production build (without the `testkit` feature) ignores, one warning each.
+fn without_testkit(v: &Vars) -> Vec<String> {
+    if cfg!(feature = "testkit") {
+        return Vec::new();
+    }
+    ["ALLOW_TEST_CLOCK", "ALLOW_BENCH_SEED", "TEST_PANIC_MARKER"]
+        .into_iter()
+        .filter(|var| v.get(var).is_some())
+        .map(|var| format!("{var} is set, but this build has no test scaffolding (slackline's testkit feature): ignored"))
+        .collect()
+}
+
 impl Config {
     /// Builds the configuration from the deployment's settings (the Worker's `Env`, or
     /// [`Vars::of`] in tests).
     pub fn from_vars(v: &Vars) -> Result<Config, ConfigError> {
         let hour_ms = 3_600_000;
-        let allow_test_clock = v.get("ALLOW_TEST_CLOCK").as_deref() == Some("1");
+        // The test scaffolding exists only in a build with the `testkit` feature (the tests').
+        let allow_test_clock = cfg!(feature = "testkit") && v.get("ALLOW_TEST_CLOCK").as_deref() == Some("1");
         let config = Config {
             signing_secret: SigningSecret::parse(v.get("SLACK_SIGNING_SECRET")),
             slack_api_url: v.url("SLACK_API_URL")?.unwrap_or_else(|| DEFAULT_SLACK_API_URL.into()),
@@ -337,8 +352,8 @@ impl Config {
             },
             allow_test_clock,
             test_panic_marker: v.get("TEST_PANIC_MARKER").filter(|_| allow_test_clock),
-            allow_bench_seed: v.get("ALLOW_BENCH_SEED").as_deref() == Some("1"),
-            warnings: Vec::new(),
+            allow_bench_seed: cfg!(feature = "testkit") && v.get("ALLOW_BENCH_SEED").as_deref() == Some("1"),
+            warnings: without_testkit(v),
         };
         Ok(config.with_warnings())
     }

@@ -20,6 +20,8 @@ pub fn figures(scale: &dyn Fn(usize) -> usize) -> String {
     let before = std::env::var("BENCH_BEFORE").ok().map(|dir| {
         let mut settings = quiet(Settings::new("bench-before", &fake));
         settings.config = Some(PathBuf::from(dir).join("wrangler.toml"));
+        // That release's own bundle (built with its test scaffolding, which it always had).
+        settings.script = None;
         Runtime::start(settings)
     });
     let mut contenders = vec![

@@ -22,6 +22,8 @@ impl BenchSettings for Settings {
 
     fn config(mut self, path: &str) -> Settings {
         self.config = Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path));
+        // Another Worker (a floor, the peer): its own `main`.
+        self.script = None;
         self
     }
 }

@@ -24,6 +24,7 @@ mod default_app;
 pub mod guard;
 pub mod listen;
 mod make;
+#[cfg(any(test, feature = "testkit"))]
 pub mod tally;
 
 pub use crate::config::Vars;

@@ -9,10 +9,16 @@
 //! `handler_failed`); `TEST_PANIC_MARKER` makes the handlers panic instead ([`HookedApp`]). The
 //! Worker forwards the clock, the delays, the alarm hooks and the failure to the actor with the
 //! request.
+//!
+//! Test scaffolding: only a build with slackline's `testkit` feature (the tests' and benchmarks'
+//! `make worker TESTKIT=1`) reads a hook or serves the tally; in a production build [`TestHooks`]
+//! is always empty and [`HookedApp`] is the app itself.
 
+#[cfg(feature = "testkit")]
 use super::header;
-use crate::app::listen::Listeners;
-use crate::app::{tally, App, CommandReply, Context, Decision};
+#[cfg(feature = "testkit")]
+use crate::app::{listen::Listeners, tally};
+use crate::app::{App, CommandReply, Context, Decision};
 use crate::config::Config;
 use crate::slack::envelope::{EventEnvelope, Interaction, SlashCommand};
 use worker::{Headers, Request};
@@ -51,7 +57,14 @@ pub struct TestHooks {
 }
 
 impl TestHooks {
+    /// None: a production build reads no hook.
+    #[cfg(not(feature = "testkit"))]
+    pub fn read(_: &Request, _: &Config) -> TestHooks {
+        TestHooks::default()
+    }
+
     /// The hooks `req` carries, if the deployment allows them.
+    #[cfg(feature = "testkit")]
     pub fn read(req: &Request, config: &Config) -> TestHooks {
         if !config.allow_test_clock {
             return TestHooks::default();
@@ -109,22 +122,48 @@ impl TestHooks {
 /// runtime beside the echo bot.
 pub struct HookedApp<'a> {
     app: &'a dyn App,
+    #[cfg(feature = "testkit")]
     panic_marker: Option<&'a str>,
+    #[cfg(feature = "testkit")]
     tally: Option<&'static Listeners>,
 }
 
+#[cfg(feature = "testkit")]
 thread_local! {
     /// The tally, built once per isolate.
     static TALLY: &'static Listeners = Box::leak(Box::new(tally::tally()));
 }
 
 impl<'a> HookedApp<'a> {
+    /// The app itself (a production build).
+    #[cfg(not(feature = "testkit"))]
+    pub fn of(app: &'a dyn App, _: &'a Config) -> HookedApp<'a> {
+        HookedApp { app }
+    }
+
+    #[cfg(not(feature = "testkit"))]
+    fn app(&self, _: &impl serde::Serialize) -> &'a dyn App {
+        self.app
+    }
+
+    #[cfg(not(feature = "testkit"))]
+    fn is_tally_secret(&self, _: &str) -> bool {
+        false
+    }
+
     /// The app under this deployment's settings.
+    #[cfg(feature = "testkit")]
     pub fn of(app: &'a dyn App, config: &'a Config) -> HookedApp<'a> {
         let tally = config.allow_test_clock.then(|| TALLY.with(|t| *t));
         HookedApp { app, panic_marker: config.test_panic_marker.as_deref(), tally }
     }
 
+    #[cfg(feature = "testkit")]
+    fn is_tally_secret(&self, key: &str) -> bool {
+        self.tally.is_some_and(|t| t.is_secret_state(key))
+    }
+
+    #[cfg(feature = "testkit")]
     fn app(&self, request: &impl serde::Serialize) -> &'a dyn App {
         if self.panic_marker.is_none() && self.tally.is_none() {
             return self.app;
@@ -154,6 +193,6 @@ impl App for HookedApp<'_> {
         self.app(interaction).on_interaction_ack(interaction, ctx)
     }
     fn is_secret_state(&self, key: &str) -> bool {
-        self.app.is_secret_state(key) || self.tally.is_some_and(|t| t.is_secret_state(key))
+        self.app.is_secret_state(key) || self.is_tally_secret(key)
     }
 }

@@ -223,6 +223,7 @@ pub fn discard(storage: &Storage, sql: &SqlStorage, RowId(id): RowId, now: i64) 
 }
 
 /// Benchmarks only: bulk-inserts synthetic receipts and delivered rows (offset `from`).
+#[cfg(feature = "testkit")]
 pub fn seed(sql: &SqlStorage, receipts: i64, done: i64, from: i64, now: i64) -> worker::Result<()> {
     if receipts > 0 {
         run(sql, sql::admin::SEED_RECEIPTS, vec![int(receipts), int(now), int(from)])?;

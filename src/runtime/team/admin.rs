@@ -59,10 +59,12 @@ impl TeamActor {
             AdminRoute::Sweep => json_answer(&self.sweep(config, Trigger::Admin, TestHooks::read(req, config).now_ms).await?),
             AdminRoute::BulkRedrive => self.bulk_redrive(req, config).await,
             AdminRoute::State => self.state_page(req, config),
+            #[cfg(feature = "testkit")]
             AdminRoute::Seed if config.allow_bench_seed => self.seed(req),
-            AdminRoute::Seed => Err(ActorError::NotFound),
+            #[cfg(feature = "testkit")]
             AdminRoute::Meter if config.allow_test_clock => json_answer(&crate::runtime::meter::snapshot()),
-            AdminRoute::Meter => Err(ActorError::NotFound),
+            // Test scaffolding: absent from a production build (slackline's `testkit` feature).
+            AdminRoute::Seed | AdminRoute::Meter => Err(ActorError::NotFound),
         }
     }
 
@@ -108,6 +110,7 @@ impl TeamActor {
     }
 
     /// Benchmarks only (`ALLOW_BENCH_SEED=1`): `?receipts=N&done=M&from=K`.
+    #[cfg(feature = "testkit")]
     fn seed(&self, req: &Request) -> Answer {
         let (receipts, done) = (number(req, "receipts", 0)?.clamp(0, 200_000), number(req, "done", 0)?.clamp(0, 200_000));
         store::admin::seed(&self.sql, receipts, done, number(req, "from", 0)?, clock::now_ms())?;

@@ -27,6 +27,10 @@ pub struct Settings {
     /// Serve through `scripts/serve.mjs` (dev tooling off) instead of `wrangler dev` (the
     /// benchmarks).
     pub bare: bool,
+    /// The bundle to serve instead of the config's `main`: a bot's `build-testkit/index.js` (`make
+    /// worker TESTKIT=1`: the test hooks, the tally, the meter), never the production `build/`
+    /// that `make dev` serves. `None` for a Worker of another kind (the benchmarks' floors).
+    pub script: Option<PathBuf>,
 }
 
 impl Settings {
@@ -50,7 +54,8 @@ impl Settings {
             ("TOKEN_ENCRYPTION_KEY", super::ENCRYPTION_KEY.to_string()),
             ("ALERT_PENDING_AGE_MS", "1000".to_string()),
         ];
-        Settings { name: name.into(), vars: vars.into_iter().map(|(k, v)| (k.to_string(), v)).collect(), config: None, bare: false }
+        let vars = vars.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        Settings { name: name.into(), vars, config: None, bare: false, script: Some(project_root().join("examples/echo/build-testkit/index.js")) }
     }
 
     /// The settings of the example bot `examples/{app}`, served from its own `wrangler.toml`; its
@@ -63,11 +68,12 @@ impl Settings {
     /// `benches/apps/listeners`), served from its own `wrangler.toml`, built first (`make worker
     /// BOT={dir}`).
     pub fn bot(dir: &str, fake: &FakeSlack) -> Settings {
-        let built = Command::new("make").args(["--no-print-directory", "worker", &format!("BOT={dir}")]).current_dir(project_root()).status();
-        assert!(built.is_ok_and(|s| s.success()), "make worker BOT={dir}");
+        let built = Command::new("make").args(["--no-print-directory", "worker", "TESTKIT=1", &format!("BOT={dir}")]).current_dir(project_root()).status();
+        assert!(built.is_ok_and(|s| s.success()), "make worker TESTKIT=1 BOT={dir}");
         let name = dir.rsplit('/').next().unwrap_or(dir);
         let mut settings = Settings::new(name, fake);
         settings.config = Some(project_root().join(dir).join("wrangler.toml"));
+        settings.script = Some(project_root().join(dir).join("build-testkit/index.js"));
         settings
     }
 
@@ -180,6 +186,11 @@ impl Runtime {
                 &free_port().to_string(),
             ]);
         }
+        match (&self.settings.script, self.settings.bare) {
+            (Some(script), true) => drop(command.arg("--script").arg(script)),
+            (Some(script), false) => drop(command.arg(script)),
+            (None, _) => {}
+        }
         let child = command
             .arg("--persist-to")
             .arg(self.dir.join("state"))
@@ -189,6 +200,8 @@ impl Runtime {
             .current_dir(&root)
             .env("PATH", path)
             .env("WRANGLER_SEND_METRICS", "false")
+            // wrangler's [build] hook (`make worker`) builds the bundle with the test scaffolding.
+            .env("TESTKIT", "1")
             // wrangler otherwise appends every line it prints to a debug file under
             // ~/.config/.wrangler/logs (one append per line: CPU, and disk that tests would fill).
             .env("WRANGLER_WRITE_LOGS", "false")
@@ -328,7 +341,7 @@ impl Runtime {
 
     /// A redeploy: the same persistence folder and port, with changed settings.
     pub fn redeploy(&mut self, change: impl FnOnce(Settings) -> Settings) {
-        let settings = std::mem::replace(&mut self.settings, Settings { name: String::new(), vars: Vec::new(), config: None, bare: false });
+        let settings = std::mem::replace(&mut self.settings, Settings { name: String::new(), vars: Vec::new(), config: None, bare: false, script: None });
         self.settings = change(settings);
         self.restart();
     }
