@@ -192,20 +192,40 @@ impl Action {
             Action::LlmReply { .. } => "llm",
             Action::StreamAnswer { .. } => "stream",
             Action::Notify { .. } => "notify",
-            Action::Status { .. } => "status",
+            Action::Status { .. } => STATUS,
             Action::Handle { .. } => "handler",
-            Action::Lists { .. } => "lists",
+            Action::Lists { .. } => LISTS,
             Action::Scheduled { effect, .. } => effect.label(),
             Action::CancelSchedule { .. } => "cancel",
         }
     }
 }
 
-/// Whether rows of this effect label run one at a time per target (a List's jobs, a status
-/// message's): the claim takes only the oldest pending row of such a target (`sql::outbox::CLAIM`, the
-/// `outbox_serial` index), so finishing one makes the next one claimable.
+/// The effect label of a List's jobs: a serial kind.
+pub const LISTS: &str = "lists";
+/// The effect label of a status message's posts and updates: a serial kind.
+pub const STATUS: &str = "status";
+
+/// The serial kinds: rows of these effect labels run one at a time per target (a List's jobs, a
+/// status message's): the claim takes only the oldest pending row of such a target
+/// (`sql::outbox::CLAIM`, the `outbox_serial` index), so finishing one makes the next one
+/// claimable. The one table of them: [`is_serial`] reads it, and the claim's SQL names them
+/// through [`serial_effects!`], which a test holds equal to it. Adding a kind here needs a
+/// migration that rebuilds `outbox_serial`: the index's `WHERE` (frozen in migration 3's text) must
+/// match the claim's for SQLite to use it.
+pub const SERIAL: [&str; 2] = [LISTS, STATUS];
+
+/// [`SERIAL`] as SQL text, `('lists', 'status')`, for statements built with `concat!`.
+macro_rules! serial_effects {
+    () => {
+        "('lists', 'status')"
+    };
+}
+pub(crate) use serial_effects;
+
+/// Whether rows of this effect label run one at a time per target ([`SERIAL`]).
 pub fn is_serial(label: &str) -> bool {
-    matches!(label, "lists" | "status")
+    SERIAL.contains(&label)
 }
 
 /// Slack's limit on a message's `text` is 40,000 characters; stay well inside it.
@@ -238,6 +258,15 @@ impl Followup {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_serial_kinds_sql_text_names_exactly_the_serial_table() {
+        let quoted: Vec<String> = SERIAL.iter().map(|k| format!("'{k}'")).collect();
+        assert_eq!(serial_effects!(), format!("({})", quoted.join(", ")));
+        assert!(crate::sql::outbox::CLAIM.contains(&format!("effect NOT IN {}", serial_effects!())), "the claim names the table");
+        let status = Action::Status { name: "deploy".into() };
+        assert!(is_serial(status.label()) && !is_serial(Action::slack_api("m", json!({})).label()));
+    }
 
     #[test]
     fn a_followup_in_a_thread_posts_to_that_thread_under_the_parent_key() {

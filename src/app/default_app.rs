@@ -9,7 +9,7 @@
 use super::listen::assistant::{in_assistant_thread, streamed_answer, AssistantThread, Prompt};
 use super::{App, CommandReply, Context, Decision};
 use crate::effect::{truncate_chars, Action, Effect, Followup};
-use crate::slack::envelope::{Event, EventEnvelope, Interaction, Message, SlashCommand};
+use crate::slack::envelope::{Event, EventEnvelope, Interaction, InteractionKind, Message, SlashCommand};
 use serde_json::{json, Value};
 
 /// A reply to a mention later than this is worse than none: it is parked as `expired` instead.
@@ -57,7 +57,7 @@ impl App for DefaultApp {
     }
 
     fn on_interaction(&self, interaction: &Interaction, _ctx: &Context) -> Decision {
-        if interaction.payload_type != "block_actions" {
+        if interaction.kind() != InteractionKind::BlockActions {
             return Decision::Ignore("unhandled_interaction");
         }
         if !interaction.actions.iter().any(|a| a.action_id == RESOLVE_ACTION_ID) {

@@ -229,6 +229,49 @@ pub struct Interaction {
     pub raw: Value,
 }
 
+/// What an interactivity payload is, by its `type`: the one place that names Slack's interaction
+/// kinds. A kind slackline does not know is [`InteractionKind::Other`] (kept and answered like any
+/// other, never refused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InteractionKind {
+    /// `block_actions`: a button, a select, … in a message, a modal or the App Home.
+    BlockActions,
+    /// `view_submission`: a modal's submit.
+    ViewSubmission,
+    /// `view_closed`: a modal closed (with `notify_on_close`).
+    ViewClosed,
+    /// `shortcut`: a global shortcut.
+    Shortcut,
+    /// `message_action`: a message shortcut.
+    MessageAction,
+    /// `block_suggestion`: an external select asking for its options.
+    BlockSuggestion,
+    /// Any other `type`.
+    Other,
+}
+
+impl InteractionKind {
+    /// The kind of a payload `type`.
+    pub fn of(payload_type: &str) -> InteractionKind {
+        match payload_type {
+            "block_actions" => InteractionKind::BlockActions,
+            "view_submission" => InteractionKind::ViewSubmission,
+            "view_closed" => InteractionKind::ViewClosed,
+            "shortcut" => InteractionKind::Shortcut,
+            "message_action" => InteractionKind::MessageAction,
+            "block_suggestion" => InteractionKind::BlockSuggestion,
+            _ => InteractionKind::Other,
+        }
+    }
+}
+
+impl Interaction {
+    /// What this payload is.
+    pub fn kind(&self) -> InteractionKind {
+        InteractionKind::of(&self.payload_type)
+    }
+}
+
 /// One element of `actions` in a `block_actions` payload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BlockAction {

@@ -1,5 +1,7 @@
 //! The alarm path: claims, fenced completions, holds, attempt history, counters, failure streaks, the sweep's end and housekeeping; the actor's team key.
 
+use crate::effect::serial_effects;
+
 /// Remembers the actor's own team key: ?1 the key.
 pub const REMEMBER_TEAM_KEY: &str = "INSERT INTO meta(key, value) VALUES ('team_key', ?1) ON CONFLICT(key) DO NOTHING";
 
@@ -19,7 +21,8 @@ pub const TEAM_KEY: &str = "SELECT value FROM meta WHERE key = 'team_key'";
 /// planner cannot read their values: the runtime's SQLite otherwise marks the statement as
 /// depending on them and compiles it again on every call, which cost about 5 % of the runtime's
 /// CPU under load (measured with `perf`; `docs/benchmarks.md`). The plan and results are the same.
-pub const CLAIM: &str = "UPDATE outbox
+pub const CLAIM: &str = concat!(
+    "UPDATE outbox
  SET claim_token = ?1, claim_expires_at = ?2, attempts = attempts + 1,
      first_attempt_at = COALESCE(first_attempt_at, ?3), last_attempt_at = ?3
  WHERE id IN (
@@ -27,12 +30,17 @@ pub const CLAIM: &str = "UPDATE outbox
    WHERE status = 'pending' AND next_attempt_at <= ?3 + 0
      AND (claim_token IS NULL OR (claim_expires_at <= ?3 + 0 AND claim_token <> ?1 || ''))
      AND target NOT IN (SELECT target FROM holds WHERE until_ms > ?3 + 0)
-     AND (effect NOT IN ('lists', 'status') OR id = (SELECT MIN(l.id) FROM outbox l
-       WHERE l.status = 'pending' AND l.effect IN ('lists', 'status') AND l.target = outbox.target
+     AND (effect NOT IN ",
+    serial_effects!(),
+    " OR id = (SELECT MIN(l.id) FROM outbox l
+       WHERE l.status = 'pending' AND l.effect IN ",
+    serial_effects!(),
+    " AND l.target = outbox.target
          AND (l.next_attempt_at <= ?3 + 0 OR l.claim_token IS NOT NULL)))
    ORDER BY next_attempt_at, id
    LIMIT ?4 + 0)
- RETURNING id, idem_key, op_key, effect, target, payload, attempts, max_attempts, deadline_at, created_at";
+ RETURNING id, idem_key, op_key, effect, target, payload, attempts, max_attempts, deadline_at, created_at"
+);
 
 /// Fenced completion as delivered: ?1 id, ?2 claim token, ?3 now, ?4 HTTP status or NULL, ?5
 /// the attempt's latency (ms), ?6 and ?7 a notify message's post (Slack's `channel` and `ts`;

@@ -41,7 +41,7 @@ pub use cx::{Cx, EffectRef, Origin, Scheduling};
 pub use input::*;
 
 use super::{App, CommandReply, Context, Decision};
-use crate::slack::envelope::{Event, EventEnvelope, Interaction, Message, SlashCommand};
+use crate::slack::envelope::{Event, EventEnvelope, Interaction, InteractionKind, Message, SlashCommand};
 use crate::state::{StateChange, StateError};
 use serde_json::Value;
 
@@ -426,22 +426,22 @@ impl App for Listeners {
         let suggestion = raw.get("action_id").and_then(Value::as_str).unwrap_or_default();
         for l in &self.listeners {
             let origin = || interaction_origin(i);
-            let ran = match (&l.route, i.payload_type.as_str()) {
-                (Route::Action(m, h), "block_actions") => i
+            let ran = match (&l.route, i.kind()) {
+                (Route::Action(m, h), InteractionKind::BlockActions) => i
                     .actions
                     .iter()
                     .find(|a| a.action_id == m.action_id && (m.block_id.is_none() || a.block_id == m.block_id))
                     .map(|action| Listeners::run(|cx| h(&ActionIn { action, interaction: i }, cx), origin(), ctx)),
-                (Route::ViewSubmission(cb, h), "view_submission") if cb == view_callback => {
+                (Route::ViewSubmission(cb, h), InteractionKind::ViewSubmission) if cb == view_callback => {
                     Some(Listeners::run(|cx| h(&ViewIn { interaction: i, view }, cx), origin(), ctx))
                 }
-                (Route::ViewClosed(cb, h), "view_closed") if cb == view_callback => {
+                (Route::ViewClosed(cb, h), InteractionKind::ViewClosed) if cb == view_callback => {
                     Some(Listeners::run(|cx| h(&ViewIn { interaction: i, view }, cx), origin(), ctx))
                 }
-                (Route::Shortcut(cb, h), "shortcut" | "message_action") if cb == callback => {
+                (Route::Shortcut(cb, h), InteractionKind::Shortcut | InteractionKind::MessageAction) if cb == callback => {
                     Some(Listeners::run(|cx| h(&ShortcutIn { interaction: i }, cx), origin(), ctx))
                 }
-                (Route::Options(id, h), "block_suggestion") if id == suggestion => {
+                (Route::Options(id, h), InteractionKind::BlockSuggestion) if id == suggestion => {
                     Some(Listeners::run(|cx| h(&OptionsIn { interaction: i }, cx), origin(), ctx))
                 }
                 _ => None,

@@ -211,3 +211,19 @@ fn dispatches_round_trip_through_json_for_the_actor() {
     let back: Dispatch = serde_json::from_str(&serde_json::to_string(&d).unwrap()).unwrap();
     assert_eq!(back, d);
 }
+
+#[test]
+fn an_interactions_kind_is_read_from_its_type_and_an_unknown_type_is_other_not_an_error() {
+    let kinds = [
+        ("block_actions", InteractionKind::BlockActions),
+        ("view_submission", InteractionKind::ViewSubmission),
+        ("view_closed", InteractionKind::ViewClosed),
+        ("shortcut", InteractionKind::Shortcut),
+        ("message_action", InteractionKind::MessageAction),
+        ("block_suggestion", InteractionKind::BlockSuggestion),
+        ("workflow_step_edit", InteractionKind::Other),
+    ];
+    for (payload_type, kind) in kinds {
+        assert_eq!(InteractionKind::of(payload_type), kind, "{payload_type}");
+    }
+}
