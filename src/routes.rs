@@ -325,6 +325,30 @@ impl ApiRoute {
     pub fn has_body(&self) -> bool {
         matches!(self, ApiRoute::PutColumnMap { .. } | ApiRoute::PutRecord { .. } | ApiRoute::PostMessage | ApiRoute::PutStatus { .. })
     }
+
+    /// The kind of work that serves this route (no wildcard: a new route names its own).
+    pub fn service(&self) -> ApiService {
+        match self {
+            ApiRoute::PostMessage | ApiRoute::GetMessage { .. } | ApiRoute::PutStatus { .. } | ApiRoute::GetStatus { .. } => ApiService::Notify,
+            ApiRoute::PutColumnMap { .. }
+            | ApiRoute::GetColumnMap { .. }
+            | ApiRoute::PutRecord { .. }
+            | ApiRoute::GetRecord { .. }
+            | ApiRoute::DeleteRecord { .. }
+            | ApiRoute::Records { .. }
+            | ApiRoute::Reconcile { .. }
+            | ApiRoute::Reconciles { .. } => ApiService::Lists,
+        }
+    }
+}
+
+/// The kinds of work behind the service API: each serves its own routes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApiService {
+    /// Messages with an idempotency key, status messages (`crate::notify`).
+    Notify,
+    /// Records mirrored into Slack Lists (`crate::lists`).
+    Lists,
 }
 
 fn lists(verb: Verb, list_id: &str, tail: &[&str]) -> Result<ApiRoute, RouteError> {
@@ -409,6 +433,8 @@ mod tests {
             (Verb::Get, "status/deploy", ApiRoute::GetStatus { name: "deploy".into() }),
         ];
         for (verb, path, route) in cases {
+            let service = if path.starts_with("lists/") { ApiService::Lists } else { ApiService::Notify };
+            assert_eq!(route.service(), service, "{path} is served by its own kind");
             assert_eq!(ApiRoute::parse(verb, &segments(path)), Ok(route), "{path}");
         }
         assert_eq!(ApiRoute::parse(Verb::Get, &segments("lists/X1")), Err(RouteError::BadId("list_id must be a List id (F…)")));

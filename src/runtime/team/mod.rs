@@ -39,7 +39,7 @@ use crate::logs::{AlarmMissingLine, Alert, ErrorLine, LogLine, SweepLine};
 use crate::outbox::alarm::{self, AlarmOp, AlarmView};
 use crate::outbox::pace::Pacer;
 use crate::outbox::Trigger;
-use crate::routes::{AdminRoute, ApiRoute, RouteError, ROUTE_HEADER};
+use crate::routes::{AdminRoute, ApiRoute, ApiService, RouteError, ROUTE_HEADER};
 use crate::sql::known::Known;
 use crate::sql::migrate::{self, Outcome};
 
@@ -243,11 +243,9 @@ impl TeamActor {
                 let route = forwarded(&req, ApiRoute::from_header)?;
                 self.remember_team(&req);
                 let body = if route.has_body() { req.text().await? } else { String::new() };
-                match route {
-                    ApiRoute::PostMessage | ApiRoute::GetMessage { .. } | ApiRoute::PutStatus { .. } | ApiRoute::GetStatus { .. } => {
-                        self.notify(&req, &body, route, &config).await
-                    }
-                    _ => self.lists(&req, &body, route, &config).await,
+                match route.service() {
+                    ApiService::Notify => self.notify(&req, &body, route, &config).await,
+                    ApiService::Lists => self.lists(&req, &body, route, &config).await,
                 }
             }
             _ => Err(ActorError::NotFound),
