@@ -5,6 +5,7 @@
 //! `message` and `app_mention`, or again with a fresh `event_id`, yields the same key, and the
 //! outbox's UNIQUE constraint keeps one row.
 
+use crate::slack::method;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -151,7 +152,7 @@ impl Action {
             Action::RespondUrl { .. } => "response_url".into(),
             Action::LlmReply { .. } => "llm".into(),
             Action::StreamAnswer { .. } => "stream".into(),
-            Action::Notify { .. } => "chat.postMessage".into(),
+            Action::Notify { .. } => method::POST_MESSAGE.into(),
             Action::Status { name } => format!("status:{name}"),
             Action::Handle { .. } => "handler".into(),
             Action::Lists { list_id, .. } => crate::lists::api::target(list_id),
@@ -247,7 +248,7 @@ impl Followup {
         let text = truncate_chars(answer, MAX_REPLY_CHARS);
         let action = match self {
             Followup::Thread { channel, thread_ts } => {
-                Action::slack_api("chat.postMessage", json!({ "channel": channel, "thread_ts": thread_ts, "text": text }))
+                Action::slack_api(method::POST_MESSAGE, json!({ "channel": channel, "thread_ts": thread_ts, "text": text }))
             }
             Followup::ResponseUrl { url } => Action::RespondUrl { url: url.clone(), body: json!({ "response_type": "ephemeral", "text": text }) },
         };

@@ -15,6 +15,7 @@
 //! - [`slack::signature`]: Slack's request signature check;
 //! - [`slack::envelope`]: every request body parsed into one enum, [`slack::envelope::Inbound`];
 //! - [`slack::classify`]: what Slack's answers mean (success / transient / permanent);
+//! - [`slack::method`]: every Slack Web API method name slackline uses, written once;
 //! - [`app`]: the app's handlers (pure): the listener API ([`app::listen`]) and the shipped
 //!   [`app::DefaultApp`];
 //! - [`state`]: app state: the handler's view (reads now, writes with the unit), its limits, the

@@ -140,7 +140,7 @@ fn the_graph_sees_the_imports_it_checks() {
 // module file is the file it reaches. Two kinds of reference are not counted: a file naming an
 // ancestor module (a child using its parent's items is how a folder is built, and the parent's own
 // imports are counted on their own), and code under `#[cfg(test)]` (a file's inline `mod tests`,
-// and `tests.rs` files), which no build of the Worker contains. Paths through a `use` alias
+// and `tests.rs` and `*_tests.rs` files), which no build of the Worker contains. Paths through a `use` alias
 // (`use super::store; store::outbox::x`) reach the alias's module, not deeper: the check can miss
 // an edge, never invent one.
 
@@ -263,11 +263,19 @@ fn named_paths(file: &Path) -> Vec<Vec<String>> {
     found
 }
 
-/// The file-level import graph of `src/` (module path → module paths it reaches).
-fn file_graph() -> BTreeMap<String, BTreeSet<String>> {
+/// The files of `src/` a production build compiles: not the `tests.rs` and `*_tests.rs` files
+/// (nor any under a `tests/` folder), which are all `#[cfg(test)]` modules.
+fn production_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
     rust_files(Path::new(SRC), &mut files);
-    files.retain(|f| f.file_name().is_some_and(|n| n != "tests.rs") && !f.components().any(|c| c.as_os_str() == "tests"));
+    let test_file = |f: &Path| f.file_stem().and_then(|s| s.to_str()).is_some_and(|s| s == "tests" || s.ends_with("_tests"));
+    files.retain(|f| !test_file(f) && !f.components().any(|c| c.as_os_str() == "tests"));
+    files
+}
+
+/// The file-level import graph of `src/` (module path → module paths it reaches).
+fn file_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let files = production_files();
     let modules: BTreeSet<String> = files.iter().map(|f| module_of(f)).collect();
     let mut edges: BTreeMap<String, BTreeSet<String>> = modules.iter().map(|m| (m.clone(), BTreeSet::new())).collect();
     for file in &files {
@@ -381,4 +389,59 @@ fn paths_are_read_through_groups_and_nesting() {
     assert_eq!(paths_after("rows::{insert_action, Queue};"), vec![p(&["rows", "insert_action"]), p(&["rows", "Queue"])]);
     assert_eq!(paths_after("{self, a::{b, c}, d}"), vec![p(&[]), p(&["a", "b"]), p(&["a", "c"]), p(&["d"])]);
     assert_eq!(paths_after("scheduled::when::When { due"), vec![p(&["scheduled", "when", "When"])]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Slack method names: each written once, in `src/slack/method.rs`.
+//
+// The production code of every other file (the same text the import check reads: inline test
+// modules and comment lines cut) holds no string literal that is a Slack Web API method name; it
+// names the method through `slack::method`. Prose in comments may mention a method.
+
+/// The table of Slack method names, the one file that writes them.
+const METHOD_TABLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/slack/method.rs");
+
+/// The Web API families a method name starts with (`chat.postMessage`, `views.open`, …).
+const METHOD_FAMILIES: [&str; 14] =
+    ["chat", "reactions", "views", "assistant", "conversations", "users", "auth", "oauth", "slackLists", "apps", "team", "files", "functions", "agents"];
+
+/// Literals shaped like a method name that are none: OpenAI's object names (the fake LLM's
+/// answers) and the JSON path of a team id in Slack's envelope.
+const NOT_METHODS: [&str; 3] = ["chat.completion", "chat.completion.chunk", "team.id"];
+
+/// The string literals in `code` that are, whole, a Slack method name (`"family.name…"`).
+fn method_literals(code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (at, _) in code.match_indices('"') {
+        let rest = &code[at + 1..];
+        let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '.').collect();
+        let whole = rest[name.len()..].starts_with('"');
+        let mut parts = name.split('.');
+        let family = parts.next().unwrap_or("");
+        let named = name.contains('.') && parts.all(|p| !p.is_empty());
+        if whole && named && METHOD_FAMILIES.contains(&family) && !NOT_METHODS.contains(&name.as_str()) {
+            found.push(name);
+        }
+    }
+    found
+}
+
+#[test]
+fn no_code_outside_the_method_table_writes_a_slack_method_name() {
+    let mut found = Vec::new();
+    for file in production_files().iter().filter(|f| f.as_path() != Path::new(METHOD_TABLE)) {
+        let shown = file.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap().display().to_string();
+        found.extend(method_literals(&production_text(file)).into_iter().map(|name| format!("{shown}: \"{name}\"")));
+    }
+    assert!(found.is_empty(), "Slack method names written as strings (name them through `slack::method`):\n  {}", found.join("\n  "));
+}
+
+#[test]
+fn the_method_check_sees_method_names_and_nothing_else() {
+    // The check above is only as good as its reader: the table's own names must show.
+    assert!(method_literals(&production_text(Path::new(METHOD_TABLE))).len() > 30);
+    let code = r#"call("chat.postMessage", a); x == "oauth.v2.access" || x == "slackLists.items.list""#;
+    assert_eq!(method_literals(code), ["chat.postMessage", "oauth.v2.access", "slackLists.items.list"]);
+    let not_methods = r#"json!({"object": "chat.completion.chunk"}); Missing("team.id"); "chat.postMessage:C1"; "event.ts"; "chat.""#;
+    assert!(method_literals(not_methods).is_empty(), "{:?}", method_literals(not_methods));
 }

@@ -10,6 +10,7 @@ use super::listen::assistant::{in_assistant_thread, streamed_answer, AssistantTh
 use super::{App, CommandReply, Context, Decision};
 use crate::effect::{truncate_chars, Action, Effect, Followup};
 use crate::slack::envelope::{Event, EventEnvelope, Interaction, InteractionKind, Message, SlashCommand};
+use crate::slack::method;
 use serde_json::{json, Value};
 
 /// A reply to a mention later than this is worse than none: it is parked as `expired` instead.
@@ -70,7 +71,7 @@ impl App for DefaultApp {
         let text = format!(":white_check_mark: Resolved by {who}.");
         Decision::Enqueue(vec![Effect {
             key: format!("ix:{}:resolve", interaction.op_key),
-            action: Action::slack_api("chat.update", json!({ "channel": channel, "ts": ts, "text": text, "blocks": [] })),
+            action: Action::slack_api(method::UPDATE, json!({ "channel": channel, "ts": ts, "text": text, "blocks": [] })),
             deadline_after_ms: Some(UPDATE_DEADLINE_MS),
         }])
     }
@@ -113,7 +114,7 @@ fn assistant_thread_started(envelope: &EventEnvelope) -> Decision {
     let args = json!({ "channel_id": thread.channel_id, "thread_ts": thread.thread_ts, "prompts": prompts });
     Decision::Enqueue(vec![Effect {
         key: format!("ev:{}:prompts", envelope.event_id),
-        action: Action::slack_api("assistant.threads.setSuggestedPrompts", args),
+        action: Action::slack_api(method::ASSISTANT_THREADS_SET_SUGGESTED_PROMPTS, args),
         deadline_after_ms: Some(REPLY_DEADLINE_MS),
     }])
 }
@@ -126,7 +127,11 @@ fn streamed_reply(m: &Message, team_key: &str) -> Vec<Effect> {
     let status = json!({ "channel_id": m.channel, "thread_ts": thread_ts, "status": "is thinking…" });
     let answer = streamed_answer(m, &strip_mentions(&m.text), team_key);
     vec![
-        Effect { key: format!("{key}:status"), action: Action::slack_api("assistant.threads.setStatus", status), deadline_after_ms: Some(STATUS_DEADLINE_MS) },
+        Effect {
+            key: format!("{key}:status"),
+            action: Action::slack_api(method::ASSISTANT_THREADS_SET_STATUS, status),
+            deadline_after_ms: Some(STATUS_DEADLINE_MS),
+        },
         Effect { key, action: answer, deadline_after_ms: Some(REPLY_DEADLINE_MS) },
     ]
 }
@@ -144,7 +149,7 @@ fn reply(m: &Message, ctx: &Context) -> Effect {
     let text = format!("Got it, <@{who}>: “{quoted}”");
     Effect {
         key,
-        action: Action::slack_api("chat.postMessage", json!({ "channel": m.channel, "thread_ts": thread_ts, "text": text, "blocks": reply_blocks(&text) })),
+        action: Action::slack_api(method::POST_MESSAGE, json!({ "channel": m.channel, "thread_ts": thread_ts, "text": text, "blocks": reply_blocks(&text) })),
         deadline_after_ms: Some(REPLY_DEADLINE_MS),
     }
 }

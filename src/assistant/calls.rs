@@ -4,6 +4,7 @@
 
 use super::stream::{Call, Reply};
 use crate::slack::classify::Verdict;
+use crate::slack::method;
 use serde_json::{json, Value};
 
 /// Where an answer goes.
@@ -31,14 +32,14 @@ pub fn request(to: &Target<'_>, call: &Call) -> (&'static str, Value) {
                 args["recipient_user_id"] = json!(user);
                 args["recipient_team_id"] = json!(team);
             }
-            ("chat.startStream", args)
+            (method::START_STREAM, args)
         }
-        Call::Append { ts, text } => ("chat.appendStream", json!({ "channel": channel, "ts": ts, "markdown_text": text })),
-        Call::Stop { ts, last: true } => ("chat.stopStream", json!({ "channel": channel, "ts": ts, "blocks": feedback_blocks() })),
-        Call::Stop { ts, last: false } => ("chat.stopStream", json!({ "channel": channel, "ts": ts })),
-        Call::Post { text } => ("chat.postMessage", json!({ "channel": channel, "thread_ts": thread, "text": text })),
-        Call::Update { ts, text } => ("chat.update", json!({ "channel": channel, "ts": ts, "text": text })),
-        Call::Find { since } => ("conversations.replies", json!({ "channel": channel, "ts": thread, "oldest": slack_ts(*since), "inclusive": true })),
+        Call::Append { ts, text } => (method::APPEND_STREAM, json!({ "channel": channel, "ts": ts, "markdown_text": text })),
+        Call::Stop { ts, last: true } => (method::STOP_STREAM, json!({ "channel": channel, "ts": ts, "blocks": feedback_blocks() })),
+        Call::Stop { ts, last: false } => (method::STOP_STREAM, json!({ "channel": channel, "ts": ts })),
+        Call::Post { text } => (method::POST_MESSAGE, json!({ "channel": channel, "thread_ts": thread, "text": text })),
+        Call::Update { ts, text } => (method::UPDATE, json!({ "channel": channel, "ts": ts, "text": text })),
+        Call::Find { since } => (method::CONVERSATIONS_REPLIES, json!({ "channel": channel, "ts": thread, "oldest": slack_ts(*since), "inclusive": true })),
     }
 }
 

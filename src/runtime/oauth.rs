@@ -11,6 +11,7 @@ use super::{clock, directory, header, html_page, http, log, query_param, team};
 use crate::config::Config;
 use crate::logs::{InstallLine, InstallOutcome};
 use crate::oauth::{self, Installation, StateError, STATE_COOKIE, STATE_TTL_MS};
+use crate::slack::method;
 use serde_json::{json, Value};
 use worker::{Env, Headers, Method, Request, Response};
 
@@ -65,7 +66,7 @@ pub async fn redirect(req: &Request, env: &Env, config: &Config, now: i64) -> wo
     };
     let fields =
         [("client_id", client_id.as_str()), ("client_secret", secret.expose()), ("code", code.as_str()), ("redirect_uri", &redirect_uri(req, config)?)];
-    let answer = http::post_form(&config.slack_method_url("oauth.v2.access"), &fields, config.attempt_timeout_ms).await;
+    let answer = http::post_form(&config.slack_method_url(method::OAUTH_V2_ACCESS), &fields, config.attempt_timeout_ms).await;
     let mut installation = match answer.as_ref().map(|a| oauth::parse_access(&a.json, now)) {
         Ok(Ok(installation)) => installation,
         Ok(Err(e)) => return exchange_failed(&format!("{e:?}")),
@@ -103,7 +104,7 @@ async fn consume_once(env: &Env, nonce: &str, expires_at: i64) -> worker::Result
 
 /// The bot id, from `auth.test` (the exchange does not return it); absent if that call fails.
 async fn bot_id(config: &Config, token: &str) -> Option<String> {
-    let answer = http::post_json(&config.slack_method_url("auth.test"), Some(token), &json!({}), config.attempt_timeout_ms).await.ok()?;
+    let answer = http::post_json(&config.slack_method_url(method::AUTH_TEST), Some(token), &json!({}), config.attempt_timeout_ms).await.ok()?;
     answer.json.get("bot_id").and_then(Value::as_str).map(str::to_string)
 }
 

@@ -8,6 +8,7 @@ use super::client::{
 };
 use super::fake::FakeSlack;
 use super::faults::Faults;
+use crate::slack::method;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::time::{Duration, Instant};
 
@@ -448,7 +449,7 @@ pub fn run_client(command: &str, options: &Options) -> Result<String, Failure> {
             let ack = target.event(&envelope(&team, &fresh_id("Ev"), mention(&channel, &ts, &text)), &[])?;
             let head = acked(&ack)?;
             let tail = delivered(&target, before, ack.at, timeout, "threaded reply", |c| {
-                c.method == "chat.postMessage" && c.field("channel") == Some(&channel) && c.field("thread_ts") == Some(&ts)
+                c.method == method::POST_MESSAGE && c.field("channel") == Some(&channel) && c.field("thread_ts") == Some(&ts)
             })?;
             Ok(format!("{head}\n{tail}"))
         }
@@ -458,7 +459,7 @@ pub fn run_client(command: &str, options: &Options) -> Result<String, Failure> {
             let head = acked(&ack)?;
             Ok(format!(
                 "{head}\n{}",
-                delivered(&target, before, ack.at, timeout, "reply", |c| c.method == "chat.postMessage" && c.field("channel") == Some(&channel))?
+                delivered(&target, before, ack.at, timeout, "reply", |c| c.method == method::POST_MESSAGE && c.field("channel") == Some(&channel))?
             ))
         }
         "command" => {
@@ -485,7 +486,10 @@ pub fn run_client(command: &str, options: &Options) -> Result<String, Failure> {
             let (channel, ts) = (fresh_id("C"), fresh_ts());
             let ack = target.interaction(&resolve_click(&team, &channel, &ts))?;
             let head = acked(&ack)?;
-            Ok(format!("{head}\n{}", delivered(&target, before, ack.at, timeout, "chat.update", |c| c.method == "chat.update" && c.field("ts") == Some(&ts))?))
+            Ok(format!(
+                "{head}\n{}",
+                delivered(&target, before, ack.at, timeout, method::UPDATE, |c| c.method == method::UPDATE && c.field("ts") == Some(&ts))?
+            ))
         }
         "storm" => storm(&target, &team, before, timeout),
         "triage" => triage::run(&target, &team, timeout),
@@ -564,7 +568,7 @@ fn storm(target: &Target, team: &str, before: usize, timeout: Duration) -> Resul
     for _ in 0..3 {
         statuses.push(target.event(&envelope(team, &fresh_id("Ev"), event.clone()), &[])?.status);
     }
-    let is_reply = |c: &SimCall| c.method == "chat.postMessage" && c.field("channel") == Some(&channel) && c.field("thread_ts") == Some(&ts);
+    let is_reply = |c: &SimCall| c.method == method::POST_MESSAGE && c.field("channel") == Some(&channel) && c.field("thread_ts") == Some(&ts);
     target.wait_for(before, timeout, is_reply)?.ok_or_else(|| Failure::Unexpected("no reply reached the fake Slack".into()))?;
     // Quiet period: a second reply, if any, would come within the next sweeps.
     std::thread::sleep(Duration::from_secs(2));

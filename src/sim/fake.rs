@@ -29,6 +29,7 @@ pub use super::lists::{FakeRow, FAKE_BOT_USER};
 use super::tiers::Enforcer;
 pub use super::web::{knows, FakeStream, FAKE_TEAM};
 use super::web::{refusal, Web};
+use crate::slack::method;
 use serde_json::{json, Map, Value};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -422,7 +423,7 @@ fn real_answer(state: &Mutex<State>, call: &Call) -> Value {
     if !knows(method) {
         return refusal("unknown_method");
     }
-    if method == "oauth.v2.access" {
+    if method == method::OAUTH_V2_ACCESS {
         return oauth_answer();
     }
     if call.token().is_none() {

@@ -7,6 +7,7 @@
 //! Writes through the API are made by [`FAKE_BOT_USER`]; tests play the people editing the List
 //! in Slack with the helpers on `FakeSlack` (`add_row`, `edit_row`, `archive_row`, ...).
 
+use crate::slack::method;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -38,7 +39,8 @@ const TYPED_KEYS: [&str; 15] = [
 const DEFAULT_PAGE: usize = 100;
 
 /// The methods this module answers.
-pub const METHODS: [&str; 4] = ["slackLists.items.create", "slackLists.items.update", "slackLists.items.delete", "slackLists.items.list"];
+pub const METHODS: [&str; 4] =
+    [method::SLACK_LISTS_ITEMS_CREATE, method::SLACK_LISTS_ITEMS_UPDATE, method::SLACK_LISTS_ITEMS_DELETE, method::SLACK_LISTS_ITEMS_LIST];
 
 /// Whether this module answers `method`.
 pub fn handles(method: &str) -> bool {
@@ -120,10 +122,10 @@ impl Lists {
             return refusal("list_not_found");
         }
         let answer = match method {
-            "slackLists.items.create" => self.create(list_id, body),
-            "slackLists.items.update" => self.update(list_id, body),
-            "slackLists.items.delete" => self.delete(list_id, body),
-            "slackLists.items.list" => self.list(list_id, body),
+            method::SLACK_LISTS_ITEMS_CREATE => self.create(list_id, body),
+            method::SLACK_LISTS_ITEMS_UPDATE => self.update(list_id, body),
+            method::SLACK_LISTS_ITEMS_DELETE => self.delete(list_id, body),
+            method::SLACK_LISTS_ITEMS_LIST => self.list(list_id, body),
             _ => Err("unknown_method"),
         };
         answer.unwrap_or_else(refusal)

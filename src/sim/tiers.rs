@@ -8,6 +8,7 @@
 //! slackline's own bursts: Slack allows "short bursts" without saying how long, and a client that
 //! paces by the published rate must pass; one that sends as fast as it can must not.
 
+use crate::slack::method;
 use crate::slack::tiers::DEFAULT_TIERS;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -28,7 +29,7 @@ pub struct SlackLimit {
 
 /// The lane and limit Slack applies to a call of `method` with body `json`, if any.
 pub fn limit_of(method: &str, json: Option<&Value>) -> Option<(String, SlackLimit)> {
-    if method == "chat.postMessage" {
+    if method == method::POST_MESSAGE {
         let channel = json.and_then(|j| j.get("channel")).and_then(Value::as_str).unwrap_or("");
         return Some((format!("{method}:{channel}"), SlackLimit { per_second: POSTS_PER_SECOND, capacity: POST_BURST }));
     }

@@ -15,6 +15,7 @@
 
 use super::client::trigger_minted_at;
 use super::lists::FAKE_BOT_USER;
+use crate::slack::method;
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -32,28 +33,28 @@ pub const TRIGGER_TTL_MS: u64 = 3_000;
 /// Every Web API method the fake implements besides the Lists methods ([`super::lists::METHODS`]).
 /// Any other method answers `unknown_method`, unless a test scripts it.
 pub const METHODS: &[&str] = &[
-    "auth.test",
-    "oauth.v2.access",
-    "chat.postMessage",
-    "chat.update",
-    "chat.delete",
-    "chat.postEphemeral",
-    "chat.getPermalink",
-    "chat.startStream",
-    "chat.appendStream",
-    "chat.stopStream",
-    "reactions.add",
-    "reactions.remove",
-    "views.open",
-    "views.push",
-    "views.update",
-    "views.publish",
-    "assistant.threads.setStatus",
-    "assistant.threads.setSuggestedPrompts",
-    "assistant.threads.setTitle",
-    "conversations.info",
-    "conversations.replies",
-    "users.info",
+    method::AUTH_TEST,
+    method::OAUTH_V2_ACCESS,
+    method::POST_MESSAGE,
+    method::UPDATE,
+    method::DELETE,
+    method::POST_EPHEMERAL,
+    method::GET_PERMALINK,
+    method::START_STREAM,
+    method::APPEND_STREAM,
+    method::STOP_STREAM,
+    method::REACTIONS_ADD,
+    method::REACTIONS_REMOVE,
+    method::VIEWS_OPEN,
+    method::VIEWS_PUSH,
+    method::VIEWS_UPDATE,
+    method::VIEWS_PUBLISH,
+    method::ASSISTANT_THREADS_SET_STATUS,
+    method::ASSISTANT_THREADS_SET_SUGGESTED_PROMPTS,
+    method::ASSISTANT_THREADS_SET_TITLE,
+    method::CONVERSATIONS_INFO,
+    method::CONVERSATIONS_REPLIES,
+    method::USERS_INFO,
 ];
 
 /// Whether the fake implements `method` (Lists included).
@@ -112,28 +113,28 @@ impl Web {
     /// arguments `args`, at `now_ms` (ms since the epoch), as Slack would.
     pub fn apply(&mut self, method: &str, args: &Map<String, Value>, now_ms: u64) -> Value {
         let answer = match method {
-            "auth.test" => Ok(
+            method::AUTH_TEST => Ok(
                 json!({"ok": true, "url": "https://simulated.slack.com/", "team": "Simulated", "user": "slackline", "team_id": FAKE_TEAM, "user_id": FAKE_BOT_USER, "bot_id": FAKE_BOT_ID, "is_enterprise_install": false}),
             ),
-            "chat.postMessage" => self.post_message(args),
-            "chat.update" => self.update_message(args, now_ms),
-            "chat.delete" => delete_message(args),
-            "chat.postEphemeral" => post_ephemeral(args),
-            "chat.getPermalink" => permalink(args),
-            "chat.startStream" => self.start_stream(args, now_ms),
-            "chat.appendStream" => self.append_stream(args, false, now_ms),
-            "chat.stopStream" => self.append_stream(args, true, now_ms),
-            "conversations.replies" => self.thread_replies(args),
-            "reactions.add" => self.react(args, true),
-            "reactions.remove" => self.react(args, false),
-            "views.open" | "views.push" => self.open_view(args, now_ms),
-            "views.update" => self.update_view(args),
-            "views.publish" => self.publish_view(args),
-            "assistant.threads.setStatus" => assistant(args, "status"),
-            "assistant.threads.setSuggestedPrompts" => assistant(args, "prompts"),
-            "assistant.threads.setTitle" => assistant(args, "title"),
-            "conversations.info" => conversation(args),
-            "users.info" => user(args),
+            method::POST_MESSAGE => self.post_message(args),
+            method::UPDATE => self.update_message(args, now_ms),
+            method::DELETE => delete_message(args),
+            method::POST_EPHEMERAL => post_ephemeral(args),
+            method::GET_PERMALINK => permalink(args),
+            method::START_STREAM => self.start_stream(args, now_ms),
+            method::APPEND_STREAM => self.append_stream(args, false, now_ms),
+            method::STOP_STREAM => self.append_stream(args, true, now_ms),
+            method::CONVERSATIONS_REPLIES => self.thread_replies(args),
+            method::REACTIONS_ADD => self.react(args, true),
+            method::REACTIONS_REMOVE => self.react(args, false),
+            method::VIEWS_OPEN | method::VIEWS_PUSH => self.open_view(args, now_ms),
+            method::VIEWS_UPDATE => self.update_view(args),
+            method::VIEWS_PUBLISH => self.publish_view(args),
+            method::ASSISTANT_THREADS_SET_STATUS => assistant(args, "status"),
+            method::ASSISTANT_THREADS_SET_SUGGESTED_PROMPTS => assistant(args, "prompts"),
+            method::ASSISTANT_THREADS_SET_TITLE => assistant(args, "title"),
+            method::CONVERSATIONS_INFO => conversation(args),
+            method::USERS_INFO => user(args),
             _ => Err(refusal("unknown_method")),
         };
         answer.unwrap_or_else(|refused| refused)

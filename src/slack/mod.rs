@@ -3,6 +3,7 @@
 
 pub mod classify;
 pub mod envelope;
+pub mod method;
 pub mod rate_limited;
 pub mod signature;
 pub mod tiers;

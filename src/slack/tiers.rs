@@ -16,6 +16,7 @@
 //! Invariants: every budget has an interval of at least 1 ms and a burst of at least 1; a call
 //! always has a hold key (the narrowest lane a 429 to it holds), paced or not.
 
+use super::method;
 use serde_json::Value;
 
 /// How fast one bucket refills and how many calls it allows at once.
@@ -101,32 +102,32 @@ pub const POST_PER_CHANNEL: Budget = Budget { interval_ms: 1_000, burst: 2 };
 /// Slack's tier for each method slackline calls (docs.slack.dev method pages; see
 /// `docs/delivery.md`). `chat.postMessage` is Slack's special case, per channel.
 pub const DEFAULT_TIERS: &[(&str, Tier)] = &[
-    ("chat.postEphemeral", Tier::Four),
-    ("chat.update", Tier::Three),
-    ("chat.delete", Tier::Three),
-    ("chat.scheduleMessage", Tier::Three),
-    ("chat.deleteScheduledMessage", Tier::Three),
-    ("chat.startStream", Tier::Two),
-    ("chat.appendStream", Tier::Four),
-    ("chat.stopStream", Tier::Two),
-    ("reactions.add", Tier::Three),
-    ("reactions.remove", Tier::Two),
-    ("reactions.get", Tier::Three),
-    ("reactions.list", Tier::Two),
-    ("views.open", Tier::Four),
-    ("views.push", Tier::Four),
-    ("views.update", Tier::Four),
-    ("views.publish", Tier::Four),
-    ("slackLists.create", Tier::Two),
-    ("slackLists.update", Tier::Two),
-    ("slackLists.items.list", Tier::Two),
-    ("slackLists.items.info", Tier::Two),
-    ("slackLists.items.create", Tier::Three),
-    ("slackLists.items.update", Tier::Three),
-    ("slackLists.items.delete", Tier::Two),
-    ("assistant.threads.setStatus", Tier::Three),
-    ("assistant.threads.setSuggestedPrompts", Tier::Four),
-    ("assistant.threads.setTitle", Tier::Four),
+    (method::POST_EPHEMERAL, Tier::Four),
+    (method::UPDATE, Tier::Three),
+    (method::DELETE, Tier::Three),
+    (method::SCHEDULE_MESSAGE, Tier::Three),
+    (method::DELETE_SCHEDULED_MESSAGE, Tier::Three),
+    (method::START_STREAM, Tier::Two),
+    (method::APPEND_STREAM, Tier::Four),
+    (method::STOP_STREAM, Tier::Two),
+    (method::REACTIONS_ADD, Tier::Three),
+    (method::REACTIONS_REMOVE, Tier::Two),
+    (method::REACTIONS_GET, Tier::Three),
+    (method::REACTIONS_LIST, Tier::Two),
+    (method::VIEWS_OPEN, Tier::Four),
+    (method::VIEWS_PUSH, Tier::Four),
+    (method::VIEWS_UPDATE, Tier::Four),
+    (method::VIEWS_PUBLISH, Tier::Four),
+    (method::SLACK_LISTS_CREATE, Tier::Two),
+    (method::SLACK_LISTS_UPDATE, Tier::Two),
+    (method::SLACK_LISTS_ITEMS_LIST, Tier::Two),
+    (method::SLACK_LISTS_ITEMS_INFO, Tier::Two),
+    (method::SLACK_LISTS_ITEMS_CREATE, Tier::Three),
+    (method::SLACK_LISTS_ITEMS_UPDATE, Tier::Three),
+    (method::SLACK_LISTS_ITEMS_DELETE, Tier::Two),
+    (method::ASSISTANT_THREADS_SET_STATUS, Tier::Three),
+    (method::ASSISTANT_THREADS_SET_SUGGESTED_PROMPTS, Tier::Four),
+    (method::ASSISTANT_THREADS_SET_TITLE, Tier::Four),
 ];
 
 /// One budget rule: a method's budget in a scope, or `None` (not paced in that scope).
@@ -157,7 +158,7 @@ pub struct RateLimits {
 
 impl Default for RateLimits {
     fn default() -> Self {
-        let mut rules = vec![Rule { method: "chat.postMessage".into(), scope: Scope::Channel, budget: Some(POST_PER_CHANNEL) }];
+        let mut rules = vec![Rule { method: method::POST_MESSAGE.into(), scope: Scope::Channel, budget: Some(POST_PER_CHANNEL) }];
         rules.extend(DEFAULT_TIERS.iter().map(|(method, tier)| Rule { method: (*method).into(), scope: Scope::Team, budget: Some(tier.budget()) }));
         RateLimits { rules, off: false }
     }
@@ -224,7 +225,7 @@ impl RateLimits {
     /// `chat.postMessage`), else the method for the whole team.
     pub fn hold_key(&self, method: &str, args: &Value) -> String {
         let per_channel =
-            self.rules.iter().any(|r| r.method == method && r.scope == Scope::Channel && r.budget.is_some()) || (self.off && method == "chat.postMessage");
+            self.rules.iter().any(|r| r.method == method && r.scope == Scope::Channel && r.budget.is_some()) || (self.off && method == method::POST_MESSAGE);
         lane(method, if per_channel { Scope::Channel } else { Scope::Team }, args)
     }
 }

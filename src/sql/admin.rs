@@ -117,9 +117,9 @@ pub const SEED_RECEIPTS: &str = "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELE
  INSERT INTO receipts(op_key, kind, received_at) SELECT 'seed-' || (x + ?3), 'event', ?2 FROM n WHERE true
  ON CONFLICT(op_key) DO NOTHING";
 
-/// Benchmarks only: ?1 delivered rows finished at ?2, keys offset by ?3.
+/// Benchmarks only: ?1 delivered rows finished at ?2, keys offset by ?3, calls of method ?4.
 pub const SEED_DONE: &str = "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < ?1)
  INSERT INTO outbox(idem_key, op_key, effect, target, payload, status, attempts, max_attempts, next_attempt_at,
    created_at, finished_at)
- SELECT 'seed:' || (x + ?3), 'seed-' || (x + ?3), 'slack_api', 'chat.postMessage', '{}', 'done', 1, 6, ?2, ?2, ?2
+ SELECT 'seed:' || (x + ?3), 'seed-' || (x + ?3), 'slack_api', ?4, '{}', 'done', 1, 6, ?2, ?2, ?2
  FROM n WHERE true ON CONFLICT(idem_key) DO NOTHING";

@@ -18,10 +18,11 @@
 //! [`EffectRef::in_thread_of`]: crate::app::listen::EffectRef::in_thread_of
 
 use super::Posted;
+use crate::slack::method;
 use serde_json::{json, Value};
 
 /// The Web API methods whose message can go in a thread (`thread_ts`).
-pub const THREADED_METHODS: [&str; 2] = ["chat.postMessage", "chat.postEphemeral"];
+pub const THREADED_METHODS: [&str; 2] = [method::POST_MESSAGE, method::POST_EPHEMERAL];
 
 /// Whether `method` posts a message that can go in a thread.
 pub fn can_thread(method: &str) -> bool {

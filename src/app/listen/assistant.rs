@@ -28,6 +28,7 @@
 use super::{Cx, EffectRef, HandlerResult, Listeners, MessageIn, Route};
 use crate::effect::Action;
 use crate::slack::envelope::Message;
+use crate::slack::method;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -157,7 +158,7 @@ impl Cx {
         if !loading_messages.is_empty() {
             args["loading_messages"] = json!(loading_messages.iter().take(10).collect::<Vec<_>>());
         }
-        self.api("assistant.threads.setStatus", args).named("set_status")
+        self.api(method::ASSISTANT_THREADS_SET_STATUS, args).named("set_status")
     }
 
     /// Up to four prompts the user can pick, with an optional title above them.
@@ -167,7 +168,7 @@ impl Cx {
         if let Some(title) = title {
             args["title"] = json!(title);
         }
-        self.api("assistant.threads.setSuggestedPrompts", args).named("set_suggested_prompts")
+        self.api(method::ASSISTANT_THREADS_SET_SUGGESTED_PROMPTS, args).named("set_suggested_prompts")
     }
 
     /// Streams the LLM's answer to `prompt` (`LLM_API_URL`, asked with `stream: true`) into the
@@ -186,7 +187,7 @@ impl Cx {
     pub fn set_title(&mut self, thread: &AssistantThread, title: &str) -> EffectRef<'_> {
         let mut args = thread.args();
         args["title"] = json!(title);
-        self.api("assistant.threads.setTitle", args).named("set_title")
+        self.api(method::ASSISTANT_THREADS_SET_TITLE, args).named("set_title")
     }
 }
 

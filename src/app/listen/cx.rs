@@ -23,6 +23,7 @@
 use crate::effect::{Action, Effect, Followup};
 use crate::lists::api::{valid_list_id, valid_record_id, ListJob};
 use crate::scheduled::{self, When};
+use crate::slack::method;
 use crate::state::thread::can_thread;
 use crate::state::{check_key, State, StateReader, StateWrite};
 use serde_json::{json, Value};
@@ -220,7 +221,7 @@ impl Cx {
 
     /// Posts `text` in `channel` (`chat.postMessage`).
     pub fn say(&mut self, channel: &str, text: &str) -> EffectRef<'_> {
-        self.api_call("say", "chat.postMessage", json!({ "channel": channel, "text": text }), Some(MESSAGE_DEADLINE_MS))
+        self.api_call("say", method::POST_MESSAGE, json!({ "channel": channel, "text": text }), Some(MESSAGE_DEADLINE_MS))
     }
 
     /// Replies in the thread of the message this request is about (or in its channel when there
@@ -231,13 +232,13 @@ impl Cx {
         if let Some(thread) = &self.origin.thread_ts {
             args["thread_ts"] = json!(thread);
         }
-        self.api_call("reply", "chat.postMessage", args, Some(MESSAGE_DEADLINE_MS))
+        self.api_call("reply", method::POST_MESSAGE, args, Some(MESSAGE_DEADLINE_MS))
     }
 
     /// A message only `user` sees, in this channel (`chat.postEphemeral`).
     pub fn ephemeral(&mut self, user: &str, text: &str) -> EffectRef<'_> {
         let channel = self.origin.channel.clone().unwrap_or_default();
-        self.api_call("ephemeral", "chat.postEphemeral", json!({ "channel": channel, "user": user, "text": text }), Some(MESSAGE_DEADLINE_MS))
+        self.api_call("ephemeral", method::POST_EPHEMERAL, json!({ "channel": channel, "user": user, "text": text }), Some(MESSAGE_DEADLINE_MS))
     }
 
     /// Answers through the request's `response_url` (a command's, an action's): `body` is a
@@ -253,12 +254,12 @@ impl Cx {
         let mut args = body;
         args["channel"] = json!(channel);
         args["ts"] = json!(ts);
-        self.api_call("update", "chat.update", args, Some(EDIT_DEADLINE_MS))
+        self.api_call("update", method::UPDATE, args, Some(EDIT_DEADLINE_MS))
     }
 
     /// Deletes a message (`chat.delete`).
     pub fn delete(&mut self, channel: &str, ts: &str) -> EffectRef<'_> {
-        self.api_call("delete", "chat.delete", json!({ "channel": channel, "ts": ts }), Some(EDIT_DEADLINE_MS))
+        self.api_call("delete", method::DELETE, json!({ "channel": channel, "ts": ts }), Some(EDIT_DEADLINE_MS))
     }
 
     /// Adds the reaction `name` to the message this request is about (`already_reacted` counts
@@ -266,14 +267,14 @@ impl Cx {
     pub fn react(&mut self, name: &str) -> EffectRef<'_> {
         let args = json!({ "channel": self.origin.channel, "timestamp": self.origin.ts, "name": name });
         let key = format!("react:{name}");
-        self.api_call(&key, "reactions.add", args, Some(EDIT_DEADLINE_MS))
+        self.api_call(&key, method::REACTIONS_ADD, args, Some(EDIT_DEADLINE_MS))
     }
 
     /// Removes the reaction `name` from it (`no_reaction` counts as done).
     pub fn unreact(&mut self, name: &str) -> EffectRef<'_> {
         let args = json!({ "channel": self.origin.channel, "timestamp": self.origin.ts, "name": name });
         let key = format!("unreact:{name}");
-        self.api_call(&key, "reactions.remove", args, Some(EDIT_DEADLINE_MS))
+        self.api_call(&key, method::REACTIONS_REMOVE, args, Some(EDIT_DEADLINE_MS))
     }
 
     fn modal(&mut self, name: &str, method: &str, mut args: Value) -> EffectRef<'_> {
@@ -286,22 +287,22 @@ impl Cx {
     /// Opens a modal with the request's `trigger_id` (`views.open`): it must leave within 3
     /// seconds of the click, so its deadline is that; `expired_trigger_id` parks it.
     pub fn open_modal(&mut self, view: Value) -> EffectRef<'_> {
-        self.modal("open_modal", "views.open", json!({ "view": view }))
+        self.modal("open_modal", method::VIEWS_OPEN, json!({ "view": view }))
     }
 
     /// Pushes a modal onto the stack (`views.push`, with the `trigger_id`).
     pub fn push_modal(&mut self, view: Value) -> EffectRef<'_> {
-        self.modal("push_modal", "views.push", json!({ "view": view }))
+        self.modal("push_modal", method::VIEWS_PUSH, json!({ "view": view }))
     }
 
     /// Replaces an open modal's view (`views.update` by `view_id`).
     pub fn update_modal(&mut self, view_id: &str, view: Value) -> EffectRef<'_> {
-        self.api_call("update_modal", "views.update", json!({ "view_id": view_id, "view": view }), Some(EDIT_DEADLINE_MS))
+        self.api_call("update_modal", method::VIEWS_UPDATE, json!({ "view_id": view_id, "view": view }), Some(EDIT_DEADLINE_MS))
     }
 
     /// Publishes `user`'s App Home tab (`views.publish`).
     pub fn publish_home(&mut self, user: &str, view: Value) -> EffectRef<'_> {
-        self.api_call("publish_home", "views.publish", json!({ "user_id": user, "view": view }), Some(EDIT_DEADLINE_MS))
+        self.api_call("publish_home", method::VIEWS_PUBLISH, json!({ "user_id": user, "view": view }), Some(EDIT_DEADLINE_MS))
     }
 
     /// Asks the LLM (`LLM_API_URL`) and delivers its answer where a reply goes: in the thread of

@@ -230,7 +230,7 @@ pub fn seed(sql: &SqlStorage, receipts: i64, done: i64, from: i64, now: i64) -> 
         run(sql, sql::lean::NOTE_RECEIPT, vec![text(&now.to_string())])?;
     }
     if done > 0 {
-        run(sql, sql::admin::SEED_DONE, vec![int(done), int(now), int(from)])?;
+        run(sql, sql::admin::SEED_DONE, vec![int(done), int(now), int(from), text(crate::slack::method::POST_MESSAGE)])?;
     }
     Ok(())
 }

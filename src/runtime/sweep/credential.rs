@@ -20,6 +20,7 @@ use crate::outbox::reasons;
 use crate::runtime::http;
 use crate::runtime::store;
 use crate::slack::classify::Verdict;
+use crate::slack::method;
 use std::cell::RefCell;
 use std::rc::Rc;
 use worker::SqlStorage;
@@ -119,7 +120,7 @@ async fn refresh(sql: &SqlStorage, config: &Config, current: &Current, now: i64)
         ("grant_type", "refresh_token"),
         ("refresh_token", refresh_token.as_str()),
     ];
-    let answer = http::post_form(&config.slack_method_url("oauth.v2.access"), &fields, config.attempt_timeout_ms).await;
+    let answer = http::post_form(&config.slack_method_url(method::OAUTH_V2_ACCESS), &fields, config.attempt_timeout_ms).await;
     let parsed = match &answer {
         Ok(a) if (200..300).contains(&a.status) => parse_refresh(&a.json, now).map_err(|e| match e {
             AccessError::Slack(code) => Verdict::Permanent { code },

@@ -11,6 +11,7 @@
 
 use super::{acked, describe, Failure};
 use crate::sim::client::{button_click, fresh_id, fresh_trigger_id, view_submission, SimCall, Target};
+use crate::slack::method;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -62,16 +63,21 @@ pub fn run(target: &Target, team: &str, timeout: Duration) -> Result<String, Fai
         ("trigger_id", &trigger),
     ];
     out.push(acked(&target.command(&fields)?)?);
-    let opened = step.wait(before, "views.open", |c| c.method == "views.open" && c.field("trigger_id") == Some(&trigger))?;
+    let opened = step.wait(before, method::VIEWS_OPEN, |c| c.method == method::VIEWS_OPEN && c.field("trigger_id") == Some(&trigger))?;
     let view = &opened.json.clone().unwrap_or_default()["view"];
     let blocks: Vec<&str> = view["blocks"].as_array().into_iter().flatten().filter_map(|b| b["block_id"].as_str()).collect();
-    out.push(format!("← views.open callback_id={} title=\"{}\" blocks={blocks:?}", view["callback_id"], view["title"]["text"].as_str().unwrap_or("")));
+    out.push(format!(
+        "← {} callback_id={} title=\"{}\" blocks={blocks:?}",
+        method::VIEWS_OPEN,
+        view["callback_id"],
+        view["title"]["text"].as_str().unwrap_or("")
+    ));
 
     out.push(format!("\n2. the modal submitted: \"{title}\", SEV2"));
     let before = target.call_count()?;
     let ack = target.interaction(&incident_submission(team, reporter, &title, "sev2"))?;
     out.push(format!("{} (body: {})", acked(&ack)?, if ack.body.trim().is_empty() { "empty: the modal closes" } else { ack.body.trim() }));
-    let announced = step.wait(before, "announcement", |c| c.method == "chat.postMessage" && c.field("text").is_some_and(|t| t.contains(&title)))?;
+    let announced = step.wait(before, "announcement", |c| c.method == method::POST_MESSAGE && c.field("text").is_some_and(|t| t.contains(&title)))?;
     let answer = announced.answer.clone().unwrap_or_default();
     let (channel, ts) = (answer["channel"].as_str().unwrap_or("").to_string(), answer["ts"].as_str().unwrap_or("").to_string());
     let id = announced.json.as_ref().and_then(|j| j["blocks"][2]["elements"][0]["value"].as_str()).unwrap_or("").to_string();
@@ -80,14 +86,14 @@ pub fn run(target: &Target, team: &str, timeout: Duration) -> Result<String, Fai
     out.push("\n3. U2 clicks Acknowledge".to_string());
     let before = target.call_count()?;
     out.push(acked(&target.interaction(&button_click(team, "U2", (&channel, &ts), ACKNOWLEDGE, &id))?)?);
-    let answered = step.wait(before, "answer in the thread", |c| c.method == "chat.postMessage" && c.field("thread_ts") == Some(&ts))?;
-    let updated = step.wait(before, "chat.update", |c| c.method == "chat.update" && c.field("ts") == Some(&ts))?;
+    let answered = step.wait(before, "answer in the thread", |c| c.method == method::POST_MESSAGE && c.field("thread_ts") == Some(&ts))?;
+    let updated = step.wait(before, method::UPDATE, |c| c.method == method::UPDATE && c.field("ts") == Some(&ts))?;
     out.push(format!("← {}\n← {}\n  {}", describe(&answered), describe(&updated), shows(&updated)));
 
     out.push("\n4. U2 clicks Resolve".to_string());
     let before = target.call_count()?;
     out.push(acked(&target.interaction(&button_click(team, "U2", (&channel, &ts), RESOLVE, &id))?)?);
-    let resolved = step.wait(before, "chat.update", |c| c.method == "chat.update" && c.field("ts") == Some(&ts))?;
+    let resolved = step.wait(before, method::UPDATE, |c| c.method == method::UPDATE && c.field("ts") == Some(&ts))?;
     out.push(format!("← {}\n  {}", describe(&resolved), shows(&resolved)));
     out.push(format!("\nincident {id}: announced, acknowledged, resolved"));
     Ok(out.join("\n"))

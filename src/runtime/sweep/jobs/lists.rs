@@ -22,6 +22,7 @@ use crate::runtime::clock;
 use crate::runtime::http::{self, Answer, Failure};
 use crate::runtime::store::lists as store;
 use crate::slack::classify::{Verdict, RATE_LIMIT_ERRORS};
+use crate::slack::method;
 use serde_json::{json, Value};
 
 /// How a List job ended, before it becomes the row's outcome.
@@ -103,9 +104,9 @@ async fn sync(job: &Job<'_>, list_id: &str, record_id: &str) -> worker::Result<E
                     c
                 })
                 .collect();
-            ("slackLists.items.update", json!({ "list_id": list_id, "cells": cells }))
+            (method::SLACK_LISTS_ITEMS_UPDATE, json!({ "list_id": list_id, "cells": cells }))
         }
-        Plan::Delete { row_id } => ("slackLists.items.delete", json!({ "list_id": list_id, "id": row_id })),
+        Plan::Delete { row_id } => (method::SLACK_LISTS_ITEMS_DELETE, json!({ "list_id": list_id, "id": row_id })),
         Plan::Settle(_) => return Err(worker::Error::RustError("a settled plan reached the call".into())),
     };
     let end = ListsEnd::Call { list_id: list, record_id: record, version, plan: planned.clone() };
@@ -120,7 +121,7 @@ async fn sync(job: &Job<'_>, list_id: &str, record_id: &str) -> worker::Result<E
 /// [`judge_create`] (only a refusal before Slack acted is retried as a create).
 async fn create(job: &Job<'_>, list_id: &str, record_id: &str, version: i64, cells: Vec<Value>, token: &str) -> worker::Result<Ended> {
     let args = json!({ "list_id": list_id, "initial_fields": cells });
-    if let Err(paced) = job.gate.admit("slackLists.items.create", &args) {
+    if let Err(paced) = job.gate.admit(method::SLACK_LISTS_ITEMS_CREATE, &args) {
         return Ok(Ended::settled(paced, ListsEnd::Nothing));
     }
     if !store::mark_create_sent(job.sql, list_id, record_id, version, job.row.id, job.claim_token, job.started)? {
@@ -128,7 +129,7 @@ async fn create(job: &Job<'_>, list_id: &str, record_id: &str, version: i64, cel
         return Ok(Ended::settled(Verdict::transient("claim_lost"), ListsEnd::Nothing));
     }
     let sent_at = clock::now_ms();
-    let answer = http::post_json(&job.config.slack_method_url("slackLists.items.create"), Some(token), &args, job.config.attempt_timeout_ms).await;
+    let answer = http::post_json(&job.config.slack_method_url(method::SLACK_LISTS_ITEMS_CREATE), Some(token), &args, job.config.attempt_timeout_ms).await;
     let attempt = match &answer {
         Ok(a) => CreateAttempt::Answered { status: a.status, retry_after: a.retry_after.as_deref(), body: &a.json },
         Err(Failure::Timeout | Failure::Network(_)) => CreateAttempt::Lost,
@@ -192,7 +193,7 @@ async fn page(job: &Job<'_>, list_id: &str, run: i64) -> worker::Result<Ended> {
     if at.pass == Pass::Archived {
         args["archived"] = json!(true);
     }
-    let (mut ended, body) = call(job, token, "slackLists.items.list", &args, failed()).await;
+    let (mut ended, body) = call(job, token, method::SLACK_LISTS_ITEMS_LIST, &args, failed()).await;
     if ended.verdict != Verdict::Success {
         return Ok(ended);
     }
@@ -217,7 +218,7 @@ async fn page(job: &Job<'_>, list_id: &str, run: i64) -> worker::Result<Ended> {
 /// Our bot's user id from `auth.test`, remembered; `None` if Slack does not say (then no row is
 /// judged human-edited).
 async fn ask_bot_user(job: &Job<'_>, token: &str) -> Option<String> {
-    let answer = http::post_json(&job.config.slack_method_url("auth.test"), Some(token), &json!({}), job.config.attempt_timeout_ms).await.ok()?;
+    let answer = http::post_json(&job.config.slack_method_url(method::AUTH_TEST), Some(token), &json!({}), job.config.attempt_timeout_ms).await.ok()?;
     let user = answer.json.get("user_id").and_then(Value::as_str)?.to_string();
     store::remember_bot_user(job.sql, &user).ok()?;
     Some(user)

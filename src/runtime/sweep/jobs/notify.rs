@@ -6,6 +6,7 @@ use super::Job;
 use crate::notify::PostWrite;
 use crate::outbox::completion::{AfterWrite, JobOutcome};
 use crate::slack::classify::Verdict;
+use crate::slack::method;
 use serde_json::Value;
 
 /// Posts the message.
@@ -14,7 +15,7 @@ pub async fn post(job: &Job<'_>, args: &Value) -> JobOutcome {
         Ok(token) => token,
         Err(refused) => return refused,
     };
-    let call = job.call_slack(token, "chat.postMessage", args).await;
+    let call = job.call_slack(token, method::POST_MESSAGE, args).await;
     let posted = (call.verdict == Verdict::Success)
         .then(|| Some(PostWrite::Message { channel: call.json["channel"].as_str()?.into(), ts: call.json["ts"].as_str()?.into() }))
         .flatten();

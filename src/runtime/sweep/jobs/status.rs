@@ -9,6 +9,7 @@ use crate::notify::{status_call, PostWrite, StatusCall};
 use crate::outbox::completion::{AfterWrite, JobOutcome};
 use crate::runtime::store::notify as store;
 use crate::slack::classify::Verdict;
+use crate::slack::method;
 use serde_json::json;
 
 /// Brings status message `name` up to its newest version.
@@ -26,15 +27,15 @@ pub async fn bring_up_to_date(job: &Job<'_>, name: &str) -> JobOutcome {
     let posted = row.ts.clone().zip(row.post_channel.clone());
     let (method, mut args) = match status_call(row.version, row.posted_version, posted) {
         StatusCall::Nothing => return JobOutcome::verdict(Verdict::Success),
-        StatusCall::Post => ("chat.postMessage", json!({ "channel": row.channel, "text": row.text })),
-        StatusCall::Update { ts, channel } => ("chat.update", json!({ "channel": channel, "ts": ts, "text": row.text })),
+        StatusCall::Post => (method::POST_MESSAGE, json!({ "channel": row.channel, "text": row.text })),
+        StatusCall::Update { ts, channel } => (method::UPDATE, json!({ "channel": channel, "ts": ts, "text": row.text })),
     };
     if let Some(blocks) = blocks {
         args["blocks"] = blocks;
     }
     let call = job.call_slack(token, method, &args).await;
     let first =
-        (method == "chat.postMessage").then(|| call.json["ts"].as_str().map(str::to_string).zip(call.json["channel"].as_str().map(str::to_string))).flatten();
+        (method == method::POST_MESSAGE).then(|| call.json["ts"].as_str().map(str::to_string).zip(call.json["channel"].as_str().map(str::to_string))).flatten();
     let succeeded = call.verdict == Verdict::Success;
     let outcome = JobOutcome::from(call);
     if succeeded {
