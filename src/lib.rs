@@ -78,6 +78,11 @@ pub mod url_parts;
 #[cfg(target_arch = "wasm32")]
 pub mod runtime;
 
+/// The wasm32 primitives beneath the actors and the kinds' jobs and stores: statement execution,
+/// row inserts, HTTP, the pacer, time, logs, settings. Knows no kind, route or actor.
+#[cfg(target_arch = "wasm32")]
+pub mod platform;
+
 /// Makes this crate a Cloudflare Worker running slackline with the app `make_app` builds (an
 /// `impl slackline::app::App`, e.g. a [`app::listen::Listeners`]): exports the Worker's `fetch` and
 /// the two Durable Object classes its `wrangler.toml` binds, `TeamActor` and `Directory`.
@@ -116,7 +121,7 @@ macro_rules! worker {
 
             impl ::worker::DurableObject for TeamActor {
                 fn new(state: ::worker::State, env: ::worker::Env) -> Self {
-                    let app = $crate::app::make_app(&$make_app, &$crate::runtime::env::vars(&env));
+                    let app = $crate::app::make_app(&$make_app, &$crate::platform::env::vars(&env));
                     TeamActor { inner: ::std::panic::AssertUnwindSafe($crate::runtime::team::TeamActor::new(state, env, app)) }
                 }
 

@@ -16,12 +16,13 @@
 
 use super::error::FrontDoorError;
 use super::test_hooks::TestHooks;
-use super::{clock, directory, guard, header, html_page, response_json, team};
+use super::{directory, guard, header, html_page, response_json, team};
 use crate::admin::page::{self, ACTION_HEADER, SESSION_COOKIE, SESSION_TTL_MS};
 use crate::admin::state::StatePage;
 use crate::admin::{OutboxPage, ScheduledPage, Stats};
 use crate::config::{Config, Secret};
 use crate::oauth::cookie;
+use crate::platform::clock;
 use crate::routes::{AdminRoute, TeamKey, Verb, ROUTE_HEADER};
 use worker::{Env, Headers, Method, Request, Response};
 

@@ -9,8 +9,9 @@
 //! anything (`store::schema`), and answers 500 to everything if it cannot (a failed migration,
 //! a database newer than the code), with the error body of `crate::routes::error_body`.
 
-use super::{clock, log, store};
+use super::store;
 use crate::logs::{ErrorLine, LogLine};
+use crate::platform::{clock, log};
 use crate::sql::migrate::{self, Outcome};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -55,7 +56,7 @@ impl Directory {
 
     /// Serves one request.
     pub async fn fetch(&self, mut req: Request) -> Result<Response> {
-        super::meter::request();
+        crate::platform::meter::request();
         if let Outcome::Refused(refused) = &self.schema {
             return Ok(super::json_response(500, &crate::routes::error_body(refused.code(), &refused.message(), None)));
         }

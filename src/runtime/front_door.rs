@@ -20,11 +20,12 @@
 
 use super::error::FrontDoorError;
 use super::test_hooks::TestHooks;
-use super::{admin, api, clock, env, header, log, oauth, team};
+use super::{admin, api, header, oauth, team};
 use crate::admission::{Arrival, Door};
 use crate::config::{Config, MAX_BODY_BYTES};
 use crate::ingest::{Deadline, IngestOutcome, Receipt};
 use crate::logs::{Alert, ErrorLine, LogLine, RequestLine, RequestVerdict};
+use crate::platform::{clock, env, log};
 use crate::slack::envelope::{self, Dispatch, Inbound, ParseError};
 use crate::slack::rate_limited::RateLimitedNotice;
 use crate::slack::signature;

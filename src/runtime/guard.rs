@@ -9,9 +9,10 @@
 //! slow guessing down, not make it impossible; see `docs/operations.md`.
 
 use super::error::FrontDoorError;
+use super::header;
 use super::test_hooks::TestHooks;
-use super::{clock, header};
 use crate::lockout::Lockout;
+use crate::platform::clock;
 use std::cell::RefCell;
 use worker::Request;
 

@@ -12,25 +12,18 @@
 //! - [`directory`]: the `Directory` Durable Object: the list of teams and consumed OAuth states;
 //! - [`sweep`]: the alarm path: the delivery loop, the bot token at delivery time
 //!   (`sweep::credential`), and one file per kind of job (`sweep::jobs`);
-//! - [`pacing`]: the team's pacer as one attempt's Slack calls see it (Slack's rate limits);
 //! - [`store`]: the only module that runs SQL;
-//! - [`http`]: the only module that calls `Fetch`;
-//! - [`env`], [`log`], [`clock`]: configuration, JSON log lines, time and randomness;
-//! - [`meter`]: the cost meter (rows read and written, alarms), test runtimes only.
+//!
+//! The primitives they stand on (statement execution, row inserts, HTTP, the pacer, time, logs,
+//! settings) are [`crate::platform`]'s.
 
 pub mod admin;
 pub mod api;
-pub mod clock;
 pub mod directory;
-pub mod env;
 pub mod error;
 pub mod front_door;
 pub mod guard;
-pub mod http;
-pub mod log;
-pub mod meter;
 pub mod oauth;
-pub mod pacing;
 pub mod store;
 pub mod sweep;
 pub mod team;
@@ -73,16 +66,16 @@ pub fn json_response(status: u16, body: &serde_json::Value) -> worker::Response 
 /// With `signal`, the call (and the reading of its answer) is aborted when the signal is (e.g.
 /// `AbortSignal.timeout`: the front door's ack budget).
 ///
-/// The request is handed to the stub as a URL and a `RequestInit` ([`js::request_init`]), not
+/// The request is handed to the stub as a URL and a `RequestInit` (`platform::js::request_init`), not
 /// built as a `worker::Request` first: that one is constructed in JavaScript and then read back
 /// into Wasm (method, URL, headers), work this call never needs.
 pub async fn call_actor(env: &worker::Env, binding: &str, name: &str, call: ActorCall<'_>) -> worker::Result<worker::Response> {
     use worker::wasm_bindgen::JsCast;
     let namespace = env.durable_object(binding)?;
-    let namespace: &js::Namespace = namespace.as_ref().unchecked_ref();
+    let namespace: &crate::platform::js::Namespace = namespace.as_ref().unchecked_ref();
     let stub = namespace.get_by_name(name)?;
     let headers = call.headers.map(|h| h.0);
-    let init = js::request_init(call.method.as_ref(), headers.as_ref(), call.body.as_deref(), call.signal);
+    let init = crate::platform::js::request_init(call.method.as_ref(), headers.as_ref(), call.body.as_deref(), call.signal);
     let response = worker::wasm_bindgen_futures::JsFuture::from(stub.fetch(&format!("https://actor{}", call.path), &init)?).await?;
     Ok(response.dyn_into::<worker::web_sys::Response>()?.into())
 }

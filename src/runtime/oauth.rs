@@ -7,10 +7,11 @@
 //! installation stored in the team actor of its team key. Every failure answers a small HTML page
 //! that says what went wrong, and stores nothing.
 
-use super::{clock, directory, header, html_page, http, log, query_param, team};
+use super::{directory, header, html_page, query_param, team};
 use crate::config::Config;
 use crate::logs::{InstallLine, InstallOutcome};
 use crate::oauth::{self, Installation, StateError, STATE_COOKIE, STATE_TTL_MS};
+use crate::platform::{clock, http, log};
 use crate::slack::method;
 use serde_json::{json, Value};
 use worker::{Env, Headers, Method, Request, Response};

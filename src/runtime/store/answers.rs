@@ -2,10 +2,10 @@
 //! (with the claim's lease extended) before every Slack call — only while the claim holds — and
 //! forgotten with the row's completion.
 
-use super::exec::{int, rows, run, text, tx_sync};
 use crate::assistant::stream::Checkpoint;
 use crate::outbox::completion::Fence;
 use crate::outbox::ClaimToken;
+use crate::platform::exec::{int, rows, run, text, tx_sync};
 use crate::sql;
 use serde::Deserialize;
 use serde_json::Value;

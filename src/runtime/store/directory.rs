@@ -1,6 +1,6 @@
 //! The Directory actor's storage: the teams seen or installed, and consumed OAuth state nonces.
 
-use super::exec::{int, rows, run, text};
+use crate::platform::exec::{int, rows, run, text};
 use crate::sql;
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V};

@@ -1,12 +1,12 @@
 //! The ingest unit: a receipt, the handler's state change and the outbox rows its effects call
 //! for, all or nothing.
 
-use super::exec::{int, rows, run, text, tx_sync};
-use super::rows::{insert_action, Queue};
 use super::scheduled;
 use crate::effect::Action;
 use crate::ingest::Receipt;
 pub use crate::outbox::completion::NewRow;
+use crate::platform::exec::{int, rows, run, text, tx_sync};
+use crate::platform::rows::{insert_action, Queue};
 use crate::sql;
 use crate::sql::known::Known;
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! The team's installation (tokens sealed) and the single-flight refresh slot.
 
-use super::exec::{int, opt_int, rows, run, text, tx_sync};
 use crate::oauth::StoredInstallation;
+use crate::platform::exec::{int, opt_int, rows, run, text, tx_sync};
 use crate::sql;
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};

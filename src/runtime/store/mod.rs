@@ -28,13 +28,11 @@
 pub mod admin;
 pub mod answers;
 pub mod directory;
-mod exec;
 pub mod ingest;
 pub mod installation;
 pub mod lists;
 pub mod notify;
 pub mod outbox;
-mod rows;
 pub mod scheduled;
 pub mod schema;
 pub mod state;

@@ -3,10 +3,10 @@
 //! for rows delivered before it), and status messages. A key, its answer and its outbox row are
 //! one unit.
 
-use super::exec::{int, rows, run, text, tx_sync};
-use super::rows::{insert_action, queue_serial, Queue};
 use crate::effect::Action;
 use crate::notify::{key_of_row, row_key, Invalid, MessageView, PostWrite, StatusUpdate, StatusView};
+use crate::platform::exec::{int, rows, run, text, tx_sync};
+use crate::platform::rows::{insert_action, queue_serial, Queue};
 use crate::sql;
 use serde::Deserialize;
 use serde_json::{json, Value};

@@ -1,16 +1,16 @@
 //! Claims, fenced completions, the next alarm time and housekeeping.
 
-use super::exec::{int, opt_int, rows, run, text, tx_sync};
 use super::ingest::insert_rows;
 use super::lists::{self, Queueing};
 use super::notify;
-use super::rows::note_done;
-pub use super::rows::{remember_team_key, team_key};
 use super::state;
 use crate::lists::api::RunView;
 use crate::notify::PostWrite;
 use crate::outbox::completion::{to_store, AfterWrite, Fence};
 use crate::outbox::{ClaimToken, Outcome, RowId, StreakChange, Transition};
+use crate::platform::exec::{int, opt_int, rows, run, text, tx_sync};
+use crate::platform::rows::note_done;
+pub use crate::platform::rows::{remember_team_key, team_key};
 use crate::slack::classify::Verdict;
 use crate::sql;
 use crate::sql::known::Known;
@@ -320,16 +320,6 @@ fn rotate_receipts(sql: &SqlStorage, now: i64, retention_ms: i64) -> worker::Res
         run(sql, statement, bindings)?;
     }
     Ok(())
-}
-
-/// Every lane held at `now` and until when (for a new actor instance's pacer).
-pub fn active_holds(sql: &SqlStorage, now: i64) -> worker::Result<Vec<(String, i64)>> {
-    #[derive(Deserialize)]
-    struct Row {
-        target: String,
-        until_ms: i64,
-    }
-    Ok(rows::<Row>(sql, sql::outbox::ACTIVE_HOLDS, vec![int(now)])?.into_iter().map(|r| (r.target, r.until_ms)).collect())
 }
 
 /// The alarm's safety net: the earliest due time of the pending rows whose next attempt is at

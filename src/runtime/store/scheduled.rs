@@ -3,12 +3,12 @@
 //! function runs inside its caller's unit (the ingest unit, a completion, an admin action), so a
 //! cancel and a claim never interleave: the actor runs one at a time.
 
-use super::exec::{int, rows, run, text, tx_sync};
-use super::rows::{insert_action, Queue};
 use crate::admin::OutboxRow;
 use crate::effect::Action;
 use crate::outbox::completion::NewRow;
 use crate::outbox::{reasons, RowId};
+use crate::platform::exec::{int, rows, run, text, tx_sync};
+use crate::platform::rows::{insert_action, Queue};
 use crate::scheduled::{self, Cancel, Cancelled};
 use crate::sql;
 use serde::Deserialize;
@@ -61,7 +61,7 @@ fn cancel_one(sql: &SqlStorage, row: &Pending, now: i64) -> worker::Result<Cance
     match scheduled::cancel_row(row.claim_expires_at, now) {
         Cancel::Cancelled => {
             run(sql, sql::scheduled::CANCEL, vec![int(row.id), int(now), text(reasons::CANCELLED)])?;
-            super::rows::note_done(sql, now)?;
+            crate::platform::rows::note_done(sql, now)?;
             Ok(Cancel::Cancelled)
         }
         Cancel::InFlight => {

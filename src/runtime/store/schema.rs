@@ -6,7 +6,7 @@
 //! statement of the step fails, the runtime rolls the whole step back, so the database stays at
 //! the version before it, with its data; the next wake of the actor tries again.
 
-use super::exec::{rows, run, text, tx_sync};
+use crate::platform::exec::{rows, run, text, tx_sync};
 use crate::sql::migrate::{self, Database, Migration, Outcome, Schema};
 use serde::Deserialize;
 use worker::{SqlStorage, Storage};

@@ -17,7 +17,7 @@ use crate::config::Config;
 use crate::logs::{TokenRefreshFailedLine, TokenRefreshedLine};
 use crate::oauth::{parse_refresh, refresh_due, refresh_due_at, AccessError};
 use crate::outbox::reasons;
-use crate::runtime::http;
+use crate::platform::http;
 use crate::runtime::store;
 use crate::slack::classify::Verdict;
 use crate::slack::method;
@@ -132,14 +132,14 @@ async fn refresh(sql: &SqlStorage, config: &Config, current: &Current, now: i64)
     match parsed {
         Ok((bot, refresh, expires_at)) => {
             let (bot_sealed, refresh_sealed) =
-                (config.cipher.seal(&bot, super::clock::random_bytes()), config.cipher.seal(&refresh, super::clock::random_bytes()));
+                (config.cipher.seal(&bot, crate::platform::clock::random_bytes()), config.cipher.seal(&refresh, crate::platform::clock::random_bytes()));
             store::installation::store_refresh(sql, bot_sealed, refresh_sealed, expires_at, now)?;
-            super::log::emit(TokenRefreshedLine { expires_at });
+            crate::platform::log::emit(TokenRefreshedLine { expires_at });
             Ok((Credential::Token(bot), refresh_due_at(Some(expires_at))))
         }
         Err(verdict) => {
             store::installation::end_refresh(sql)?;
-            super::log::error(TokenRefreshFailedLine { verdict: format!("{verdict:?}") });
+            crate::platform::log::error(TokenRefreshFailedLine { verdict: format!("{verdict:?}") });
             Ok((fallback(verdict), None))
         }
     }

@@ -21,13 +21,14 @@ mod nudge;
 
 pub use nudge::{nudges, Nudge, Nudges};
 
-use super::{clock, log, store};
+use super::store;
 use crate::config::{Config, PRUNE_BATCH};
 use crate::lists::api::RunView;
 use crate::logs::{Alert, AlertLine, ReconcileLine, SweepLine};
 use crate::outbox::pace::Pacer;
 use crate::outbox::schedule::{Drain, Step};
 use crate::outbox::{streak_alerts, ClaimToken, Outcome, Transition, Trigger, WaitCause};
+use crate::platform::{clock, log};
 use crate::sql::known::Known;
 use attempt::Finished;
 use credential::Credential;

@@ -10,10 +10,11 @@ use crate::app::App;
 use crate::config::{Config, BULK_REDRIVE_CAP};
 use crate::logs::AdminLine;
 use crate::outbox::{RowId, Status, Trigger};
+use crate::platform::{clock, log};
 use crate::routes::AdminRoute;
+use crate::runtime::query_param;
 use crate::runtime::store::{self, admin::Operated};
 use crate::runtime::test_hooks::{HookedApp, TestHooks};
-use crate::runtime::{clock, log, query_param};
 use crate::scheduled::Cancel;
 use serde::Serialize;
 use serde_json::json;
@@ -62,7 +63,7 @@ impl TeamActor {
             #[cfg(feature = "testkit")]
             AdminRoute::Seed if config.allow_bench_seed => self.seed(req),
             #[cfg(feature = "testkit")]
-            AdminRoute::Meter if config.allow_test_clock => json_answer(&crate::runtime::meter::snapshot()),
+            AdminRoute::Meter if config.allow_test_clock => json_answer(&crate::platform::meter::snapshot()),
             // Test scaffolding: absent from a production build (slackline's `testkit` feature).
             AdminRoute::Seed | AdminRoute::Meter => Err(ActorError::NotFound),
         }

@@ -5,8 +5,9 @@
 use crate::lists::FieldError;
 use crate::logs::{ErrorLine, LogLine};
 use crate::notify::Invalid;
+use crate::platform::log;
 use crate::routes::error_body;
-use crate::runtime::{json_response, log};
+use crate::runtime::json_response;
 use crate::sql::migrate::Refused;
 use serde_json::json;
 use worker::Response;

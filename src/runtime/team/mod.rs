@@ -32,13 +32,13 @@ pub use error::TOO_LATE;
 use super::store;
 use super::sweep::{credential, Nudge, Sweeper};
 use super::test_hooks::HookedApp;
-use super::{clock, env, log};
 use crate::app::App;
 use crate::config::Config;
 use crate::logs::{AlarmMissingLine, Alert, ErrorLine, LogLine, SweepLine};
 use crate::outbox::alarm::{self, AlarmOp, AlarmView};
 use crate::outbox::pace::Pacer;
 use crate::outbox::Trigger;
+use crate::platform::{clock, env, log};
 use crate::routes::{AdminRoute, ApiRoute, ApiService, RouteError, ROUTE_HEADER};
 use crate::sql::known::Known;
 use crate::sql::migrate::{self, Outcome};
@@ -67,7 +67,7 @@ pub async fn call_within(
     headers: Option<worker::Headers>,
     budget_ms: i64,
 ) -> std::result::Result<(u16, worker::Headers, String), Late> {
-    let signal = super::js::timeout_signal(budget_ms);
+    let signal = crate::platform::js::timeout_signal(budget_ms);
     let answer = async {
         let response = super::call_actor(env, BINDING, team_key, super::ActorCall { method, path, body, headers, signal: Some(&signal) }).await?;
         let (status, headers) = (response.status_code(), response.headers().clone());
@@ -153,7 +153,7 @@ impl TeamActor {
     pub fn new(state: State, env: Env, app: Rc<dyn App>) -> Self {
         let sql = state.storage().sql();
         if let Ok(config) = env::config(&env) {
-            super::meter::enable(config.allow_test_clock);
+            crate::platform::meter::enable(config.allow_test_clock);
         }
         let schema = bring_up_to_date(&state.storage(), &sql);
         if let Outcome::Ready(_) = schema {
@@ -161,7 +161,7 @@ impl TeamActor {
             // stats do not count the rows delivered before it as successes (crate::admin::sweeps).
             let _ = store::admin::note_counting_since(&sql, clock::now_ms());
         }
-        let pacer = RefCell::new(super::pacing::load(&sql, clock::now_ms()));
+        let pacer = RefCell::new(crate::platform::pacing::load(&sql, clock::now_ms()));
         TeamActor {
             state,
             env,
@@ -184,14 +184,14 @@ impl TeamActor {
     /// Serves one request.
     pub async fn fetch(&self, req: Request) -> Result<Response> {
         if !admin::reads_the_meter(&req) {
-            super::meter::request();
+            crate::platform::meter::request();
         }
         Ok(self.serve(req).await.unwrap_or_else(ActorError::into_response))
     }
 
     /// The alarm: one sweep, then the alarm re-armed.
     pub async fn alarm(&self) -> Result<Response> {
-        super::meter::alarm();
+        crate::platform::meter::alarm();
         self.alarm.fired();
         if let Outcome::Refused(_) = self.schema {
             self.arm(clock::now_ms() + SCHEMA_REARM_MS).await?;
@@ -293,12 +293,12 @@ impl TeamActor {
         let storage = self.state.storage();
         let done = match op {
             AlarmOp::Set(at_ms) => {
-                super::meter::set_alarm();
+                crate::platform::meter::set_alarm();
                 let date = worker::js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(at_ms as f64));
                 storage.set_alarm(ScheduledTime::new(date)).await
             }
             AlarmOp::Delete => {
-                super::meter::delete_alarm();
+                crate::platform::meter::delete_alarm();
                 storage.delete_alarm().await
             }
         };

@@ -76,7 +76,7 @@ fn relink(sql: &SqlStorage, list_id: &str, record_id: &str, row_id: &str, run_id
     }
     let needs: Vec<Needs> = rows(sql, sql::lists::RECORD_RELINKED, vec![text(list_id), text(record_id), text(row_id), int(run_id), int(q.now)])?;
     run(sql, sql::lists::SETTLE_UNCERTAIN_ROWS, vec![text(&target(list_id)), text(record_id), int(q.now)])?;
-    super::super::rows::note_done(sql, q.now)?;
+    crate::platform::rows::note_done(sql, q.now)?;
     if needs.first().is_some_and(|n| n.needs_sync != 0) {
         queue_sync(sql, list_id, record_id, q)?;
     }
@@ -164,7 +164,7 @@ fn finish(sql: &SqlStorage, list_id: &str, run_id: i64, started: i64, recreate_m
     }
     for released in rows::<Released>(sql, sql::lists::RELEASE_UNCERTAIN, vec![text(list_id), int(started)])? {
         run(sql, sql::lists::SETTLE_UNCERTAIN_ROWS, vec![text(&target(list_id)), text(&released.record_id), int(q.now)])?;
-        super::super::rows::note_done(sql, q.now)?;
+        crate::platform::rows::note_done(sql, q.now)?;
         queue_sync(sql, list_id, &released.record_id, q)?;
     }
     Ok(found)

@@ -2,8 +2,6 @@
 //! reconciliation passes. Every write that goes with an outbox row (a PUT and its sync row, a
 //! page's findings and the next page's row) is one unit.
 
-use super::exec::{int, rows, run, text, tx_sync};
-use super::rows::{insert_action, queue_serial, Queue};
 use crate::effect::Action;
 use crate::lists::api::{page_key, sync_key, target, ListJob, RecordView, RunView};
 use crate::lists::end::ListsWrite;
@@ -11,6 +9,8 @@ use crate::lists::reconcile::{self, classify, next, worth_reporting, Finding, Li
 use crate::lists::sync::{RecordSync, RecordWrite, SyncState};
 use crate::lists::ColumnMap;
 use crate::outbox::{ClaimToken, RowId};
+use crate::platform::exec::{int, rows, run, text, tx_sync};
+use crate::platform::rows::{insert_action, queue_serial, Queue};
 use crate::sql;
 use serde::Deserialize;
 use serde_json::Value;

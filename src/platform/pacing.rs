@@ -7,7 +7,7 @@
 //! are also stored and read back into a new instance's pacer ([`load`]).
 
 use super::clock;
-use super::store;
+use super::rows;
 use crate::outbox::pace::{Pace, Pacer};
 use crate::outbox::RowId;
 use crate::slack::classify::Verdict;
@@ -21,7 +21,7 @@ use worker::SqlStorage;
 /// only here costs one more 429, which holds it again.)
 pub fn load(sql: &SqlStorage, now: i64) -> Pacer {
     let mut pacer = Pacer::default();
-    for (lane, until) in store::outbox::active_holds(sql, now).unwrap_or_default() {
+    for (lane, until) in rows::active_holds(sql, now).unwrap_or_default() {
         pacer.hold(&lane, until);
     }
     pacer

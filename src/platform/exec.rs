@@ -29,7 +29,7 @@ pub fn tx_sync<T: 'static>(storage: &Storage, f: impl FnOnce() -> worker::Result
 pub fn rows<T: DeserializeOwned>(sql: &SqlStorage, query: &str, bindings: Vec<V>) -> worker::Result<Vec<T>> {
     let cursor = sql.exec(query, bindings)?;
     let read = cursor.to_array();
-    crate::runtime::meter::statement(query, &cursor);
+    crate::platform::meter::statement(query, &cursor);
     read
 }
 
@@ -48,14 +48,17 @@ pub fn run(sql: &SqlStorage, query: &str, bindings: Vec<V>) -> worker::Result<()
     rows::<Value>(sql, query, bindings).map(|_| ())
 }
 
+/// An integer binding.
 pub fn int(v: i64) -> V {
     V::Integer(v)
 }
 
+/// An integer binding, or `NULL`.
 pub fn opt_int(v: Option<i64>) -> V {
     v.map(V::Integer).unwrap_or(V::Null)
 }
 
+/// A text binding.
 pub fn text(v: &str) -> V {
     V::String(v.to_string())
 }

@@ -13,7 +13,7 @@ use worker::{SqlStorage, SqlStorageValue as V};
 
 /// Where and when an outbox row is queued.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Queue<'a> {
+pub(crate) struct Queue<'a> {
     /// Its idempotency key.
     pub key: &'a str,
     /// The receipt (or API call) it belongs to.
@@ -29,7 +29,7 @@ pub(super) struct Queue<'a> {
 }
 
 /// Inserts one outbox row for `action` unless its key is taken; returns its id when inserted.
-pub(super) fn insert_action(sql: &SqlStorage, action: &Action, q: Queue) -> worker::Result<Option<i64>> {
+pub(crate) fn insert_action(sql: &SqlStorage, action: &Action, q: Queue) -> worker::Result<Option<i64>> {
     #[derive(serde::Deserialize)]
     struct Id {
         id: i64,
@@ -58,7 +58,7 @@ pub(super) fn insert_action(sql: &SqlStorage, action: &Action, q: Queue) -> work
 /// many jobs the owner has queued so far, `key(n)` names job `n`, and `bump` counts one more and
 /// returns the new count. The job is due at once (`now`). Returns whether a job was queued.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn queue_serial(
+pub(crate) fn queue_serial(
     sql: &SqlStorage,
     action: &Action,
     queued: i64,
@@ -95,4 +95,14 @@ pub fn team_key(sql: &SqlStorage) -> worker::Result<Option<String>> {
         value: String,
     }
     Ok(rows::<Row>(sql, sql::outbox::TEAM_KEY, vec![])?.into_iter().next().map(|r| r.value))
+}
+
+/// Every lane held at `now` and until when (for a new actor instance's pacer).
+pub fn active_holds(sql: &SqlStorage, now: i64) -> worker::Result<Vec<(String, i64)>> {
+    #[derive(Deserialize)]
+    struct Row {
+        target: String,
+        until_ms: i64,
+    }
+    Ok(rows::<Row>(sql, sql::outbox::ACTIVE_HOLDS, vec![int(now)])?.into_iter().map(|r| (r.target, r.until_ms)).collect())
 }
