@@ -5,36 +5,86 @@
 //! team's Durable Object) *before* the 200, and the work is delivered at least once from a
 //! transactional outbox by the actor's alarm.
 //!
-//! slackline is a library: a bot is its own crate that depends on it, builds its app with the
-//! listener API ([`app::listen`]) and becomes a Worker with [`worker!`] (see `template/`, and
-//! `examples/echo`, the bot the repository serves).
+//! # Writing a bot
+//!
+//! slackline is a library: a bot is its own crate that depends on it. The bot imports the
+//! [`prelude`] (the listener API and what its handlers receive), lists its listeners, and becomes
+//! a Worker with one call of [`worker!`]:
+//!
+//! ```
+//! use slackline::prelude::*;
+//!
+//! fn app() -> Listeners {
+//!     Listeners::new()
+//!         .mention(|m, cx| { cx.reply(&format!("Hi! You said: {}", m.words())); Ok(()) })
+//!         .message(Pattern::contains("deploy"), |_, cx| { cx.react("rocket"); Ok(()) })
+//!         .command("/status", |_, cx| { cx.ack_ephemeral("All green."); Ok(()) })
+//! }
+//!
+//! slackline::worker!(app);
+//! ```
+//!
+//! A handler is pure, and that is the point: it runs inside the team actor's atomic unit, while
+//! Slack waits, and answers with effects (`cx.reply`, `cx.react`, `cx.open_modal`, any Web API
+//! call, `cx.schedule(key, when)…`) that are committed with the event's receipt and performed
+//! after the 200, at least once, paced by Slack's rate limits. An `Err` (or a panic) is recorded
+//! too, its event parked for a redrive. `docs/app.md` has every listener and helper; `template/`
+//! is a bot to start from (`make new`), and `examples/` has four (`echo`, the shipped
+//! [`DefaultApp`](app::DefaultApp); `hello`; `triage`; `digest`).
+//!
+//! **The test kit.** [`testing`] runs an app natively, with no runtime: Slack-shaped payloads
+//! built through the Worker's own parsers, [`testing::handle`] to run the app on one, and
+//! [`testing::Handled`] to read what the team actor would record: the ack, the Web API calls,
+//! every effect as plain values ([`testing::Queued`]: method, arguments, schedule, what it
+//! cancels), the state written. [`testing::Team`] keeps a team's state across requests.
+//!
+//! ```
+//! use slackline::prelude::*;
+//! use slackline::testing::{handle, mention};
+//!
+//! let app = Listeners::new().mention(|m, cx| { cx.reply(&format!("You said: {}", m.words())); Ok(()) });
+//! let done = handle(&app, &mention("C1", "U1", "<@UBOT> hello"));
+//! assert_eq!(done.calls()[0].1["text"], "You said: hello");
+//! ```
+//!
+//! The prelude, the test kit and the macro are all a bot names of slackline (`tests/layout.rs`
+//! holds the examples and the template to it). The modules below are the backend they sit on.
 //!
 //! # Layout
+//!
+//! The code follows the two paths of `docs/architecture.md`: the **request path** (the Worker's
+//! front door verifies and parses the request; the team actor runs the app and records the
+//! receipt, the outbox rows and the state writes in one unit; then the 200) and the **alarm path**
+//! (the team actor's sweep claims due rows, performs them, and stores each outcome fenced by its
+//! claim). Every decision on both is made in the pure core; the adapters only carry it out.
 //!
 //! Pure core (no `worker::` imports; tested natively with `cargo test`):
 //! - [`slack::signature`]: Slack's request signature check;
 //! - [`slack::envelope`]: every request body parsed into one enum, [`slack::envelope::Inbound`];
 //! - [`slack::classify`]: what Slack's answers mean (success / transient / permanent);
 //! - [`slack::method`]: every Slack Web API method name slackline uses, written once;
+//! - [`admission`]: the front door's first decision, from the headers alone: a request's
+//!   deadline, or shed at once;
 //! - [`app`]: the app's handlers (pure): the listener API ([`app::listen`]) and the shipped
 //!   [`app::DefaultApp`];
 //! - [`state`]: app state: the handler's view (reads now, writes with the unit), its limits, the
 //!   reader trait and an in-memory store;
-//! - [`testing`]: payload builders and `handle`, to test an app natively;
 //! - [`effect`]: the effects an app asks for, keyed by the fact they react to;
 //! - [`ingest`]: the ingest unit's outcome, the team actor's typed answer to the front door;
+//! - [`outbox`]: the outbox state machine, the sweep's timing, the pacer and the [`outbox::retry`]
+//!   policy (clock and jitter passed in);
+//! - [`scheduled`]: scheduled effects: due times, their keys, recurrence, what a cancel decides;
+//! - [`assistant`]: streamed LLM answers: the model's events and the answer's state machine;
 //! - [`lists`]: records mirrored into Slack Lists: the column map, create outcomes, reconciliation;
 //! - [`notify`]: the notify API: messages with an idempotency key, versioned status messages;
-//! - [`lockout`]: failed-token lockout per client;
-//! - [`outbox`]: the outbox state machine and [`outbox::retry`] policy (clock and jitter passed in);
 //! - [`routes`]: the admin and service API routes, parsed once, and the one JSON error body;
-//! - [`scheduled`]: scheduled effects: due times, their keys, recurrence, what a cancel decides;
+//! - [`lockout`]: failed-token lockout per client;
 //! - [`url_parts`]: a request URL's query and origin, without the `url` crate;
 //! - [`sql`]: every SQL statement, run by the actors and by the native property tests;
 //! - [`oauth`]: the install flow's signed state, URLs, answers and pages;
 //! - [`crypto`]: tokens at rest (AES-256-GCM with key ids);
 //! - [`admin`]: the admin API's answers and the admin page (session cookie, HTML);
-//! - [`config`]: one typed configuration;
+//! - [`config`]: one typed configuration, and the [`Vars`](config::Vars) an app reads;
 //! - [`logs`]: every log line, as types (the fields `docs/operations.md` lists);
 //! - [`meter`]: the cost meter's tallies (rows read and written per statement, alarms), for the
 //!   cost benchmark.
@@ -43,9 +93,14 @@
 //!
 //! Thin adapters (`runtime`, wasm32 only; tested end to end in workerd):
 //! - `runtime::front_door`: the Worker's `fetch`: verify, parse, route, wait for the actor;
-//! - `runtime::team`: the `TeamActor` Durable Object: the atomic ingest unit and the alarm sweep;
-//! - `runtime::store`: the only module that runs SQL;
-//! - `runtime::http`: the only module that calls `Fetch`.
+//! - `runtime::team`: the `TeamActor` Durable Object: the atomic ingest unit and the alarm;
+//! - `runtime::sweep`: the alarm path: the delivery loop, one file per kind of job;
+//! - `runtime::directory`: the `Directory` Durable Object: the teams, consumed OAuth states;
+//! - `runtime::store`: the engine's and each kind's statements, bound and run.
+//!
+//! Beneath them, `platform` (wasm32 only): the primitives that know no kind, route or actor —
+//! the only SQL execution and the row inserts, the only module that calls `Fetch`, the pacer,
+//! time, logs, settings.
 #![warn(missing_docs)]
 
 pub mod admin;
@@ -63,6 +118,7 @@ pub mod meter;
 pub mod notify;
 pub mod oauth;
 pub mod outbox;
+pub mod prelude;
 pub mod routes;
 pub mod scheduled;
 #[cfg(not(target_arch = "wasm32"))]
@@ -84,17 +140,19 @@ pub mod runtime;
 pub mod platform;
 
 /// Makes this crate a Cloudflare Worker running slackline with the app `make_app` builds (an
-/// `impl slackline::app::App`, e.g. a [`app::listen::Listeners`]): exports the Worker's `fetch` and
-/// the two Durable Object classes its `wrangler.toml` binds, `TeamActor` and `Directory`.
-/// `make_app` is `fn() -> impl App`, or `fn(&slackline::app::Vars) -> impl App` for an app that
-/// reads settings of its own (its vars and secrets, once, when the team actor starts: see
-/// [`app::MakeApp`]). One
-/// call, in the bot's `src/lib.rs`; the bot's crate also depends on `worker` (`=0.8.7`), whose
-/// macros the expansion uses. On other targets (the bot's native tests) it expands to nothing.
+/// `impl slackline::app::App`, e.g. a [`Listeners`](prelude::Listeners)): exports the Worker's
+/// `fetch` and the two Durable Object classes its `wrangler.toml` binds, `TeamActor` and
+/// `Directory`. `make_app` is `fn() -> impl App`, or `fn(&Vars) -> impl App` (the prelude's
+/// [`Vars`](prelude::Vars)) for an app that reads settings of its own (its vars and secrets, once,
+/// when the team actor starts: see [`app::MakeApp`]). One call, in the bot's `src/lib.rs`; the
+/// bot's crate also depends on `worker` (`=0.8.7`), whose macros the expansion uses. On other
+/// targets (the bot's native tests) it expands to nothing.
 ///
 /// ```ignore
-/// fn app() -> slackline::app::listen::Listeners {
-///     slackline::app::listen::Listeners::new().mention(|_, cx| { cx.reply("hi"); Ok(()) })
+/// use slackline::prelude::*;
+///
+/// fn app() -> Listeners {
+///     Listeners::new().mention(|_, cx| { cx.reply("hi"); Ok(()) })
 /// }
 /// slackline::worker!(app);
 /// ```

@@ -4,7 +4,7 @@
 //! - `POST /api/teams/{team}/messages` takes an `Idempotency-Key` with Stripe's semantics: the
 //!   first request's answer is stored under the key with a hash of the canonical body; the same
 //!   key and body again get that answer back byte for byte (`Idempotent-Replayed: true`); the same
-//!   key with another body is refused ([`Replay::Mismatch`]). A body that can never be valid is a
+//!   key with another body is refused (422 `idempotency_key_mismatch`). A body that can never be valid is a
 //!   deterministic failure: its 422 is stored and replayed too. A failure to record (the actor did
 //!   not commit within the budget) stores nothing, so a retry really runs.
 //! - `PUT /api/teams/{team}/status/{name}` sets a status message's *final state* with a

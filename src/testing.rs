@@ -5,7 +5,7 @@
 //! ack's body and the effects (method, arguments, key), or why it was ignored or failed.
 //!
 //! ```
-//! use slackline::app::listen::Listeners;
+//! use slackline::prelude::*;
 //! use slackline::testing::{handle, mention};
 //!
 //! let app = Listeners::new().mention(|_, cx| { cx.reply("hi"); Ok(()) });
@@ -16,12 +16,32 @@
 //!
 //! The team is `T1`, our bot `UBOT`; ids and `ts` values are fresh for each payload.
 //!
-//! State: [`Handled::state`] holds the state writes a handler made; [`Team`] keeps a team's
-//! state in memory across requests and applies them as the team actor's unit would (once per
-//! fact):
+//! **The test kit is the whole of what a bot's test needs**, with the prelude: a bot's test
+//! reads what its handler did through [`Handled`] — [`Handled::calls`] (the Web API calls),
+//! [`Handled::queued`] (every effect as plain values: method, arguments, deadline, its
+//! [`Schedule`], what it cancels or remembers), [`Handled::cancels`], [`Handled::written`] (the
+//! state it wrote) — never by matching on slackline's effect or state types, which may change
+//! under it. A scheduled post, for instance:
 //!
 //! ```
-//! use slackline::app::listen::Listeners;
+//! use slackline::prelude::*;
+//! use slackline::testing::{command, handle, Schedule};
+//!
+//! let app = Listeners::new().command("/remind", |c, cx| {
+//!     cx.schedule("remind:C1", When::after(30 * MINUTE_MS)).say(&c.channel_id, "stand-up");
+//!     Ok(())
+//! });
+//! let queued = &handle(&app, &command("/remind", "")).queued()[0];
+//! assert_eq!(queued.schedule, Some(Schedule { key: "remind:C1".into(), when: When::after(30 * MINUTE_MS) }));
+//! assert_eq!((queued.method.as_str(), queued.args["text"].as_str()), ("chat.postMessage", Some("stand-up")));
+//! ```
+//!
+//! State: [`Handled::state`] holds the state writes a handler made; [`Team`] keeps a team's
+//! state in memory across requests and applies them as the team actor's unit would (once per
+//! fact), and [`Team::put`] seeds it:
+//!
+//! ```
+//! use slackline::prelude::*;
 //! use slackline::testing::{mention, Team};
 //!
 //! let app = Listeners::new().mention(|_, cx| { cx.state().update::<u32>("votes", |n| Some(n.unwrap_or(0) + 1))?; Ok(()) });
@@ -31,10 +51,16 @@
 //! assert_eq!(team.state.value("votes"), Some(serde_json::json!(2)));
 //! ```
 
+mod queued;
+
+pub use crate::slack::envelope::Dispatch;
+pub use queued::{Queued, Schedule};
+
 use crate::app::{decide, App, Context, Decision};
 use crate::effect::{Action, Effect};
-use crate::slack::envelope::{parse_command_form, parse_events_body, parse_interaction_form, Dispatch, Inbound};
+use crate::slack::envelope::{parse_command_form, parse_events_body, parse_interaction_form, Inbound};
 use crate::state::{MemState, StateChange, StateWrite};
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -216,6 +242,31 @@ impl Handled {
     pub fn keys(&self) -> Vec<&str> {
         self.effects.iter().map(|e| e.key.as_str()).collect()
     }
+
+    /// Every effect queued, in order, as plain values (a scheduled one as the effect it performs,
+    /// with its [`Schedule`]): what a bot's test asserts on.
+    pub fn queued(&self) -> Vec<Queued> {
+        self.effects.iter().map(Queued::of).collect()
+    }
+
+    /// The schedule keys the handler cancelled (`cx.cancel(key)`), in order.
+    pub fn cancels(&self) -> Vec<String> {
+        self.queued().into_iter().filter_map(|q| q.cancels).collect()
+    }
+
+    /// The state the handler wrote, in order: each key with the value it put, or `None` for a
+    /// delete (none when the handler failed or refused, or, through [`Team::handle`], when its
+    /// fact had changed the state before).
+    pub fn written(&self) -> Vec<(String, Option<Value>)> {
+        let json = |text: &str| serde_json::from_str(text).expect("a state value is JSON");
+        self.state
+            .iter()
+            .map(|w| match w {
+                StateWrite::Put { key, value } => (key.clone(), Some(json(value))),
+                StateWrite::Delete { key } => (key.clone(), None),
+            })
+            .collect()
+    }
 }
 
 /// Runs `app` on `dispatch` (without an LLM configured).
@@ -269,5 +320,52 @@ impl Team {
             _ => done.state.clear(),
         }
         done
+    }
+
+    /// Stores `value` under `key`, as a handler's `cx.state().put(key, &value)` would: a test's
+    /// way to give the team what happened outside the handlers — Slack's answer that
+    /// `.remember(key)` keeps once the post is delivered (a [`Posted`](crate::prelude::Posted)),
+    /// or state from before.
+    pub fn put(&self, key: &str, value: &impl Serialize) {
+        let value = serde_json::to_string(value).expect("a state value is JSON");
+        self.state.apply(&[StateWrite::Put { key: key.to_string(), value }]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prelude::*;
+
+    fn votes() -> Listeners {
+        Listeners::new().mention(|m, cx| {
+            let key = format!("votes:{}", m.message.channel);
+            if m.words() == "reset" {
+                cx.state().delete(&key)?;
+            } else {
+                cx.state().update::<u32>(&key, |n| Some(n.unwrap_or(0) + 1))?;
+            }
+            Ok(())
+        })
+    }
+
+    #[test]
+    fn written_reads_each_put_as_its_json_and_a_delete_as_none() {
+        let team = Team::new();
+        let done = team.handle(&votes(), &mention("C1", "U1", "<@UBOT> +1"));
+        assert_eq!(done.written(), [("votes:C1".to_string(), Some(json!(1)))]);
+        let reset = team.handle(&votes(), &mention("C1", "U1", "<@UBOT> reset"));
+        assert_eq!(reset.written(), [("votes:C1".to_string(), None)]);
+        assert_eq!(team.state.value("votes:C1"), None);
+    }
+
+    #[test]
+    fn a_team_seeded_with_put_is_read_by_the_next_handler() {
+        let team = Team::new();
+        team.put("votes:C1", &41);
+        team.put("post:1", &Posted { channel: "C9".into(), ts: "9.1".into() });
+        team.handle(&votes(), &mention("C1", "U1", "<@UBOT> +1"));
+        assert_eq!(team.state.value("votes:C1"), Some(json!(42)));
+        assert_eq!(team.state.value("post:1"), Some(json!({ "channel": "C9", "ts": "9.1" })));
     }
 }

@@ -5,6 +5,9 @@
 //!
 //! (That the pure core has no `worker::` import needs no check here: it is compiled natively,
 //! where the `worker` crate does not exist, so such an import fails `cargo test` by itself.)
+//!
+//! And the bots (`examples/*`, and `template/`, which `make new` copies) name nothing of slackline
+//! but its prelude, its test kit and its macro, so a bot is written against that surface alone.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -355,16 +358,32 @@ fn no_file_of_the_crate_imports_another_in_a_cycle() {
 }
 
 #[test]
+fn the_platform_imports_nothing_of_the_actors() {
+    // platform/ is what the kinds' jobs and stores stand on: it must not reach into runtime/, or a
+    // kind's wasm32 code would import the actors through it.
+    let edges = file_graph();
+    let up: Vec<String> = edges
+        .iter()
+        .filter(|(from, _)| from.starts_with("platform"))
+        .flat_map(|(from, to)| to.iter().filter(|t| t.starts_with("runtime")).map(move |t| format!("{from} → {t}")))
+        .collect();
+    assert!(edges.keys().any(|k| k.starts_with("platform::")), "the platform's files are in the graph");
+    assert!(up.is_empty(), "platform/ imports runtime/:\n  {}", up.join("\n  "));
+}
+
+#[test]
 fn the_file_graph_sees_the_imports_it_checks() {
     // The check above is only as good as its parser: known imports of every form must show.
     let edges = file_graph();
     let has = |from: &str, to: &str| edges[from].contains(to);
-    assert!(has("runtime::store::ingest", "runtime::store::rows"), "super:: in a use group");
-    assert!(has("runtime::store::lists::end", "runtime::store::rows"), "super::super:: inline");
+    assert!(has("runtime::front_door", "runtime::team"), "super:: in a use group");
+    assert!(has("platform::http", "platform::log"), "super:: inline");
+    assert!(has("platform::rows", "platform::exec"), "super:: then a group");
+    assert!(has("runtime::store::lists::end", "platform::rows"), "crate:: in a use, from a nested file");
     assert!(has("runtime::store::outbox", "runtime::store::ingest"));
     assert!(has("effect", "scheduled::when"), "crate:: inline, to the deepest module file");
     assert!(has("scheduled", "outbox::completion") && has("outbox::completion", "effect"), "crate:: in a use");
-    assert!(!has("runtime::store::rows", "runtime::store"), "a parent is not an import");
+    assert!(!has("runtime::store::lists::end", "runtime::store::lists"), "a parent is not an import");
     assert!(edges.len() > 100, "every file: {}", edges.len());
 }
 
@@ -444,4 +463,71 @@ fn the_method_check_sees_method_names_and_nothing_else() {
     assert_eq!(method_literals(code), ["chat.postMessage", "oauth.v2.access", "slackLists.items.list"]);
     let not_methods = r#"json!({"object": "chat.completion.chunk"}); Missing("team.id"); "chat.postMessage:C1"; "event.ts"; "chat.""#;
     assert!(method_literals(not_methods).is_empty(), "{:?}", method_literals(not_methods));
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a bot names of slackline.
+//
+// A bot is written against `slackline::prelude`, tested with `slackline::testing`, and made a
+// Worker by `slackline::worker!`: that is the whole of slackline a file of `examples/*/src` or
+// `template/src` may name, in code and in comments alike (a newcomer copies both). The rest of the
+// crate is then free to move without breaking a bot, and the examples show nothing a bot should
+// not need: a name a bot does need belongs in the prelude or the test kit.
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The bots' source folders: `examples/*/src` and `template/src`.
+fn bot_sources() -> Vec<PathBuf> {
+    let examples = std::fs::read_dir(Path::new(ROOT).join("examples")).unwrap();
+    let mut dirs: Vec<PathBuf> = examples.map(|e| e.unwrap().path().join("src")).filter(|d| d.is_dir()).collect();
+    dirs.push(Path::new(ROOT).join("template/src"));
+    dirs.sort();
+    dirs
+}
+
+/// The `slackline::` paths `text` names beyond the prelude, the test kit and the macro, as written
+/// after `slackline::` (a group's items one by one).
+fn paths_past_the_prelude(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    for (at, _) in text.match_indices("slackline::") {
+        // `my_slackline::x` is another crate's path.
+        if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
+            continue;
+        }
+        let rest = &text[at + "slackline::".len()..];
+        if rest.starts_with("worker!") {
+            continue;
+        }
+        let allowed = |path: &Vec<String>| matches!(path.first().map(String::as_str), Some("prelude" | "testing"));
+        found.extend(paths_after(rest).into_iter().filter(|p| !allowed(p)).map(|p| p.join("::")));
+    }
+    found
+}
+
+#[test]
+fn the_bots_name_only_the_prelude_the_test_kit_and_the_macro() {
+    let mut files = Vec::new();
+    for dir in bot_sources() {
+        rust_files(&dir, &mut files);
+    }
+    assert!(files.len() >= 6, "every bot's files (4 examples and the template): {files:?}");
+    let mut found = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let shown = file.strip_prefix(ROOT).unwrap().display().to_string();
+        found.extend(paths_past_the_prelude(&text).into_iter().map(|p| format!("{shown}: slackline::{p}")));
+    }
+    assert!(
+        found.is_empty(),
+        "a bot names slackline beyond slackline::prelude, slackline::testing and slackline::worker! (what it needs belongs in the prelude or the test kit):\n  {}",
+        found.join("\n  ")
+    );
+}
+
+#[test]
+fn the_bot_check_reads_groups_and_comments_and_lets_the_prelude_the_test_kit_and_the_macro_pass() {
+    let text = "use slackline::{prelude::*, app::Vars};\nuse slackline::testing::{handle, Team};\nslackline::worker!(app);\nlet s = my_slackline::x; // slackline::effect::Action\n";
+    assert_eq!(paths_past_the_prelude(text), ["app::Vars", "effect::Action"]);
+    assert_eq!(paths_past_the_prelude("use slackline::worker;"), ["worker"], "the macro is named as a call, `slackline::worker!(app)`");
 }

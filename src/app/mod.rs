@@ -2,7 +2,7 @@
 //!
 //! An app implements [`App`]. The team actor calls it inside the atomic unit that records the
 //! receipt, so a handler must be pure and fast: no I/O, no clock, no randomness. Everything slow
-//! (Slack calls, token lookups, LLM calls) is an [`Effect`](crate::effect::Effect) that the outbox
+//! (Slack calls, token lookups, LLM calls) is an [`Effect`] that the outbox
 //! performs after the ack. [`DefaultApp`] is the app slackline ships. An app that needs settings
 //! of its own reads them from the deployment's [`Vars`] when it is built ([`MakeApp`]).
 //!

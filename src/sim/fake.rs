@@ -110,7 +110,7 @@ pub enum Reply {
     /// `response_url`, just this reply.
     Applied(Box<Reply>),
     /// Close the connection without any HTTP answer: the client sees a network error (the socket
-    /// is shut down under tiny_http, see [`reset`]).
+    /// is shut down under tiny_http, see `sim::reset`).
     Reset,
 }
 

@@ -5,7 +5,7 @@
 //! by Slack's rate limits. See slackline's `docs/app.md`.
 
 use serde_json::json;
-use slackline::app::listen::{Listeners, Pattern};
+use slackline::prelude::*;
 
 /// The bot.
 pub fn app() -> Listeners {
@@ -50,7 +50,9 @@ mod tests {
     #[test]
     fn the_command_answers_at_once_and_then_in_the_channel() {
         let done = handle(&app(), &command("/mybot", "status"));
+        let queued = done.queued();
         assert_eq!(done.ack.unwrap()["text"], "On it…");
-        assert_eq!(done.effects.len(), 1);
+        assert_eq!(queued.len(), 1);
+        assert_eq!((queued[0].method.as_str(), queued[0].args["body"]["text"].as_str()), ("respond", Some("You asked: status")));
     }
 }

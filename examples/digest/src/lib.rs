@@ -10,9 +10,7 @@
 //! The digest's text is fixed when it is scheduled: computing it when it fires needs a handler
 //! run then, which slackline does not do yet.
 
-use slackline::app::listen::{Cx, HandlerResult, Listeners, When, MINUTE_MS};
-use slackline::app::Vars;
-use slackline::slack::envelope::SlashCommand;
+use slackline::prelude::*;
 
 /// The slash command.
 pub const COMMAND: &str = "/digest";
@@ -59,8 +57,7 @@ slackline::worker!(app);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use slackline::effect::Action;
-    use slackline::testing::{command, handle};
+    use slackline::testing::{command, handle, Schedule};
 
     fn digests() -> Listeners {
         app(&Vars::of(&[]))
@@ -69,24 +66,23 @@ mod tests {
     #[test]
     fn digest_schedules_a_daily_post_in_the_channel_starting_now() {
         let done = handle(&digests(), &command(COMMAND, ""));
-        let Action::Scheduled { key, when, effect, .. } = &done.effects[0].action else { panic!("scheduled: {:?}", done.effects) };
-        assert_eq!((key.as_str(), *when), (digest_key("C1").as_str(), When::after(0).every(24 * 60 * MINUTE_MS)));
-        let Action::SlackApi { method, args, .. } = effect.as_ref() else { panic!("a post") };
-        assert_eq!((method.as_str(), args["channel"].as_str()), ("chat.postMessage", Some("C1")));
+        let digest = &done.queued()[0];
+        assert_eq!(digest.schedule, Some(Schedule { key: digest_key("C1"), when: When::after(0).every(24 * 60 * MINUTE_MS) }));
+        assert_eq!((digest.method.as_str(), digest.args["channel"].as_str()), ("chat.postMessage", Some("C1")));
         assert_eq!(done.ack.unwrap()["text"], "Digest every 1440 minutes, starting now.");
     }
 
     #[test]
     fn stop_cancels_the_channels_digest() {
         let done = handle(&digests(), &command(COMMAND, "stop"));
-        assert_eq!(done.effects[0].action, Action::CancelSchedule { key: digest_key("C1") });
+        assert_eq!(done.queued()[0].cancels, Some(digest_key("C1")));
     }
 
     #[test]
     fn the_interval_is_the_deployments_setting_and_a_bad_one_fails_the_command() {
         let hourly = app(&Vars::of(&[(EVERY_VAR, "60")]));
-        let Action::Scheduled { when, .. } = &handle(&hourly, &command(COMMAND, "")).effects[0].action else { panic!("scheduled") };
-        assert_eq!(when.every_ms, Some(60 * MINUTE_MS));
+        let schedule = handle(&hourly, &command(COMMAND, "")).queued()[0].schedule.clone().expect("scheduled");
+        assert_eq!(schedule.when.every_ms, Some(60 * MINUTE_MS));
         let bad = handle(&app(&Vars::of(&[(EVERY_VAR, "often")])), &command(COMMAND, ""));
         assert!(bad.failed.as_deref().is_some_and(|why| why.contains(EVERY_VAR)), "{:?}", bad.failed);
     }

@@ -4,7 +4,7 @@
 //! crash, a redeploy or a Slack retry loses or doubles nothing.
 
 use serde_json::json;
-use slackline::app::listen::{Listeners, Pattern};
+use slackline::prelude::*;
 
 /// The button's `action_id`.
 pub const BUTTON: &str = "button_click";

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use slackline::app::listen::ViewIn;
+use slackline::prelude::*;
 
 /// The modal's `callback_id`.
 pub const MODAL: &str = "incident";

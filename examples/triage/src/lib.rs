@@ -19,9 +19,7 @@
 pub mod incident;
 
 use incident::{Change, Incident, Status, ACKNOWLEDGE, MODAL, RESOLVE};
-use slackline::app::listen::{ActionIn, AppHomeOpened, Cx, EventIn, HandlerResult, Listeners, ReactionEvent, ViewIn, When, MINUTE_MS};
-use slackline::app::Vars;
-use slackline::state::Posted;
+use slackline::prelude::*;
 
 /// The slash command that reports an incident.
 pub const COMMAND: &str = "/incident";

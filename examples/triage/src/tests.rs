@@ -3,11 +3,7 @@
 use super::*;
 use incident::{Severity, SEVERITY, TITLE};
 use serde_json::{json, Value};
-use slackline::app::listen::{When, MINUTE_MS};
-use slackline::effect::Action;
-use slackline::lists::api::ListJob;
-use slackline::state::StateWrite;
-use slackline::testing::{action, command, event, handle, interaction, view_submission, Handled, Team};
+use slackline::testing::{action, command, event, handle, interaction, view_submission, Dispatch, Handled, Queued, Schedule, Team};
 
 fn triage() -> Listeners {
     app(&Vars::of(&[(CHANNEL_VAR, "CINCIDENTS")]))
@@ -38,7 +34,7 @@ fn the_command_opens_the_modal_with_its_trigger_and_acks_with_an_empty_200() {
     assert_eq!(args["view"]["callback_id"], MODAL);
     let blocks: Vec<&str> = args["view"]["blocks"].as_array().unwrap().iter().filter_map(|b| b["block_id"].as_str()).collect();
     assert_eq!(blocks, [TITLE.0, SEVERITY.0]);
-    assert_eq!(done.effects[0].deadline_after_ms, Some(3_000), "a trigger_id lives 3 s");
+    assert_eq!(done.queued()[0].deadline_ms, Some(3_000), "a trigger_id lives 3 s");
 }
 
 #[test]
@@ -100,42 +96,41 @@ fn severities_round_trip_through_the_select() {
     assert_eq!(options.as_array().map(Vec::len), Some(3));
 }
 
-/// The scheduled reminder a submission queued: its key, when, the post, and the state key of
-/// the message whose thread it goes in.
-fn reminder(done: &Handled) -> (String, When, Value, Option<String>) {
-    let scheduled = done.effects.iter().find_map(|e| match &e.action {
-        Action::Scheduled { key, when, effect, .. } => match effect.as_ref() {
-            Action::SlackApi { args, thread_of, .. } => Some((key.clone(), *when, args.clone(), thread_of.clone())),
-            _ => None,
-        },
-        _ => None,
-    });
-    scheduled.expect("a reminder is scheduled")
+/// The scheduled reminder a submission queued (a Web API post), and its schedule.
+fn reminder(done: &Handled) -> (Queued, Schedule) {
+    let scheduled = done.queued().into_iter().find_map(|q| q.schedule.clone().map(|s| (q, s)));
+    let (post, schedule) = scheduled.expect("a reminder is scheduled");
+    assert_eq!(post.method, "chat.postMessage", "the reminder is a post: {post:?}");
+    (post, schedule)
 }
 
 #[test]
 fn a_valid_submission_schedules_a_reminder_in_the_announcements_thread_after_the_default_thirty_minutes() {
     let done = submit(&triage(), "Checkout fails", Some("sev1"));
-    let (key, when, args, thread_of) = reminder(&done);
+    let (post, schedule) = reminder(&done);
     let button = &done.calls()[0].1["blocks"][2]["elements"][0];
     let id = button["value"].as_str().unwrap();
-    assert_eq!(key, reminder_key(id), "the button carries what cancels the reminder");
-    let Action::SlackApi { remember, .. } = &done.effects[0].action else { panic!("the announcement first") };
+    assert_eq!(schedule.key, reminder_key(id), "the button carries what cancels the reminder");
+    let announcement = &done.queued()[0];
+    assert_eq!((announcement.method.as_str(), announcement.schedule.as_ref()), ("chat.postMessage", None), "the announcement first");
     assert_eq!(
-        (thread_of.as_deref(), remember.as_deref()),
+        (post.in_thread_of.as_deref(), announcement.remember.as_deref()),
         (Some(post_key(id).as_str()), Some(post_key(id).as_str())),
         "in the thread of what the announcement remembers"
     );
-    assert_eq!(when, When::after(30 * MINUTE_MS));
-    assert_eq!((args["channel"].as_str(), args["text"].as_str()), (Some("CINCIDENTS"), Some("Incident still open, nobody acknowledged it: Checkout fails")));
+    assert_eq!(schedule.when, When::after(30 * MINUTE_MS));
+    assert_eq!(
+        (post.args["channel"].as_str(), post.args["text"].as_str()),
+        (Some("CINCIDENTS"), Some("Incident still open, nobody acknowledged it: Checkout fails"))
+    );
     let again = submit(&triage(), "Checkout fails", Some("sev1"));
-    assert_ne!(reminder(&again).0, key, "another submission, another incident");
+    assert_ne!(reminder(&again).1.key, schedule.key, "another submission, another incident");
 }
 
 #[test]
 fn the_reminder_delay_is_the_deployments_setting_and_a_bad_one_fails_the_submission() {
     let five = app(&Vars::of(&[(CHANNEL_VAR, "C1"), (REMIND_VAR, "5")]));
-    assert_eq!(reminder(&submit(&five, "x", Some("sev2"))).1, When::after(5 * MINUTE_MS));
+    assert_eq!(reminder(&submit(&five, "x", Some("sev2"))).1.when, When::after(5 * MINUTE_MS));
     let bad = app(&Vars::of(&[(CHANNEL_VAR, "C1"), (REMIND_VAR, "soon")]));
     let done = submit(&bad, "x", Some("sev2"));
     assert!(done.failed.as_deref().is_some_and(|why| why.contains(REMIND_VAR)), "{:?}", done.failed);
@@ -144,7 +139,7 @@ fn the_reminder_delay_is_the_deployments_setting_and_a_bad_one_fails_the_submiss
 #[test]
 fn an_acknowledge_click_cancels_the_incidents_reminder() {
     let done = handle(&triage(), &action(ACKNOWLEDGE, "ix:V1"));
-    assert_eq!(done.effects[1].action, Action::CancelSchedule { key: reminder_key("ix:V1") });
+    assert_eq!(done.queued()[1].cancels, Some(reminder_key("ix:V1")));
 }
 
 /// A team with one submitted incident, whose announcement Slack answered with `C9`/`9.1` (as the
@@ -153,12 +148,12 @@ fn reported() -> (Team, String) {
     let team = Team::new();
     let done = team.handle(&triage(), &view_submission(MODAL, values("Checkout fails", Some("sev1"))));
     let id = done.calls()[0].1["blocks"][2]["elements"][0]["value"].as_str().unwrap().to_string();
-    team.state.apply(&[StateWrite::Put { key: post_key(&id), value: json!({ "channel": "C9", "ts": "9.1" }).to_string() }]);
+    team.put(&post_key(&id), &Posted { channel: "C9".into(), ts: "9.1".into() });
     (team, id)
 }
 
 /// A click on `action_id` of the incident `id`'s announcement by `user`, with its `trigger_id`.
-fn click(action_id: &str, id: &str, user: &str, trigger: &str) -> slackline::slack::envelope::Dispatch {
+fn click(action_id: &str, id: &str, user: &str, trigger: &str) -> Dispatch {
     interaction(json!({
         "type": "block_actions", "trigger_id": trigger, "user": { "id": user, "team_id": "T1" },
         "container": { "type": "message", "channel_id": "C9", "message_ts": "9.1" }, "channel": { "id": "C9" }, "message": { "ts": "9.1" },
@@ -180,10 +175,8 @@ fn a_valid_submission_stores_the_incident_remembers_its_announcement_and_offers_
     let calls = done.calls();
     let buttons: Vec<&str> = calls[0].1["blocks"][2]["elements"].as_array().unwrap().iter().filter_map(|b| b["action_id"].as_str()).collect();
     assert_eq!(buttons, [ACKNOWLEDGE, RESOLVE]);
-    match &done.effects[0].action {
-        Action::SlackApi { remember, .. } => assert_eq!(remember.as_deref(), Some(post_key(&id).as_str())),
-        other => panic!("the announcement first: {other:?}"),
-    }
+    let announcement = &done.queued()[0];
+    assert_eq!((announcement.method.as_str(), announcement.remember.as_deref()), ("chat.postMessage", Some(post_key(&id).as_str())), "the announcement first");
 }
 
 #[test]
@@ -194,7 +187,7 @@ fn resolve_updates_the_stored_incident_and_the_remembered_announcement_and_cance
     let update = &updates(&done)[0];
     assert_eq!((update["channel"].as_str(), update["ts"].as_str()), (Some("C9"), Some("9.1")));
     assert!(update["blocks"].as_array().unwrap().iter().all(|b| b["type"] != "actions"), "no buttons once resolved: {update}");
-    assert!(done.effects.iter().any(|e| e.action == Action::CancelSchedule { key: reminder_key(&id) }));
+    assert!(done.cancels().contains(&reminder_key(&id)), "{:?}", done.cancels());
 }
 
 #[test]
@@ -220,7 +213,7 @@ fn acknowledge_assigns_the_clicker_keeps_resolve_and_a_second_acknowledge_does_n
     assert!(team.handle(&triage(), &click(ACKNOWLEDGE, &id, "U8", "trig.a2")).effects.is_empty());
 }
 
-fn reacted(reaction: &str, user: &str, ts: &str) -> slackline::slack::envelope::Dispatch {
+fn reacted(reaction: &str, user: &str, ts: &str) -> Dispatch {
     event(json!({ "type": "reaction_added", "user": user, "reaction": reaction, "item": { "type": "message", "channel": "C9", "ts": ts }, "event_ts": "9.9" }))
 }
 
@@ -251,11 +244,9 @@ fn the_app_home_lists_the_open_incidents_from_state() {
 
 /// The List records a request queued: `(list, record id, fields)`.
 fn list_records(done: &Handled) -> Vec<(String, String, Value)> {
-    let put = |e: &slackline::effect::Effect| match &e.action {
-        Action::Lists { list_id, job: ListJob::Put { record_id, fields } } => Some((list_id.clone(), record_id.clone(), serde_json::from_str(fields).unwrap())),
-        _ => None,
-    };
-    done.effects.iter().filter_map(put).collect()
+    let text = |v: &Value| v.as_str().expect("an id").to_string();
+    let records = done.queued().into_iter().filter(|q| q.method == "list_record");
+    records.map(|q| (text(&q.args["list_id"]), text(&q.args["record_id"]), q.args["fields"].clone())).collect()
 }
 
 #[test]

@@ -1,0 +1,55 @@
+//! The names a bot needs to write its app, in one import: `use slackline::prelude::*;`.
+//!
+//! **Why a prelude.** The crate is the whole backend: the front door, the team actor, the outbox,
+//! the admin API, each with public types of its own. A bot sees none of that: it lists listeners
+//! and answers with effects. This module is that surface, and only it; with
+//! [`testing`](crate::testing) (its tests) and [`worker!`](crate::worker) (its entry point) it is
+//! all a bot's crate imports (`examples/` and `template/` import nothing else, and
+//! `tests/layout.rs` keeps it so). A name belongs here when a bot's code has to *write* it: in a
+//! signature, a pattern, a constructor call. What a bot only reaches through a value (the
+//! [`Origin`](crate::app::listen::Origin) of `cx.origin()`, a message's fields) needs no import.
+//!
+//! What is in it:
+//! - **the app**: [`Listeners`] (its listeners, in order), [`Pattern`] (a `message` listener's
+//!   text match), [`Vars`] (the deployment's settings, for `fn app(vars: &Vars)`), and
+//!   [`DefaultApp`], the app slackline ships;
+//! - **the handler**: [`Cx`] (its helpers queue effects and set the ack), [`EffectRef`] (what a
+//!   helper returns: `.named`, `.deadline`, `.blocks`, `.remember`, `.in_thread_of`),
+//!   [`HandlerResult`] and [`HandlerError`] (an `Err` parks the event as `handler_failed`);
+//! - **what a handler receives**: [`MessageIn`], [`EventIn`], [`SlashCommand`], [`ActionIn`],
+//!   [`ViewIn`], [`ShortcutIn`], [`OptionsIn`], and for assistant threads [`AssistantThread`]
+//!   and [`Prompt`];
+//! - **typed events** for [`EventIn::parse`]: [`ReactionEvent`], [`AppHomeOpened`],
+//!   [`MemberChannel`], [`ChannelEvent`], [`TeamJoin`], [`LinkShared`], [`MessageChanged`],
+//!   [`MessageDeleted`];
+//! - **later**: [`When`] (a scheduled effect's due time and repeat), [`MINUTE_MS`], [`DAY_MS`];
+//! - **state**: [`Posted`], what `.remember(key)` keeps of Slack's answer.
+//!
+//! ```
+//! use slackline::prelude::*;
+//!
+//! fn app(vars: &Vars) -> Listeners {
+//!     let channel = vars.get("INCIDENT_CHANNEL");
+//!     Listeners::new()
+//!         .mention(|m, cx| { cx.reply(&format!("You said: {}", m.words())); Ok(()) })
+//!         .command("/incident", move |c, cx| report(c, cx, channel.as_deref()))
+//! }
+//!
+//! /// Announces the incident, and reminds the channel in its thread half an hour later.
+//! fn report(c: &SlashCommand, cx: &mut Cx, channel: Option<&str>) -> HandlerResult {
+//!     let channel = channel.ok_or("INCIDENT_CHANNEL is not set")?;
+//!     cx.say(channel, &c.text).remember("incident:post");
+//!     cx.schedule("incident:remind", When::after(30 * MINUTE_MS)).say(channel, "still open").in_thread_of("incident:post");
+//!     Ok(())
+//! }
+//! # let _ = app(&Vars::of(&[]));
+//! ```
+
+pub use crate::app::listen::assistant::{AssistantThread, Prompt};
+pub use crate::app::listen::{
+    ActionIn, AppHomeOpened, ChannelEvent, Cx, EffectRef, EventIn, HandlerError, HandlerResult, LinkShared, Listeners, MemberChannel, MessageChanged,
+    MessageDeleted, MessageIn, OptionsIn, Pattern, ReactionEvent, ShortcutIn, TeamJoin, ViewIn, When, DAY_MS, MINUTE_MS,
+};
+pub use crate::app::{DefaultApp, Vars};
+pub use crate::slack::envelope::SlashCommand;
+pub use crate::state::Posted;
