@@ -280,12 +280,11 @@ pub fn handle_with(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> Handled
 }
 
 fn handled(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> (Handled, Option<StateChange>) {
-    let (decision, ack) = decide(app, dispatch, ctx);
-    let ack = ack.filter(|a| !a.is_null());
-    let change = ctx.state.take();
-    let none = Handled { ack, effects: Vec::new(), ignored: None, failed: None, state: Vec::new() };
-    match decision {
+    let output = decide(app, dispatch, ctx);
+    let none = Handled { ack: output.ack, effects: Vec::new(), ignored: None, failed: None, state: Vec::new() };
+    match output.decision {
         Decision::Enqueue(effects) => {
+            let change = output.state;
             let state = change.as_ref().map(|c| c.writes.clone()).unwrap_or_default();
             (Handled { effects, state, ..none }, change)
         }

@@ -23,7 +23,7 @@ fn the_documented_signature_verifies_in_wasm() {
 fn a_mention_parses_and_decides_one_reply_in_wasm() {
     let body = br#"{"type":"event_callback","team_id":"T1","event_id":"Ev1","authorizations":[{"team_id":"T1","user_id":"UB","is_bot":true}],"event":{"type":"app_mention","channel":"C1","user":"U1","text":"<@UB> hi","ts":"1.1"}}"#;
     let Inbound::Dispatch(d) = parse_events_body(body).unwrap() else { panic!("not dispatched") };
-    let (decision, _) = decide(&DefaultApp, &d, &Context::default());
+    let decision = decide(&DefaultApp, &d, &Context::default()).decision;
     let Decision::Enqueue(effects) = decision else { panic!("ignored") };
     assert_eq!(effects.len(), 1);
     assert_eq!(effects[0].key, "msg:C1:1.1:reply");

@@ -7,9 +7,9 @@
 //! and a new assistant thread gets suggested prompts. Without one, the reply quotes the mention.
 
 use super::listen::assistant::{in_assistant_thread, streamed_answer, AssistantThread, Prompt};
-use super::{App, CommandReply, Context, Decision};
+use super::{App, Context, Decision, HandlerOutput};
 use crate::effect::{truncate_chars, Action, Effect, Followup};
-use crate::slack::envelope::{Event, EventEnvelope, Interaction, InteractionKind, Message, SlashCommand};
+use crate::slack::envelope::{Dispatch, Event, EventEnvelope, Interaction, InteractionKind, Message, SlashCommand};
 use crate::slack::method;
 use serde_json::{json, Value};
 
@@ -30,7 +30,28 @@ const QUOTE_CHARS: usize = 200;
 #[derive(Debug, Default, Clone, Copy)]
 pub struct DefaultApp;
 
+/// A slash command's immediate answer (the 200's body) and its later work.
+#[derive(Debug, Clone, PartialEq)]
+struct CommandReply {
+    ack: Value,
+    decision: Decision,
+}
+
 impl App for DefaultApp {
+    fn handle(&self, request: &Dispatch, ctx: &Context) -> HandlerOutput {
+        match request {
+            Dispatch::Event(e) => HandlerOutput::of(self.on_event(e, ctx)),
+            Dispatch::Command(c) => {
+                let reply = self.on_command(c, ctx);
+                HandlerOutput::of(reply.decision).with_ack(reply.ack)
+            }
+            Dispatch::Interaction(i) => HandlerOutput::of(self.on_interaction(i, ctx)),
+        }
+    }
+}
+
+impl DefaultApp {
+    /// A mention or a message addressed to the bot: a threaded reply.
     fn on_event(&self, envelope: &EventEnvelope, ctx: &Context) -> Decision {
         let bot = envelope.bot_user_id.as_deref();
         match &envelope.event {
@@ -45,6 +66,7 @@ impl App for DefaultApp {
         }
     }
 
+    /// A slash command: "Working on it…" at once, the answer through its `response_url`.
     fn on_command(&self, command: &SlashCommand, ctx: &Context) -> CommandReply {
         let key = format!("cmd:{}:answer", command.trigger_id);
         let then = Followup::ResponseUrl { url: command.response_url.clone() };
@@ -57,6 +79,7 @@ impl App for DefaultApp {
         CommandReply { ack: json!({ "response_type": "ephemeral", "text": "Working on it…" }), decision: Decision::Enqueue(vec![effect]) }
     }
 
+    /// "Mark resolved": the reply is updated.
     fn on_interaction(&self, interaction: &Interaction, _ctx: &Context) -> Decision {
         if interaction.kind() != InteractionKind::BlockActions {
             return Decision::Ignore("unhandled_interaction");

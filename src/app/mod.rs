@@ -1,22 +1,30 @@
 //! The app's handlers: pure functions from what Slack sent to the effects we owe.
 //!
-//! An app implements [`App`]. The team actor calls it inside the atomic unit that records the
-//! receipt, so a handler must be pure and fast: no I/O, no clock, no randomness. Everything slow
-//! (Slack calls, token lookups, LLM calls) is an [`Effect`] that the outbox
-//! performs after the ack. [`DefaultApp`] is the app slackline ships. An app that needs settings
-//! of its own reads them from the deployment's [`Vars`] when it is built ([`MakeApp`]).
+//! An app implements [`App`]: one function, [`App::handle`], from a request to one
+//! [`HandlerOutput`] — the decision (effects to queue, ignored, or failed), the ack's body when
+//! Slack wants one, and the state change to apply with the unit. The team actor calls it inside
+//! the atomic unit that records the receipt, so a handler must be pure and fast: no I/O, no
+//! clock, no randomness. Everything slow (Slack calls, token lookups, LLM calls) is an
+//! [`Effect`] that the outbox performs after the ack. [`listen::Listeners`] is the app a bot
+//! writes; [`DefaultApp`] is the app slackline ships. An app that needs settings of its own reads
+//! them from the deployment's [`Vars`] when it is built ([`MakeApp`]).
+//!
+//! Invariant: every request, of every kind, ends in one `HandlerOutput`, and the runtime reads
+//! nothing else from a handler run (no side channel): what the unit records is exactly its fields.
 //!
 //! ```
-//! use slackline::app::{App, Context, Decision, CommandReply};
-//! use slackline::slack::envelope::{EventEnvelope, Interaction, SlashCommand};
+//! use slackline::app::{App, Context, Decision, HandlerOutput};
+//! use slackline::slack::envelope::Dispatch;
 //!
 //! struct Quiet;
 //! impl App for Quiet {
-//!     fn on_event(&self, _: &EventEnvelope, _: &Context) -> Decision { Decision::Ignore("quiet") }
-//!     fn on_command(&self, _: &SlashCommand, _: &Context) -> CommandReply {
-//!         CommandReply { ack: serde_json::json!({"text": "shh"}), decision: Decision::Ignore("quiet") }
+//!     fn handle(&self, request: &Dispatch, _: &Context) -> HandlerOutput {
+//!         let output = HandlerOutput::of(Decision::Ignore("quiet"));
+//!         match request {
+//!             Dispatch::Command(_) => output.with_ack(serde_json::json!({"text": "shh"})),
+//!             _ => output,
+//!         }
 //!     }
-//!     fn on_interaction(&self, _: &Interaction, _: &Context) -> Decision { Decision::Ignore("quiet") }
 //! }
 //! ```
 
@@ -32,19 +40,24 @@ pub use default_app::{strip_mentions, DefaultApp, RESOLVE_ACTION_ID};
 pub use make::{make_app, MakeApp};
 
 use crate::effect::Effect;
-use crate::slack::envelope::{Dispatch, EventEnvelope, Interaction, SlashCommand};
+use crate::slack::envelope::Dispatch;
 use crate::state::{StateChange, StateReader};
 use serde_json::Value;
-use std::cell::RefCell;
 use std::rc::Rc;
 
 /// What the handler knows besides the request itself.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct Context {
     /// True when an LLM endpoint is configured (`LLM_API_URL`).
     pub llm_enabled: bool,
-    /// The team's state as the handler may read it, and what it hands over to the unit.
-    pub state: StateSlot,
+    /// The team's state as the handler may read it (none: an empty store).
+    reader: Option<Rc<dyn StateReader>>,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context").field("llm_enabled", &self.llm_enabled).field("reader", &self.reader.is_some()).finish()
+    }
 }
 
 impl Context {
@@ -55,41 +68,13 @@ impl Context {
 
     /// The same context, its handlers reading the team's state from `reader`.
     pub fn with_state(mut self, reader: Rc<dyn StateReader>) -> Context {
-        self.state = StateSlot { reader: Some(reader), change: Rc::default() };
+        self.reader = Some(reader);
         self
     }
-}
 
-/// The team's state for one request: the reader the handler's [`State`](crate::state::State)
-/// reads through (none: an empty store), and the change a successful handler hands over for the
-/// unit to apply. A failed handler hands over nothing.
-#[derive(Clone, Default)]
-pub struct StateSlot {
-    reader: Option<Rc<dyn StateReader>>,
-    change: Rc<RefCell<Option<StateChange>>>,
-}
-
-impl std::fmt::Debug for StateSlot {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StateSlot").field("reader", &self.reader.is_some()).field("change", &self.change.borrow()).finish()
-    }
-}
-
-impl StateSlot {
     /// The reader (an empty in-memory store when the context has none).
     pub fn reader(&self) -> Rc<dyn StateReader> {
         self.reader.clone().unwrap_or_else(|| Rc::new(crate::state::MemState::new()))
-    }
-
-    /// Hands over a successful handler's change (called by the listener API, or an `App` of
-    /// one's own, when the handler returns and its effects stand).
-    pub fn hand_over(&self, change: StateChange) {
-        *self.change.borrow_mut() = Some(change).filter(|c| !c.writes.is_empty());
-    }
-
-    /// The change handed over, taken (by the team actor, for the unit).
-    pub fn take(&self) -> Option<StateChange> {
-        self.change.borrow_mut().take()
     }
 }
 
@@ -105,28 +90,36 @@ pub enum Decision {
     Failed(String),
 }
 
-/// A slash command's immediate answer (the HTTP 200 body) and its later work.
+/// Everything one handler run hands the team actor's unit, for every kind of request.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CommandReply {
-    /// The JSON body Slack shows at once (e.g. an ephemeral "working on it").
-    pub ack: Value,
-    /// The work to do after the ack.
+pub struct HandlerOutput {
+    /// What to do: queue effects, nothing, or record the failure.
     pub decision: Decision,
+    /// The 200's body, when Slack wants one: a command's answer, a `view_submission`'s
+    /// `response_action`, a `block_suggestion`'s options. `None`: an empty 200.
+    pub ack: Option<Value>,
+    /// The state the handler wrote, applied with the unit once per fact. Only a handler whose
+    /// effects stand hands one over: an ignored or failed run changes nothing.
+    pub state: Option<StateChange>,
 }
 
-/// The app: one function per kind of request. All pure.
-pub trait App {
-    /// An Events API event.
-    fn on_event(&self, event: &EventEnvelope, ctx: &Context) -> Decision;
-    /// A slash command.
-    fn on_command(&self, command: &SlashCommand, ctx: &Context) -> CommandReply;
-    /// An interactivity payload.
-    fn on_interaction(&self, interaction: &Interaction, ctx: &Context) -> Decision;
-    /// An interactivity payload, with the ack's body when Slack wants one (a `view_submission`'s
-    /// `response_action`, a `block_suggestion`'s options). By default: none.
-    fn on_interaction_ack(&self, interaction: &Interaction, ctx: &Context) -> (Decision, Option<Value>) {
-        (self.on_interaction(interaction, ctx), None)
+impl HandlerOutput {
+    /// A decision with no ack body and no state change.
+    pub fn of(decision: Decision) -> HandlerOutput {
+        HandlerOutput { decision, ack: None, state: None }
     }
+
+    /// The same output, answering Slack with `ack` (a `null` ack is none).
+    pub fn with_ack(mut self, ack: Value) -> HandlerOutput {
+        self.ack = Some(ack).filter(|a| !a.is_null());
+        self
+    }
+}
+
+/// The app: one pure function from a request to its [`HandlerOutput`].
+pub trait App {
+    /// Handles an Events API event, a slash command or an interactivity payload.
+    fn handle(&self, request: &Dispatch, ctx: &Context) -> HandlerOutput;
     /// Whether the value of this state key is secret: the admin API and page show the key, never
     /// its value. By default: none is.
     fn is_secret_state(&self, _key: &str) -> bool {
@@ -134,18 +127,10 @@ pub trait App {
     }
 }
 
-/// Runs the app on one dispatch: its decision, and the immediate body for a command.
+/// Runs the app on one request.
 ///
 /// A handler that panics fails like one that returns an error ([`Decision::Failed`], the
-/// panic's message and location as the reason, no ack body): see [`guard`].
-pub fn decide(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> (Decision, Option<Value>) {
-    guard::guarded(|| match dispatch {
-        Dispatch::Event(e) => (app.on_event(e, ctx), None),
-        Dispatch::Command(c) => {
-            let reply = app.on_command(c, ctx);
-            (reply.decision, Some(reply.ack))
-        }
-        Dispatch::Interaction(i) => app.on_interaction_ack(i, ctx),
-    })
-    .unwrap_or_else(|why| (Decision::Failed(why), None))
+/// panic's message and location as the reason, no ack body, no state): see [`guard`].
+pub fn decide(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> HandlerOutput {
+    guard::guarded(|| app.handle(dispatch, ctx)).unwrap_or_else(|why| HandlerOutput::of(Decision::Failed(why)))
 }

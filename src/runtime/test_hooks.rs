@@ -18,9 +18,9 @@
 use super::header;
 #[cfg(feature = "testkit")]
 use crate::app::{listen::Listeners, tally};
-use crate::app::{App, CommandReply, Context, Decision};
+use crate::app::{App, Context, HandlerOutput};
 use crate::config::Config;
-use crate::slack::envelope::{EventEnvelope, Interaction, SlashCommand};
+use crate::slack::envelope::Dispatch;
 use worker::{Headers, Request};
 
 /// `x-slackline-test-now`: the clock, epoch ms.
@@ -180,17 +180,8 @@ impl<'a> HookedApp<'a> {
 }
 
 impl App for HookedApp<'_> {
-    fn on_event(&self, event: &EventEnvelope, ctx: &Context) -> Decision {
-        self.app(event).on_event(event, ctx)
-    }
-    fn on_command(&self, command: &SlashCommand, ctx: &Context) -> CommandReply {
-        self.app(command).on_command(command, ctx)
-    }
-    fn on_interaction(&self, interaction: &Interaction, ctx: &Context) -> Decision {
-        self.app(interaction).on_interaction(interaction, ctx)
-    }
-    fn on_interaction_ack(&self, interaction: &Interaction, ctx: &Context) -> (Decision, Option<serde_json::Value>) {
-        self.app(interaction).on_interaction_ack(interaction, ctx)
+    fn handle(&self, request: &Dispatch, ctx: &Context) -> HandlerOutput {
+        self.app(request).handle(request, ctx)
     }
     fn is_secret_state(&self, key: &str) -> bool {
         self.app.is_secret_state(key) || self.is_tally_secret(key)

@@ -40,8 +40,8 @@ pub use crate::scheduled::{When, DAY_MS, MINUTE_MS};
 pub use cx::{Cx, EffectRef, Origin, Scheduling};
 pub use input::*;
 
-use super::{App, CommandReply, Context, Decision};
-use crate::slack::envelope::{Event, EventEnvelope, Interaction, InteractionKind, Message, SlashCommand};
+use super::{App, Context, Decision, HandlerOutput};
+use crate::slack::envelope::{Dispatch, Event, EventEnvelope, Interaction, InteractionKind, Message, SlashCommand};
 use crate::state::{StateChange, StateError};
 use serde_json::Value;
 
@@ -290,22 +290,24 @@ impl Listeners {
     }
 
     /// Runs a handler (`call`) with a fresh context; its effects and ack become the decision.
-    fn run(call: impl FnOnce(&mut Cx) -> HandlerResult, origin: Origin, ctx: &Context) -> (Decision, Option<Value>) {
+    fn run(call: impl FnOnce(&mut Cx) -> HandlerResult, origin: Origin, ctx: &Context) -> HandlerOutput {
         let fact = origin.fact.clone();
-        let mut cx = Cx::with_state(origin, ctx.llm_enabled, ctx.state.reader());
+        let mut cx = Cx::with_state(origin, ctx.llm_enabled, ctx.reader());
         if let Err(HandlerError(why)) = call(&mut cx) {
-            return (Decision::Failed(why), None);
+            return HandlerOutput::of(Decision::Failed(why));
         }
         if let Some(why) = cx.misuse() {
-            return (Decision::Failed(why.to_string()), None);
+            return HandlerOutput::of(Decision::Failed(why.to_string()));
         }
         // A refused submission changes nothing: the user fixes the fields and submits again.
         if cx.refuses() {
-            return (Decision::Enqueue(Vec::new()), cx.finish().1);
+            let (_, ack) = cx.finish();
+            return HandlerOutput { ack, ..HandlerOutput::of(Decision::Enqueue(Vec::new())) };
         }
-        ctx.state.hand_over(StateChange { fact, writes: cx.take_state() });
+        let writes = cx.take_state();
         let (effects, ack) = cx.finish();
-        (Decision::Enqueue(effects), ack)
+        let state = Some(StateChange { fact, writes }).filter(|c| !c.writes.is_empty());
+        HandlerOutput { decision: Decision::Enqueue(effects), ack, state }
     }
 }
 
@@ -360,7 +362,18 @@ impl App for Listeners {
         crate::state::is_secret(&self.secret_prefixes, key)
     }
 
-    fn on_event(&self, envelope: &EventEnvelope, ctx: &Context) -> Decision {
+    fn handle(&self, request: &Dispatch, ctx: &Context) -> HandlerOutput {
+        match request {
+            Dispatch::Event(e) => self.on_event(e, ctx),
+            Dispatch::Command(c) => self.on_command(c, ctx),
+            Dispatch::Interaction(i) => self.on_interaction(i, ctx),
+        }
+    }
+}
+
+impl Listeners {
+    /// The first listener that takes the event runs (an event's ack is always empty).
+    fn on_event(&self, envelope: &EventEnvelope, ctx: &Context) -> HandlerOutput {
         let bot = envelope.bot_user_id.as_deref();
         let message = match &envelope.event {
             Event::AppMention(m) | Event::Message(m) => Some(m),
@@ -383,18 +396,19 @@ impl App for Listeners {
                 (Route::Event(t, h), _) if t == type_name || subtype == Some(t.as_str()) => {
                     let origin = message.map(message_origin).unwrap_or_else(|| event_origin(envelope));
                     let input = EventIn { envelope, raw: &envelope.raw };
-                    Some(Listeners::run(|cx| h(&input, cx), origin, ctx).0)
+                    Some(Listeners::run(|cx| h(&input, cx), origin, ctx))
                 }
                 _ => None,
             };
-            if let Some(decision) = ran {
-                return decision;
+            if let Some(output) = ran {
+                return HandlerOutput { ack: None, ..output };
             }
         }
-        Decision::Ignore(if message.is_some_and(|m| from_a_bot(m, bot)) { "bot_message" } else { "no_listener" })
+        HandlerOutput::of(Decision::Ignore(if message.is_some_and(|m| from_a_bot(m, bot)) { "bot_message" } else { "no_listener" }))
     }
 
-    fn on_command(&self, command: &SlashCommand, ctx: &Context) -> CommandReply {
+    /// The command's listener runs; its ack is the command's answer.
+    fn on_command(&self, command: &SlashCommand, ctx: &Context) -> HandlerOutput {
         for l in &self.listeners {
             if let Route::Command(name, h) = &l.route {
                 if name == &command.command {
@@ -406,19 +420,16 @@ impl App for Listeners {
                         user: Some(command.user_id.clone()),
                         ..Origin::default()
                     };
-                    let (decision, ack) = Listeners::run(|cx| h(command, cx), origin, ctx);
-                    return CommandReply { ack: ack.unwrap_or(Value::Null), decision };
+                    return Listeners::run(|cx| h(command, cx), origin, ctx);
                 }
             }
         }
-        CommandReply { ack: Value::Null, decision: Decision::Ignore("no_listener") }
+        HandlerOutput::of(Decision::Ignore("no_listener"))
     }
 
-    fn on_interaction(&self, interaction: &Interaction, ctx: &Context) -> Decision {
-        self.on_interaction_ack(interaction, ctx).0
-    }
-
-    fn on_interaction_ack(&self, i: &Interaction, ctx: &Context) -> (Decision, Option<Value>) {
+    /// The first listener that takes the payload runs; its ack (a modal's `response_action`, the
+    /// options) is the answer.
+    fn on_interaction(&self, i: &Interaction, ctx: &Context) -> HandlerOutput {
         let raw = &i.raw;
         let view = raw.get("view").unwrap_or(&Value::Null);
         let view_callback = view.get("callback_id").and_then(Value::as_str).unwrap_or_default();
@@ -450,13 +461,13 @@ impl App for Listeners {
                 return answer;
             }
         }
-        (Decision::Ignore("no_listener"), None)
+        HandlerOutput::of(Decision::Ignore("no_listener"))
     }
 }
 
-fn run_message(h: &MessageHandler, m: &Message, matches: Vec<String>, envelope: &EventEnvelope, ctx: &Context) -> Decision {
+fn run_message(h: &MessageHandler, m: &Message, matches: Vec<String>, envelope: &EventEnvelope, ctx: &Context) -> HandlerOutput {
     let input = MessageIn { message: m, envelope, raw: &envelope.raw, matches: &matches };
-    Listeners::run(|cx| h(&input, cx), message_origin(m), ctx).0
+    Listeners::run(|cx| h(&input, cx), message_origin(m), ctx)
 }
 
 #[cfg(test)]

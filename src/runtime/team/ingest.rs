@@ -10,7 +10,7 @@
 
 use super::error::ActorError;
 use super::TeamActor;
-use crate::app::{self, Decision};
+use crate::app::{self, Decision, HandlerOutput};
 use crate::config::Config;
 use crate::ingest::{Admission, Deadline, IngestOutcome, Receipt};
 use crate::logs::{Alert, UninstallLine};
@@ -40,17 +40,17 @@ impl TeamActor {
         // The handler reads the team's state synchronously; with no await from here to the unit,
         // nothing else writes in between.
         let ctx = app::Context::of(config).with_state(Rc::new(SqlState { sql: self.sql.clone() }));
-        let (decision, ack) = match hooks.handler_fails {
-            Some(why) => (Decision::Failed(why), None),
+        let output = match hooks.handler_fails {
+            Some(why) => HandlerOutput::of(Decision::Failed(why)),
             None => app::decide(&HookedApp::of(&*self.app, config), &dispatch, &ctx),
         };
         let now = clock::now_ms();
         // A failed handler's request is recorded with its receipt and kept, parked as
         // `handler_failed`, for a redrive to run the handler again: the event is never lost, and
         // Slack gets its 200 (a retry would only fail the same way).
-        let state = ctx.state.take();
-        let (effects, ignored, failed, state) = match decision {
-            Decision::Enqueue(effects) => (effects, None, None, state),
+        // Only a handler whose effects stand changes the state.
+        let (effects, ignored, failed, state) = match output.decision {
+            Decision::Enqueue(effects) => (effects, None, None, output.state),
             Decision::Ignore(reason) => (Vec::new(), Some(reason), None, None),
             Decision::Failed(why) => {
                 let kept = serde_json::to_value(&dispatch).map_err(|e| ActorError::Storage(worker::Error::RustError(e.to_string())))?;
@@ -85,7 +85,7 @@ impl TeamActor {
             log::emit(UninstallLine { team: dispatch.team_key().to_string(), parked: recorded.parked, alert: Alert::TeamUninstalled });
         }
         let ignored = if uninstall { Some("uninstalled") } else { ignored };
-        Ok(Response::from_json(&IngestOutcome { receipt: recorded.receipt, ignored: ignored.map(str::to_string), ack })?)
+        Ok(Response::from_json(&IngestOutcome { receipt: recorded.receipt, ignored: ignored.map(str::to_string), ack: output.ack })?)
     }
 
     /// `POST /rate-limited`: one of Slack's `app_rate_limited` notices, kept for the stats (the

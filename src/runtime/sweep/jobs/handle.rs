@@ -22,11 +22,12 @@ pub fn run(job: &Job<'_>, dispatch: &Value) -> JobOutcome {
         return JobOutcome::verdict(Verdict::Permanent { code: reasons::BAD_PAYLOAD.into() });
     };
     let ctx = Context::of(job.config).with_state(Rc::new(SqlState { sql: job.sql.clone() }));
-    match app::decide(job.app, &dispatch, &ctx).0 {
+    let output = app::decide(job.app, &dispatch, &ctx);
+    match output.decision {
         Decision::Enqueue(effects) => {
             let now = clock::now_ms();
             let mut writes: Vec<AfterWrite> = effects.into_iter().map(|e| AfterWrite::Followup(NewRow::queued_at(e, now))).collect();
-            writes.extend(ctx.state.take().map(AfterWrite::State));
+            writes.extend(output.state.map(AfterWrite::State));
             JobOutcome { writes, ..JobOutcome::verdict(Verdict::Success) }
         }
         Decision::Ignore(_) => JobOutcome::verdict(Verdict::Success),
