@@ -71,7 +71,7 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         recipient_team_id: Option<String>,
     },
-    /// A message another service posted through the notify API (`crate::notify`): a
+    /// A message another service posted through the notify API (`crate::kinds::notify`): a
     /// `chat.postMessage` whose answer (`channel`, `ts`) is kept for `GET …/messages/{id}`.
     Notify {
         /// `chat.postMessage`'s arguments.

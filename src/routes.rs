@@ -19,8 +19,8 @@
 //! | `POST /messages`, `GET /messages/{id}` | `PostMessage`, `GetMessage` |
 //! | `PUT`, `GET /status/{name}` | `PutStatus`, `GetStatus` |
 
+use crate::kinds::notify::valid_status_name;
 use crate::lists::api::{valid_list_id, valid_record_id};
-use crate::notify::valid_status_name;
 use crate::outbox::RowId;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -345,7 +345,7 @@ impl ApiRoute {
 /// The kinds of work behind the service API: each serves its own routes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ApiService {
-    /// Messages with an idempotency key, status messages (`crate::notify`).
+    /// Messages with an idempotency key, status messages (`crate::kinds::notify`).
     Notify,
     /// Records mirrored into Slack Lists (`crate::lists`).
     Lists,

@@ -372,6 +372,25 @@ fn the_platform_imports_nothing_of_the_actors() {
 }
 
 #[test]
+fn a_kinds_room_imports_neither_the_actors_nor_another_room() {
+    // kinds/<kind>/ is a kind's room: the pure core, platform/ and its own files. The actors import
+    // the rooms, never the reverse, and one kind never reaches into another's room.
+    let edges = file_graph();
+    let room = |module: &str| module.strip_prefix("kinds::").map(|rest| rest.split("::").next().unwrap_or(rest).to_string());
+    let mut wrong = Vec::new();
+    for (from, to) in edges.iter().filter(|(from, _)| from.starts_with("kinds::")) {
+        for t in to {
+            let other_room = room(t).is_some_and(|r| Some(r) != room(from));
+            if t.starts_with("runtime") || other_room {
+                wrong.push(format!("{from} → {t}"));
+            }
+        }
+    }
+    assert!(edges.keys().any(|k| k.starts_with("kinds::notify::")), "the rooms' files are in the graph");
+    assert!(wrong.is_empty(), "a room imports the actors or another room:\n  {}", wrong.join("\n  "));
+}
+
+#[test]
 fn the_file_graph_sees_the_imports_it_checks() {
     // The check above is only as good as its parser: known imports of every form must show.
     let edges = file_graph();

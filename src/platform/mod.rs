@@ -9,13 +9,19 @@
 //! - [`http`]: the only module that calls `Fetch` (Slack's Web API behind the pacer, other
 //!   endpoints), over [`js`], the runtime's own fetch objects;
 //! - [`pacing`]: the team's pacer as one attempt's Slack calls see it (Slack's rate limits);
+//! - [`job`]: one claimed row's job, the context every kind's job takes (`Job::call_slack`,
+//!   `Job::post`); [`credential`]: the bot token at delivery time, over [`installation`] (the
+//!   stored installation and the single-flight refresh slot);
 //! - [`env`], [`log`], [`clock`]: configuration, JSON log lines, time and randomness;
 //! - [`meter`]: the cost meter (rows read and written, alarms), test builds only.
 
 pub mod clock;
+pub mod credential;
 pub mod env;
 pub mod exec;
 pub mod http;
+pub mod installation;
+pub mod job;
 pub mod js;
 pub mod log;
 pub mod meter;

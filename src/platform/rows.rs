@@ -106,3 +106,28 @@ pub fn active_holds(sql: &SqlStorage, now: i64) -> worker::Result<Vec<(String, i
     }
     Ok(rows::<Row>(sql, sql::outbox::ACTIVE_HOLDS, vec![int(now)])?.into_iter().map(|r| (r.target, r.until_ms)).collect())
 }
+
+/// A row as claimed by a sweep.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ClaimedRow {
+    /// Row id.
+    pub id: crate::outbox::RowId,
+    /// Idempotency key.
+    pub idem_key: String,
+    /// The receipt that produced it.
+    pub op_key: String,
+    /// Effect label.
+    pub effect: String,
+    /// Rate-limit target.
+    pub target: String,
+    /// The effect's action, as JSON.
+    pub payload: String,
+    /// Attempts including this one.
+    pub attempts: i64,
+    /// The row's maximum.
+    pub max_attempts: i64,
+    /// Absolute deadline.
+    pub deadline_at: Option<i64>,
+    /// When it entered the queue: when it was queued, or a scheduled row's due time.
+    pub created_at: i64,
+}

@@ -18,7 +18,6 @@ pub mod known;
 pub mod lean;
 pub mod lists;
 pub mod migrate;
-pub mod notify;
 pub mod outbox;
 pub mod scheduled;
 pub mod schema;

@@ -1,12 +1,12 @@
 //! What the admin API reads and does: stats, listings, redrive, discard, audit, seeding.
 
-use super::installation::{installation, uninstalled};
 use crate::admin::sweeps::Sweeps;
 use crate::admin::{AuditEntry, OutboxPage, OutboxRow, RowDetail, Stats};
 use crate::logs::SweepLine;
 use crate::outbox::alarm::MissedAlarms;
 use crate::outbox::{RowId, Status};
 use crate::platform::exec::{count, int, rows, run, text, tx_sync};
+use crate::platform::installation::{installation, uninstalled};
 use crate::platform::rows::team_key;
 use crate::slack::rate_limited::{Noted, Notices};
 use crate::sql;

@@ -8,10 +8,8 @@
 //!
 //! - [`ingest`]: the receipt and its outbox rows (and an uninstall) in one unit;
 //! - [`outbox`]: claims, fenced completions, the next alarm, housekeeping;
-//! - [`installation`]: the team's installation and the single-flight refresh slot;
 //! - [`admin`]: stats, listings, redrive, discard, audit, benchmark seeding;
 //! - [`lists`]: Slack Lists: column maps, records, reconciliation passes;
-//! - [`notify`]: the notify API: idempotency keys, Slack's answers to posts, status messages;
 //! - [`directory`]: the Directory actor's teams and consumed OAuth states;
 //! - [`state`]: app state: the handlers' reader, the unit's writes, remembered answers;
 //! - [`scheduled`]: scheduled effects: queueing, cancelling, recurrence, the admin listing;
@@ -29,9 +27,7 @@ pub mod admin;
 pub mod answers;
 pub mod directory;
 pub mod ingest;
-pub mod installation;
 pub mod lists;
-pub mod notify;
 pub mod outbox;
 pub mod scheduled;
 pub mod schema;

@@ -2,14 +2,15 @@
 
 use super::ingest::insert_rows;
 use super::lists::{self, Queueing};
-use super::notify;
 use super::state;
+use crate::kinds::notify::store as notify;
+use crate::kinds::notify::PostWrite;
 use crate::lists::api::RunView;
-use crate::notify::PostWrite;
 use crate::outbox::completion::{to_store, AfterWrite, Fence};
 use crate::outbox::{ClaimToken, Outcome, RowId, StreakChange, Transition};
 use crate::platform::exec::{int, opt_int, rows, run, text, tx_sync};
 use crate::platform::rows::note_done;
+use crate::platform::rows::ClaimedRow;
 pub use crate::platform::rows::{remember_team_key, team_key};
 use crate::slack::classify::Verdict;
 use crate::sql;
@@ -18,31 +19,6 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::rc::Rc;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
-
-/// A row as claimed by a sweep.
-#[derive(Debug, Clone, Deserialize)]
-pub struct ClaimedRow {
-    /// Row id.
-    pub id: RowId,
-    /// Idempotency key.
-    pub idem_key: String,
-    /// The receipt that produced it.
-    pub op_key: String,
-    /// Effect label.
-    pub effect: String,
-    /// Rate-limit target.
-    pub target: String,
-    /// The effect's action, as JSON.
-    pub payload: String,
-    /// Attempts including this one.
-    pub attempts: i64,
-    /// The row's maximum.
-    pub max_attempts: i64,
-    /// Absolute deadline.
-    pub deadline_at: Option<i64>,
-    /// When it entered the queue: when it was queued, or a scheduled row's due time.
-    pub created_at: i64,
-}
 
 /// Claims up to `limit` due rows for `token` until `lease_until`.
 pub fn claim(sql: &SqlStorage, token: &ClaimToken, lease_until: i64, now: i64, limit: i64) -> worker::Result<Vec<ClaimedRow>> {

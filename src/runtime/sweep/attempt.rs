@@ -3,7 +3,6 @@
 //! the hold a 429 calls for. Nothing is stored here: the loop stores what finished together in
 //! one unit ([`Finished::completing`]).
 
-use super::credential::Credential;
 use super::jobs::{self, Job};
 use super::Sweeper;
 use crate::config::Config;
@@ -12,9 +11,11 @@ use crate::logs::{Alert, DeliveryLine};
 use crate::outbox::completion::{AfterWrite, JobOutcome};
 use crate::outbox::{after_attempt, before_attempt, reasons, Attempted, ClaimToken, Outcome, Transition};
 use crate::platform::clock;
+use crate::platform::credential::Credential;
 use crate::platform::pacing::Gate;
+use crate::platform::rows::ClaimedRow;
 use crate::runtime::store::lists::Queueing;
-use crate::runtime::store::{outbox::AttemptLog, outbox::ClaimedRow, outbox::Completing};
+use crate::runtime::store::{outbox::AttemptLog, outbox::Completing};
 use crate::scheduled;
 use crate::slack::classify::Verdict;
 use std::rc::Rc;

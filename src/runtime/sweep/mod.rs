@@ -15,7 +15,6 @@
 //! performed; a crash anywhere leaves claimed rows to be reclaimed when their lease expires.
 
 mod attempt;
-pub mod credential;
 mod jobs;
 mod nudge;
 
@@ -28,16 +27,17 @@ use crate::logs::{Alert, AlertLine, ReconcileLine, SweepLine};
 use crate::outbox::pace::Pacer;
 use crate::outbox::schedule::{Drain, Step};
 use crate::outbox::{streak_alerts, ClaimToken, Outcome, Transition, Trigger, WaitCause};
+use crate::platform::credential::{self, Credential};
+use crate::platform::rows::ClaimedRow;
 use crate::platform::{clock, log};
 use crate::sql::known::Known;
 use attempt::Finished;
-use credential::Credential;
 use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
 use nudge::{next_event, Event};
 use std::collections::VecDeque;
 use std::rc::Rc;
-use store::{outbox::ClaimedRow, outbox::Completed, outbox::Completion};
+use store::{outbox::Completed, outbox::Completion};
 use worker::{SqlStorage, Storage};
 
 /// The adapters a sweep works with.

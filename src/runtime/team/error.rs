@@ -2,9 +2,9 @@
 //! notify APIs, the ingest unit, an install — as one [`ActorError`], mapped to HTTP in one place
 //! ([`ActorError::into_response`]) with the one error body of `crate::routes::error_body`.
 
+use crate::kinds::notify::Invalid;
 use crate::lists::FieldError;
 use crate::logs::{ErrorLine, LogLine};
-use crate::notify::Invalid;
 use crate::platform::log;
 use crate::routes::error_body;
 use crate::runtime::json_response;

@@ -111,7 +111,7 @@ impl TeamActor {
         let installation: Installation = request_json(&mut req).await?;
         let bot = config.cipher.seal(&installation.bot_token, clock::random_bytes());
         let refresh = installation.refresh_token.as_deref().map(|r| config.cipher.seal(r, clock::random_bytes()));
-        store::installation::save_installation(&self.state.storage(), &self.sql, installation, bot, refresh, clock::now_ms())?;
+        crate::platform::installation::save_installation(&self.state.storage(), &self.sql, installation, bot, refresh, clock::now_ms())?;
         self.credentials.forget();
         Ok(Response::from_json(&json!({ "stored": true, "encrypted": config.cipher.encrypts() }))?)
     }

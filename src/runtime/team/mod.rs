@@ -30,7 +30,7 @@ use error::ActorError;
 pub use error::TOO_LATE;
 
 use super::store;
-use super::sweep::{credential, Nudge, Sweeper};
+use super::sweep::{Nudge, Sweeper};
 use super::test_hooks::HookedApp;
 use crate::app::App;
 use crate::config::Config;
@@ -38,6 +38,7 @@ use crate::logs::{AlarmMissingLine, Alert, ErrorLine, LogLine, SweepLine};
 use crate::outbox::alarm::{self, AlarmOp, AlarmView};
 use crate::outbox::pace::Pacer;
 use crate::outbox::Trigger;
+use crate::platform::credential;
 use crate::platform::{clock, env, log};
 use crate::routes::{AdminRoute, ApiRoute, ApiService, RouteError, ROUTE_HEADER};
 use crate::sql::known::Known;

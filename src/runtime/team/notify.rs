@@ -11,11 +11,11 @@
 use super::error::ActorError;
 use super::{TeamActor, IDEMPOTENCY_KEY};
 use crate::config::Config;
-use crate::notify::{body_hash, parse_message, parse_status};
+use crate::kinds::notify::store::{self as store, KeyOutcome, KeyTerms, StoredAnswer};
+use crate::kinds::notify::{body_hash, parse_message, parse_status};
 use crate::platform::clock;
 use crate::routes::ApiRoute;
 use crate::runtime::header;
-use crate::runtime::store::notify::{self as store, KeyOutcome, KeyTerms, StoredAnswer};
 use crate::runtime::test_hooks::TestHooks;
 use worker::{Headers, Request, Response};
 

@@ -325,7 +325,8 @@ fn migration_5_puts_a_posted_message_on_its_row_and_keeps_the_earlier_results() 
     // A message delivered before it is read from slack_results; one delivered after, from its row.
     db.0.execute(insert, params!["notify:k2"]).unwrap();
     db.0.execute("UPDATE outbox SET posted_channel = 'C2', posted_ts = '2.2' WHERE id = 2", []).unwrap();
-    let posted = |id: i64| db.0.query_row(crate::sql::notify::MESSAGE, [id], |r| Ok((r.get::<_, String>("channel")?, r.get::<_, String>("ts")?))).unwrap();
+    let posted =
+        |id: i64| db.0.query_row(crate::kinds::notify::sql::MESSAGE, [id], |r| Ok((r.get::<_, String>("channel")?, r.get::<_, String>("ts")?))).unwrap();
     assert_eq!(posted(1), ("C1".to_string(), "1.1".to_string()));
     assert_eq!(posted(2), ("C2".to_string(), "2.2".to_string()));
 }

@@ -4,10 +4,10 @@
 //! run one at a time (the claim's serial rule), and each sends the newest state, so an older
 //! state is never sent after a newer one.
 
-use super::Job;
-use crate::notify::{status_call, PostWrite, StatusCall};
+use super::store;
+use super::{status_call, PostWrite, StatusCall};
 use crate::outbox::completion::{AfterWrite, JobOutcome};
-use crate::runtime::store::notify as store;
+use crate::platform::job::Job;
 use crate::slack::classify::Verdict;
 use crate::slack::method;
 use serde_json::json;

@@ -1,6 +1,6 @@
 //! The notify API: idempotency keys, Slack's answers to posts, status messages.
 
-// ---- The notify API (`crate::notify`, `runtime::store::notify`) ----
+// ---- The notify API (`crate::kinds::notify`, `runtime::store::notify`) ----
 
 /// Forgets an expired idempotency key: ?1 key, ?2 now.
 pub const EXPIRE_KEY: &str = "DELETE FROM idempotency_keys WHERE key = ?1 AND expires_at <= ?2";

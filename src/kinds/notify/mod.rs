@@ -1,5 +1,9 @@
-//! The notify API, pure: other services post to Slack through slackline and get the outbox's
-//! guarantees (recorded before the answer, delivered at least once, parked with a reason).
+//! The notify API's room: other services post to Slack through slackline and get the outbox's
+//! guarantees (recorded before the answer, delivered at least once, parked with a reason). This
+//! file is its pure half; beside it, its SQL text ([`sql`]) and, wasm32 only, its store (`store`:
+//! the idempotency keys, Slack's answers to posts, status messages) and its two jobs (`post`: a
+//! message's `chat.postMessage`; `status`: a status message brought up to its newest version). Its
+//! API routes are served by the team actor (`runtime/team/notify.rs`).
 //!
 //! - `POST /api/teams/{team}/messages` takes an `Idempotency-Key` with Stripe's semantics: the
 //!   first request's answer is stored under the key with a hash of the canonical body; the same
@@ -10,6 +14,14 @@
 //! - `PUT /api/teams/{team}/status/{name}` sets a status message's *final state* with a
 //!   monotonic `version` ([`StatusUpdate`]): a stale version changes nothing, and the sync always
 //!   sends the newest state, so a delayed delivery can never overwrite a newer one in Slack.
+
+#[cfg(target_arch = "wasm32")]
+pub mod post;
+pub mod sql;
+#[cfg(target_arch = "wasm32")]
+pub mod status;
+#[cfg(target_arch = "wasm32")]
+pub mod store;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};

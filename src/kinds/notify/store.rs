@@ -1,13 +1,12 @@
 //! The notify API's tables: idempotency keys with their stored answers, Slack's answers to posts
-//! (on the message's outbox row since migration 5, `sql::notify::MIGRATION_5`; in `slack_results`
+//! (on the message's outbox row since migration 5, `super::sql::MIGRATION_5`; in `slack_results`
 //! for rows delivered before it), and status messages. A key, its answer and its outbox row are
 //! one unit.
 
+use super::{key_of_row, row_key, Invalid, MessageView, PostWrite, StatusUpdate, StatusView};
 use crate::effect::Action;
-use crate::notify::{key_of_row, row_key, Invalid, MessageView, PostWrite, StatusUpdate, StatusView};
 use crate::platform::exec::{int, rows, run, text, tx_sync};
 use crate::platform::rows::{insert_action, queue_serial, Queue};
-use crate::sql;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
@@ -70,8 +69,8 @@ pub fn record_message(
     let (sql, key, hash) = (sql.clone(), key.to_string(), hash.to_string());
     tx_sync(storage, move || {
         let now = terms.now;
-        run(&sql, sql::notify::EXPIRE_KEY, vec![text(&key), int(now)])?;
-        if let Some(found) = rows::<KeyRow>(&sql, sql::notify::IDEMPOTENCY_KEY, vec![text(&key)])?.into_iter().next() {
+        run(&sql, super::sql::EXPIRE_KEY, vec![text(&key), int(now)])?;
+        if let Some(found) = rows::<KeyRow>(&sql, super::sql::IDEMPOTENCY_KEY, vec![text(&key)])?.into_iter().next() {
             return Ok(match found.body_hash == hash {
                 true => KeyOutcome::Replayed(StoredAnswer { status: found.status as u16, body: found.response }),
                 false => KeyOutcome::Mismatch,
@@ -87,7 +86,7 @@ pub fn record_message(
         };
         let claimed: Vec<Value> = rows(
             &sql,
-            sql::notify::CLAIM_KEY,
+            super::sql::CLAIM_KEY,
             vec![
                 text(&key),
                 text(&hash),
@@ -127,7 +126,7 @@ pub fn message(sql: &SqlStorage, id: i64) -> worker::Result<Option<MessageView>>
         channel: Option<String>,
         ts: Option<String>,
     }
-    Ok(rows::<Row>(sql, sql::notify::MESSAGE, vec![int(id)])?.into_iter().next().map(|r| MessageView {
+    Ok(rows::<Row>(sql, super::sql::MESSAGE, vec![int(id)])?.into_iter().next().map(|r| MessageView {
         id: r.id,
         key: key_of_row(&r.idem_key),
         status: r.status,
@@ -172,7 +171,7 @@ impl StatusRow {
 
 /// A status message, if it exists.
 pub fn status_row(sql: &SqlStorage, name: &str) -> worker::Result<Option<StatusRow>> {
-    Ok(rows::<StatusRow>(sql, sql::notify::STATUS, vec![text(name)])?.into_iter().next())
+    Ok(rows::<StatusRow>(sql, super::sql::STATUS, vec![text(name)])?.into_iter().next())
 }
 
 /// A status message's view.
@@ -187,7 +186,7 @@ pub fn put_status(storage: &Storage, sql: &SqlStorage, name: &str, update: Statu
     tx_sync(storage, move || {
         let blocks = update.blocks.as_ref().map(|b| V::String(b.to_string())).unwrap_or(V::Null);
         let changed: Vec<Value> =
-            rows(&sql, sql::notify::PUT_STATUS, vec![text(&name), text(&update.channel), text(&update.text), blocks, int(update.version), int(now)])?;
+            rows(&sql, super::sql::PUT_STATUS, vec![text(&name), text(&update.channel), text(&update.text), blocks, int(update.version), int(now)])?;
         let stale = changed.is_empty();
         if !stale {
             queue_status_sync(&sql, &name, max_attempts, now)?;
@@ -204,21 +203,21 @@ fn queue_status_sync(sql: &SqlStorage, name: &str, max_attempts: u32, now: i64) 
         syncs: i64,
     }
     let queued = status_row(sql, name)?.map_or(0, |r| r.syncs);
-    let bump = || Ok(rows::<Syncs>(sql, sql::notify::BUMP_STATUS_SYNCS, vec![text(name)])?.first().map(|s| s.syncs));
+    let bump = || Ok(rows::<Syncs>(sql, super::sql::BUMP_STATUS_SYNCS, vec![text(name)])?.first().map(|s| s.syncs));
     let action = Action::Status { name: name.to_string() };
     queue_serial(sql, &action, queued, |n| format!("status:{name}:{n}"), bump, &format!("api:status:{name}"), max_attempts, now).map(|_| ())
 }
 
 /// Applies a post's write for outbox row `row_id`.
-pub(super) fn apply(sql: &SqlStorage, row_id: i64, write: &PostWrite) -> worker::Result<()> {
+pub fn apply(sql: &SqlStorage, row_id: i64, write: &PostWrite) -> worker::Result<()> {
     match write {
-        PostWrite::Message { channel, ts } => run(sql, sql::notify::SAVE_RESULT, vec![int(row_id), text(channel), text(ts)]),
+        PostWrite::Message { channel, ts } => run(sql, super::sql::SAVE_RESULT, vec![int(row_id), text(channel), text(ts)]),
         PostWrite::Status { name, posted, version } => {
             let (ts, channel) = match posted {
                 Some((ts, channel)) => (text(ts), text(channel)),
                 None => (V::Null, V::Null),
             };
-            run(sql, sql::notify::STATUS_POSTED, vec![text(name), ts, channel, int(*version)])
+            run(sql, super::sql::STATUS_POSTED, vec![text(name), ts, channel, int(*version)])
         }
     }
 }

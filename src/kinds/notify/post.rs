@@ -2,9 +2,9 @@
 //! `chat.postMessage`, whose answer (`channel`, `ts`) the completion keeps for
 //! `GET /api/teams/{team}/messages/{id}`.
 
-use super::Job;
-use crate::notify::PostWrite;
+use super::PostWrite;
 use crate::outbox::completion::{AfterWrite, JobOutcome};
+use crate::platform::job::Job;
 use crate::slack::classify::Verdict;
 use crate::slack::method;
 use serde_json::Value;

@@ -13,12 +13,12 @@
 //! forgets the cached credential on an install or an uninstall. An instance that is evicted
 //! loses the cache, which only costs one read.
 
+use super::http;
+use super::installation;
 use crate::config::Config;
 use crate::logs::{TokenRefreshFailedLine, TokenRefreshedLine};
 use crate::oauth::{parse_refresh, refresh_due, refresh_due_at, AccessError};
 use crate::outbox::reasons;
-use crate::platform::http;
-use crate::runtime::store;
 use crate::slack::classify::Verdict;
 use crate::slack::method;
 use std::cell::RefCell;
@@ -71,10 +71,10 @@ pub enum Credential {
 /// (`None`: not at all, e.g. a fallback while a refresh failed).
 async fn resolve(sql: &SqlStorage, config: &Config, now: i64) -> worker::Result<(Credential, Option<i64>)> {
     let settled = Some(now + CACHE_MS);
-    if store::installation::uninstalled(sql)? {
+    if installation::uninstalled(sql)? {
         return Ok((Credential::Unusable(Verdict::Permanent { code: reasons::UNINSTALLED.into() }), settled));
     }
-    let Some(stored) = store::installation::installation(sql)? else {
+    let Some(stored) = installation::installation(sql)? else {
         let credential = match &config.bot_token {
             Some(token) => Credential::Token(token.expose().to_string()),
             None => Credential::Unusable(Verdict::Permanent { code: reasons::NOT_INSTALLED.into() }),
@@ -111,7 +111,7 @@ async fn refresh(sql: &SqlStorage, config: &Config, current: &Current, now: i64)
     let (Some(client_id), Some(client_secret), Some(refresh_token)) = (&config.client_id, &config.client_secret, &current.refresh_token) else {
         return Ok((fallback(Verdict::Permanent { code: reasons::NOT_CONFIGURED.into() }), None));
     };
-    if !store::installation::begin_refresh(sql, now, now + REFRESH_SLOT_MS)? {
+    if !installation::begin_refresh(sql, now, now + REFRESH_SLOT_MS)? {
         return Ok((fallback(Verdict::Transient { code: "token_refreshing".into(), retry_after_ms: Some(1_000) }), None));
     }
     let fields = [
@@ -133,12 +133,12 @@ async fn refresh(sql: &SqlStorage, config: &Config, current: &Current, now: i64)
         Ok((bot, refresh, expires_at)) => {
             let (bot_sealed, refresh_sealed) =
                 (config.cipher.seal(&bot, crate::platform::clock::random_bytes()), config.cipher.seal(&refresh, crate::platform::clock::random_bytes()));
-            store::installation::store_refresh(sql, bot_sealed, refresh_sealed, expires_at, now)?;
+            installation::store_refresh(sql, bot_sealed, refresh_sealed, expires_at, now)?;
             crate::platform::log::emit(TokenRefreshedLine { expires_at });
             Ok((Credential::Token(bot), refresh_due_at(Some(expires_at))))
         }
         Err(verdict) => {
-            store::installation::end_refresh(sql)?;
+            installation::end_refresh(sql)?;
             crate::platform::log::error(TokenRefreshFailedLine { verdict: format!("{verdict:?}") });
             Ok((fallback(verdict), None))
         }

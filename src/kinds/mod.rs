@@ -1,0 +1,16 @@
+//! The kinds of work, one room each: a kind's pure decisions (its `mod.rs`), its SQL text
+//! (`sql.rs`), and, wasm32 only, its store (the statements bound and run, on `platform::exec` and
+//! `platform::rows`) and its jobs (each takes a `platform::job::Job` and ends with one
+//! `JobOutcome`). A kind is registered with the engine in one place: its `Action` variant
+//! (`crate::effect`, with its label and target) and its arm in the sweep's `perform`.
+//!
+//! Invariant: a room imports the pure core, `platform` and its own files, never the actors
+//! (`crate::runtime`) nor another kind's room (`tests/layout.rs` checks both); the actors import
+//! the rooms.
+//!
+//! The move into rooms is under way (issue 34): [`notify`] is the first; the other kinds (posts,
+//! `response_url`s, LLM replies, streamed answers, Lists, schedules, redrives) still span
+//! `effect.rs`, `sql/`, `runtime/store/` and `runtime/sweep/jobs/` as `docs/architecture.md`
+//! shows.
+
+pub mod notify;

@@ -1,0 +1,73 @@
+//! One claimed row's job: its context (storage, settings, the bot token, the pacer's gate, the
+//! row, the claim) and the two ways it reaches the outside — a Slack Web API call (paced, judged
+//! by `classify_web_api`, network failures logged) and a POST to another endpoint. Every kind's
+//! job takes a [`Job`] and ends with one [`JobOutcome`]; the registry's `perform` picks the job
+//! by the row's action.
+
+use super::credential::Credential;
+use super::http::{self, Answer, Failure, SlackCall};
+use super::pacing::Gate;
+use super::rows::ClaimedRow;
+use crate::app::App;
+use crate::config::Config;
+use crate::outbox::completion::JobOutcome;
+use crate::outbox::ClaimToken;
+use crate::slack::classify::{self, Verdict};
+use serde_json::Value;
+use worker::{SqlStorage, Storage};
+
+/// One claimed row's job, and what it may use.
+pub struct Job<'a> {
+    /// The actor's storage (for `transactionSync`: a streamed answer's fenced checkpoints).
+    pub storage: &'a Storage,
+    /// The actor's SQL handle.
+    pub sql: &'a SqlStorage,
+    /// Settings.
+    pub config: &'a Config,
+    /// The team's bot token for this batch.
+    pub credential: &'a Credential,
+    /// The pacer, for this row's Slack calls.
+    pub gate: &'a Gate<'a>,
+    /// The row.
+    pub row: &'a ClaimedRow,
+    /// The sweep's claim token (the fence of writes made before a call).
+    pub claim_token: &'a ClaimToken,
+    /// When the attempt started.
+    pub started: i64,
+    /// The app (a redriven `handler_failed` row runs its handler again).
+    pub app: &'a dyn App,
+}
+
+impl Job<'_> {
+    /// The bot token, or the outcome every Slack call has when the team has none usable.
+    pub fn bearer(&self) -> Result<&str, JobOutcome> {
+        match self.credential {
+            Credential::Token(token) => Ok(token),
+            Credential::Unusable(verdict) => Err(JobOutcome::verdict(verdict.clone())),
+        }
+    }
+
+    /// Calls Slack's `method` with the bot token, once the pacer lets it through.
+    pub async fn call_slack(&self, token: &str, method: &str, args: &Value) -> SlackCall {
+        http::call_slack(self.config, self.gate, token, method, args).await
+    }
+
+    /// POSTs JSON to a non-Slack endpoint (a `response_url`, the LLM) and judges the answer with
+    /// `classify`; a network failure is logged and transient, a timeout transient.
+    pub async fn post(&self, url: &str, bearer: Option<&str>, body: &Value, classify: impl Fn(&Answer) -> Verdict) -> (JobOutcome, Option<Value>) {
+        match http::post_json(url, bearer, body, self.config.attempt_timeout_ms).await {
+            Ok(a) => (JobOutcome { http_status: Some(i64::from(a.status)), ..JobOutcome::verdict(classify(&a)) }, Some(a.json)),
+            Err(Failure::Timeout) => (JobOutcome::verdict(classify::timed_out()), None),
+            Err(Failure::Network(detail)) => {
+                http::log_network(&detail);
+                (JobOutcome::verdict(classify::network_error()), None)
+            }
+        }
+    }
+}
+
+impl From<SlackCall> for JobOutcome {
+    fn from(call: SlackCall) -> JobOutcome {
+        JobOutcome { verdict: call.verdict, http_status: call.http_status, writes: Vec::new() }
+    }
+}
