@@ -74,14 +74,15 @@ test: build
 	$(MAKE) --no-print-directory fuzz-smoke
 
 # rustfmt (rustfmt.toml) and clippy with every warning an error, native and wasm32 (the adapters
-# exist only there), the production build and the tests' (testkit); the fuzz crate is its own
-# workspace.
+# exist only there), the production build and the tests' (testkit); the crate's docs (cargo doc's
+# front page) with every broken link an error; the fuzz crate is its own workspace.
 lint: setup
 	cargo fmt --check
 	cargo fmt --check --manifest-path fuzz/Cargo.toml
 	cargo clippy --locked --workspace --all-targets --quiet -- -D warnings
 	cargo clippy --locked --workspace --lib --target wasm32-unknown-unknown --quiet -- -D warnings
 	cargo clippy --locked --package slackline --lib --tests --features testkit --target wasm32-unknown-unknown --quiet -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --package slackline --quiet
 
 # A new bot from the template (template/): its own folder, Cargo.toml (slackline by path, this
 # checkout), wrangler.toml, manifest.json, src/ with a test, README, Makefile.

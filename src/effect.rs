@@ -211,7 +211,7 @@ pub const STATUS: &str = "status";
 /// status message's): the claim takes only the oldest pending row of such a target
 /// (`sql::outbox::CLAIM`, the `outbox_serial` index), so finishing one makes the next one
 /// claimable. The one table of them: [`is_serial`] reads it, and the claim's SQL names them
-/// through [`serial_effects!`], which a test holds equal to it. Adding a kind here needs a
+/// through `serial_effects!`, which a test holds equal to it. Adding a kind here needs a
 /// migration that rebuilds `outbox_serial`: the index's `WHERE` (frozen in migration 3's text) must
 /// match the claim's for SQLite to use it.
 pub const SERIAL: [&str; 2] = [LISTS, STATUS];

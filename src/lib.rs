@@ -90,7 +90,7 @@
 //! - [`meter`]: the cost meter's tallies (rows read and written per statement, alarms), for the
 //!   cost benchmark.
 //!
-//! Native only: [`sim`], the Slack simulator (`slackline-sim`) the end-to-end tests share.
+//! Native only: `sim`, the Slack simulator (`slackline-sim`) the end-to-end tests share.
 //!
 //! Thin adapters (`runtime`, wasm32 only; tested end to end in workerd):
 //! - `runtime::front_door`: the Worker's `fetch`: verify, parse, route, wait for the actor;

@@ -15,7 +15,7 @@ pub const CLAIM_KEY: &str = "INSERT INTO idempotency_keys(key, body_hash, status
 
 /// Migration 5 (`posted_on_row`): a notify message's post (Slack's `channel` and `ts`) is kept on
 /// its own outbox row, set by the fenced completion as done in the same statement
-/// ([`super::outbox::COMPLETE_DONE`]): no `slack_results` row to insert, and none to delete
+/// ([`crate::sql::outbox::COMPLETE_DONE`]): no `slack_results` row to insert, and none to delete
 /// when the row is pruned (2 rows written fewer per notify post). Additive: the previous release
 /// never names the columns. Rows delivered before it keep their `slack_results` row, which
 /// [`MESSAGE`] still reads (and the housekeeping still prunes). After a rollback to the release
