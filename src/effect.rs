@@ -90,13 +90,13 @@ pub enum Action {
         /// The request (`slack::envelope::Dispatch`, as JSON).
         dispatch: Value,
     },
-    /// Work on a Slack List (`crate::lists`): a record's sync or a reconciliation page.
+    /// Work on a Slack List (`crate::kinds::lists`): a record's sync or a reconciliation page.
     Lists {
         /// The List.
         list_id: String,
         /// What to do.
         #[serde(flatten)]
-        job: crate::lists::api::ListJob,
+        job: crate::kinds::lists::api::ListJob,
     },
     /// An effect that falls due later (`cx.schedule`, [`crate::scheduled`]): its row waits until
     /// the due time, then performs `effect` like any row (and queues its next occurrence when it
@@ -155,7 +155,7 @@ impl Action {
             Action::Notify { .. } => method::POST_MESSAGE.into(),
             Action::Status { name } => format!("status:{name}"),
             Action::Handle { .. } => "handler".into(),
-            Action::Lists { list_id, .. } => crate::lists::api::target(list_id),
+            Action::Lists { list_id, .. } => crate::kinds::lists::api::target(list_id),
             Action::Scheduled { effect, .. } => effect.target(),
             Action::CancelSchedule { .. } => "schedule".into(),
         }

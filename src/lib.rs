@@ -75,9 +75,9 @@
 //!   policy (clock and jitter passed in);
 //! - [`scheduled`]: scheduled effects: due times, their keys, recurrence, what a cancel decides;
 //! - [`assistant`]: streamed LLM answers: the model's events and the answer's state machine;
-//! - [`lists`]: records mirrored into Slack Lists: the column map, create outcomes, reconciliation;
-//! - [`kinds`]: the kinds of work, one room each (under way: [`kinds::notify`], the notify API's
-//!   messages with an idempotency key and versioned status messages, is the first);
+//! - [`kinds`]: the kinds of work, one room each (under way): [`kinds::notify`] (the notify API's
+//!   messages with an idempotency key, versioned status messages) and [`kinds::lists`] (records
+//!   mirrored into Slack Lists: the column map, create outcomes, reconciliation);
 //! - [`routes`]: the admin and service API routes, parsed once, and the one JSON error body;
 //! - [`lockout`]: failed-token lockout per client;
 //! - [`url_parts`]: a request URL's query and origin, without the `url` crate;
@@ -113,7 +113,6 @@ pub mod crypto;
 pub mod effect;
 pub mod ingest;
 pub mod kinds;
-pub mod lists;
 pub mod lockout;
 pub mod logs;
 pub mod meter;

@@ -8,8 +8,8 @@
 //! signature is ever a field.
 
 use crate::ingest::Verdict;
-use crate::lists::api::RunView;
-use crate::lists::reconcile::Report;
+use crate::kinds::lists::api::RunView;
+use crate::kinds::lists::reconcile::Report;
 use crate::outbox::{Outcome, Trigger};
 use crate::sql::migrate::{self, Ready, Refused, Schema, Stored};
 use serde::{Deserialize, Serialize};

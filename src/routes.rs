@@ -19,8 +19,8 @@
 //! | `POST /messages`, `GET /messages/{id}` | `PostMessage`, `GetMessage` |
 //! | `PUT`, `GET /status/{name}` | `PutStatus`, `GetStatus` |
 
+use crate::kinds::lists::api::{valid_list_id, valid_record_id};
 use crate::kinds::notify::valid_status_name;
-use crate::lists::api::{valid_list_id, valid_record_id};
 use crate::outbox::RowId;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -347,7 +347,7 @@ impl ApiRoute {
 pub enum ApiService {
     /// Messages with an idempotency key, status messages (`crate::kinds::notify`).
     Notify,
-    /// Records mirrored into Slack Lists (`crate::lists`).
+    /// Records mirrored into Slack Lists (`crate::kinds::lists`).
     Lists,
 }
 

@@ -398,11 +398,11 @@ fn the_file_graph_sees_the_imports_it_checks() {
     assert!(has("runtime::front_door", "runtime::team"), "super:: in a use group");
     assert!(has("platform::http", "platform::log"), "super:: inline");
     assert!(has("platform::rows", "platform::exec"), "super:: then a group");
-    assert!(has("runtime::store::lists::end", "platform::rows"), "crate:: in a use, from a nested file");
+    assert!(has("kinds::lists::store::end", "platform::rows"), "crate:: in a use, from a nested file");
     assert!(has("runtime::store::outbox", "runtime::store::ingest"));
     assert!(has("effect", "scheduled::when"), "crate:: inline, to the deepest module file");
     assert!(has("scheduled", "outbox::completion") && has("outbox::completion", "effect"), "crate:: in a use");
-    assert!(!has("runtime::store::lists::end", "runtime::store::lists"), "a parent is not an import");
+    assert!(!has("kinds::lists::store::end", "kinds::lists::store"), "a parent is not an import");
     assert!(edges.len() > 100, "every file: {}", edges.len());
 }
 

@@ -9,7 +9,7 @@
 use super::state::StatePage;
 use super::{OutboxRow, ScheduledRow, Stats};
 use crate::effect::Action;
-use crate::lists::api::ListJob;
+use crate::kinds::lists::api::ListJob;
 use hmac::{Hmac, Mac};
 use serde_json::Value;
 use sha2::Sha256;

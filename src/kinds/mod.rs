@@ -8,9 +8,10 @@
 //! (`crate::runtime`) nor another kind's room (`tests/layout.rs` checks both); the actors import
 //! the rooms.
 //!
-//! The move into rooms is under way (issue 34): [`notify`] is the first; the other kinds (posts,
-//! `response_url`s, LLM replies, streamed answers, Lists, schedules, redrives) still span
+//! The move into rooms is under way (issue 34): [`notify`] and [`lists`] have theirs; the other
+//! kinds (posts, `response_url`s, LLM replies, streamed answers, schedules, redrives) still span
 //! `effect.rs`, `sql/`, `runtime/store/` and `runtime/sweep/jobs/` as `docs/architecture.md`
 //! shows.
 
+pub mod lists;
 pub mod notify;

@@ -9,8 +9,8 @@
 //! [`AfterWrite`] variant (with the store function that applies it).
 
 use crate::effect::{Action, Effect};
+use crate::kinds::lists::end::ListsEnd;
 use crate::kinds::notify::PostWrite;
-use crate::lists::end::ListsEnd;
 use crate::slack::classify::Verdict;
 use serde_json::Value;
 

@@ -15,8 +15,8 @@ use super::error::FrontDoorError;
 use super::test_hooks::TestHooks;
 use super::{guard, header, team};
 use crate::config::Config;
+use crate::kinds::lists::api::MAX_BODY_BYTES;
 use crate::kinds::notify::valid_key;
-use crate::lists::api::MAX_BODY_BYTES;
 use crate::routes::{ApiRoute, RouteError, TeamKey, Verb, ROUTE_HEADER};
 use worker::{Env, Request, Response};
 

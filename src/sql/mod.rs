@@ -16,7 +16,6 @@ pub mod ingest;
 pub mod installation;
 pub mod known;
 pub mod lean;
-pub mod lists;
 pub mod migrate;
 pub mod outbox;
 pub mod scheduled;

@@ -13,7 +13,7 @@
 //! method decides read as two different `Queued`s.
 
 use crate::effect::{Action, Effect};
-use crate::lists::api::ListJob;
+use crate::kinds::lists::api::ListJob;
 use crate::scheduled::When;
 use serde_json::{json, Value};
 

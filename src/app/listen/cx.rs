@@ -21,7 +21,7 @@
 //! them, in the same unit as the receipt.
 
 use crate::effect::{Action, Effect, Followup};
-use crate::lists::api::{valid_list_id, valid_record_id, ListJob};
+use crate::kinds::lists::api::{valid_list_id, valid_record_id, ListJob};
 use crate::scheduled::{self, When};
 use crate::slack::method;
 use crate::state::thread::can_thread;

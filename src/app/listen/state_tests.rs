@@ -141,7 +141,7 @@ fn list_record_queues_a_put_of_the_fields_on_the_lists_serial_target_and_a_bad_i
         });
     let done = crate::testing::handle(&app, &crate::testing::command("/mirror", ""));
     let effect = &done.effects[0];
-    let Action::Lists { list_id, job: crate::lists::api::ListJob::Put { record_id, fields } } = &effect.action else { panic!("a List put: {effect:?}") };
+    let Action::Lists { list_id, job: crate::kinds::lists::api::ListJob::Put { record_id, fields } } = &effect.action else { panic!("a List put: {effect:?}") };
     assert_eq!((list_id.as_str(), record_id.as_str(), fields.as_str()), ("FLIST1", "ix:1.2", r#"{"status":"open","title":"t"}"#), "canonical JSON");
     assert!(effect.key.ends_with(":list:ix:1.2"), "{}", effect.key);
     assert_eq!((effect.action.target(), effect.action.label()), ("slackLists:FLIST1".to_string(), "lists"), "serial with the List's other jobs");

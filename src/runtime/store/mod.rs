@@ -9,7 +9,6 @@
 //! - [`ingest`]: the receipt and its outbox rows (and an uninstall) in one unit;
 //! - [`outbox`]: claims, fenced completions, the next alarm, housekeeping;
 //! - [`admin`]: stats, listings, redrive, discard, audit, benchmark seeding;
-//! - [`lists`]: Slack Lists: column maps, records, reconciliation passes;
 //! - [`directory`]: the Directory actor's teams and consumed OAuth states;
 //! - [`state`]: app state: the handlers' reader, the unit's writes, remembered answers;
 //! - [`scheduled`]: scheduled effects: queueing, cancelling, recurrence, the admin listing;
@@ -27,7 +26,6 @@ pub mod admin;
 pub mod answers;
 pub mod directory;
 pub mod ingest;
-pub mod lists;
 pub mod outbox;
 pub mod scheduled;
 pub mod schema;

@@ -22,7 +22,7 @@ pub use nudge::{nudges, Nudge, Nudges};
 
 use super::store;
 use crate::config::{Config, PRUNE_BATCH};
-use crate::lists::api::RunView;
+use crate::kinds::lists::api::RunView;
 use crate::logs::{Alert, AlertLine, ReconcileLine, SweepLine};
 use crate::outbox::pace::Pacer;
 use crate::outbox::schedule::{Drain, Step};

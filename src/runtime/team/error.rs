@@ -2,8 +2,8 @@
 //! notify APIs, the ingest unit, an install — as one [`ActorError`], mapped to HTTP in one place
 //! ([`ActorError::into_response`]) with the one error body of `crate::routes::error_body`.
 
+use crate::kinds::lists::FieldError;
 use crate::kinds::notify::Invalid;
-use crate::lists::FieldError;
 use crate::logs::{ErrorLine, LogLine};
 use crate::platform::log;
 use crate::routes::error_body;

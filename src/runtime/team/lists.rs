@@ -9,13 +9,13 @@
 use super::error::ActorError;
 use super::TeamActor;
 use crate::config::Config;
-use crate::lists::api::{ListView, RecordsPage, MAX_RECORDS_PAGE};
-use crate::lists::sync::SyncState;
-use crate::lists::{ColumnMap, FieldError};
+use crate::kinds::lists::api::{ListView, RecordsPage, MAX_RECORDS_PAGE};
+use crate::kinds::lists::store::{self as store, Queueing, RecordChange};
+use crate::kinds::lists::sync::SyncState;
+use crate::kinds::lists::{ColumnMap, FieldError};
 use crate::platform::clock;
 use crate::routes::ApiRoute;
 use crate::runtime::query_param;
-use crate::runtime::store::lists::{self as store, Queueing, RecordChange};
 use serde::Serialize;
 use serde_json::{json, Value};
 use worker::{Request, Response};

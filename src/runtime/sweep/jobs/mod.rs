@@ -8,7 +8,6 @@
 //! in [`perform`], and at most one `AfterWrite` variant.
 
 mod handle;
-mod lists;
 mod llm;
 mod respond_url;
 mod slack_api;
@@ -38,7 +37,7 @@ pub async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
             };
             stream::answer(job, &to).await
         }
-        Action::Lists { list_id, job: list_job } => lists::run(job, list_id, list_job).await,
+        Action::Lists { list_id, job: list_job } => crate::kinds::lists::job::run(job, list_id, list_job).await,
         Action::Handle { dispatch } => handle::run(job, dispatch),
         // Due now: the scheduled effect itself (its recurrence is the attempt's, `attempt.rs`).
         Action::Scheduled { effect, .. } => Box::pin(perform(job, effect)).await,

@@ -2,23 +2,22 @@
 //! reconciliation passes. Every write that goes with an outbox row (a PUT and its sync row, a
 //! page's findings and the next page's row) is one unit.
 
+use super::api::{page_key, sync_key, target, ListJob, RecordView, RunView};
+use super::end::ListsWrite;
+use super::reconcile::{self, classify, next, worth_reporting, Finding, ListedRow, Next, Page, Pass, RecordRef, Report};
+use super::sync::{RecordSync, RecordWrite, SyncState};
+use super::ColumnMap;
 use crate::effect::Action;
-use crate::lists::api::{page_key, sync_key, target, ListJob, RecordView, RunView};
-use crate::lists::end::ListsWrite;
-use crate::lists::reconcile::{self, classify, next, worth_reporting, Finding, ListedRow, Next, Page, Pass, RecordRef, Report};
-use crate::lists::sync::{RecordSync, RecordWrite, SyncState};
-use crate::lists::ColumnMap;
 use crate::outbox::{ClaimToken, RowId};
 use crate::platform::exec::{int, rows, run, text, tx_sync};
 use crate::platform::rows::{insert_action, queue_serial, Queue};
-use crate::sql;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
 
 mod end;
-pub(in crate::runtime::store) use end::apply;
+pub use end::apply;
 
 fn json_error(e: serde_json::Error) -> worker::Error {
     worker::Error::RustError(format!("stored JSON: {e}"))
@@ -110,7 +109,7 @@ pub fn column_map(sql: &SqlStorage, list_id: &str) -> worker::Result<Option<Colu
     struct Row {
         column_map: String,
     }
-    let found: Vec<Row> = rows(sql, sql::lists::LIST_MAP, vec![text(list_id)])?;
+    let found: Vec<Row> = rows(sql, super::sql::LIST_MAP, vec![text(list_id)])?;
     found.into_iter().next().map(|r| serde_json::from_str(&r.column_map).map_err(json_error)).transpose()
 }
 
@@ -121,7 +120,7 @@ pub fn record_states(sql: &SqlStorage, list_id: &str) -> worker::Result<BTreeMap
         state: String,
         n: i64,
     }
-    let found: Vec<Row> = rows(sql, sql::lists::LIST_STATES, vec![text(list_id)])?;
+    let found: Vec<Row> = rows(sql, super::sql::LIST_STATES, vec![text(list_id)])?;
     Ok(found.into_iter().map(|r| (r.state, r.n)).collect())
 }
 
@@ -149,11 +148,11 @@ fn queue_sync(sql: &SqlStorage, list_id: &str, record_id: &str, q: Queueing) -> 
     struct Syncs {
         syncs: i64,
     }
-    let Some(current) = rows::<RecordRow>(sql, sql::lists::RECORD, vec![text(list_id), text(record_id)])?.into_iter().next() else {
+    let Some(current) = rows::<RecordRow>(sql, super::sql::RECORD, vec![text(list_id), text(record_id)])?.into_iter().next() else {
         return Ok(false);
     };
     let action = Action::Lists { list_id: list_id.to_string(), job: ListJob::Sync { record_id: record_id.to_string() } };
-    let bump = || Ok(rows::<Syncs>(sql, sql::lists::BUMP_SYNCS, vec![text(list_id), text(record_id)])?.first().map(|s| s.syncs));
+    let bump = || Ok(rows::<Syncs>(sql, super::sql::BUMP_SYNCS, vec![text(list_id), text(record_id)])?.first().map(|s| s.syncs));
     queue_serial(sql, &action, current.syncs, |n| sync_key(list_id, record_id, n), bump, &format!("api:{list_id}"), q.max_attempts, q.now)
 }
 
@@ -163,7 +162,7 @@ fn queue_run(sql: &SqlStorage, list_id: &str, trigger: &str, due: i64, q: Queuei
     struct Id {
         id: i64,
     }
-    let id = rows::<Id>(sql, sql::lists::QUEUE_RUN, vec![text(list_id), text(trigger), int(q.now)])?.first().map(|r| r.id);
+    let id = rows::<Id>(sql, super::sql::QUEUE_RUN, vec![text(list_id), text(trigger), int(q.now)])?.first().map(|r| r.id);
     let id = id.ok_or_else(|| worker::Error::RustError("the pass was not stored".into()))?;
     insert_job(sql, list_id, &page_key(list_id, id, 0), ListJob::Reconcile { run: id }, due, q)?;
     Ok(id)
@@ -179,7 +178,7 @@ pub fn put_list(storage: &Storage, sql: &SqlStorage, list_id: &str, map: &Column
     let (sql, list_id) = (sql.clone(), list_id.to_string());
     let map = serde_json::to_string(map).map_err(json_error)?;
     tx_sync(storage, move || {
-        let created = rows::<Created>(&sql, sql::lists::PUT_LIST, vec![text(&list_id), V::String(map), int(q.now)])?.first().is_some_and(|r| r.created != 0);
+        let created = rows::<Created>(&sql, super::sql::PUT_LIST, vec![text(&list_id), V::String(map), int(q.now)])?.first().is_some_and(|r| r.created != 0);
         if created {
             queue_run(&sql, &list_id, "schedule", q.now + q.reconcile_ms, q)?;
         }
@@ -189,13 +188,13 @@ pub fn put_list(storage: &Storage, sql: &SqlStorage, list_id: &str, map: &Column
 
 /// One record.
 pub fn record(sql: &SqlStorage, list_id: &str, record_id: &str) -> worker::Result<Option<RecordView>> {
-    rows::<RecordRow>(sql, sql::lists::RECORD, vec![text(list_id), text(record_id)])?.into_iter().next().map(RecordRow::view).transpose()
+    rows::<RecordRow>(sql, super::sql::RECORD, vec![text(list_id), text(record_id)])?.into_iter().next().map(RecordRow::view).transpose()
 }
 
 /// A page of records (`state`: only those), after `after`.
 pub fn records_page(sql: &SqlStorage, list_id: &str, state: Option<SyncState>, after: &str, limit: i64) -> worker::Result<Vec<RecordView>> {
     let state = state.map(|s| text(s.as_str())).unwrap_or(V::Null);
-    rows::<RecordRow>(sql, sql::lists::RECORDS_PAGE, vec![text(list_id), state, text(after), int(limit)])?.into_iter().map(RecordRow::view).collect()
+    rows::<RecordRow>(sql, super::sql::RECORDS_PAGE, vec![text(list_id), state, text(after), int(limit)])?.into_iter().map(RecordRow::view).collect()
 }
 
 /// What a PUT or DELETE of a record did.
@@ -219,11 +218,11 @@ pub fn put_record(storage: &Storage, sql: &SqlStorage, list_id: &str, record_id:
 /// [`put_record`]'s writes, inside a unit the caller holds (the API's, or a handler's `Put`
 /// job's completion).
 fn store_record(sql: &SqlStorage, list_id: &str, record_id: &str, fields: &str, q: Queueing) -> worker::Result<RecordChange> {
-    let stored = rows::<RecordRow>(sql, sql::lists::RECORD, vec![text(list_id), text(record_id)])?.into_iter().next();
+    let stored = rows::<RecordRow>(sql, super::sql::RECORD, vec![text(list_id), text(record_id)])?.into_iter().next();
     if let Some(same) = stored.filter(|r| r.fields == fields && r.deleted == 0) {
         return Ok(RecordChange::Unchanged(same.view()?));
     }
-    run(sql, sql::lists::PUT_RECORD, vec![text(list_id), text(record_id), text(fields), int(q.now)])?;
+    run(sql, super::sql::PUT_RECORD, vec![text(list_id), text(record_id), text(fields), int(q.now)])?;
     queue_sync(sql, list_id, record_id, q)?;
     Ok(record(sql, list_id, record_id)?.map(RecordChange::Changed).unwrap_or(RecordChange::NoSuchRecord))
 }
@@ -232,7 +231,7 @@ fn store_record(sql: &SqlStorage, list_id: &str, record_id: &str, fields: &str, 
 pub fn delete_record(storage: &Storage, sql: &SqlStorage, list_id: &str, record_id: &str, q: Queueing) -> worker::Result<RecordChange> {
     let (sql, list_id, record_id) = (sql.clone(), list_id.to_string(), record_id.to_string());
     tx_sync(storage, move || {
-        let deleted: Vec<Value> = rows(&sql, sql::lists::DELETE_RECORD, vec![text(&list_id), text(&record_id), int(q.now)])?;
+        let deleted: Vec<Value> = rows(&sql, super::sql::DELETE_RECORD, vec![text(&list_id), text(&record_id), int(q.now)])?;
         if deleted.is_empty() {
             return Ok(match record(&sql, &list_id, &record_id)? {
                 Some(view) => RecordChange::Unchanged(view),
@@ -246,7 +245,7 @@ pub fn delete_record(storage: &Storage, sql: &SqlStorage, list_id: &str, record_
 
 /// A list's latest passes, newest first.
 pub fn runs(sql: &SqlStorage, list_id: &str, limit: i64) -> worker::Result<Vec<RunView>> {
-    rows::<RunRow>(sql, sql::lists::RUNS, vec![text(list_id), int(limit)])?.into_iter().map(RunRow::view).collect()
+    rows::<RunRow>(sql, super::sql::RUNS, vec![text(list_id), int(limit)])?.into_iter().map(RunRow::view).collect()
 }
 
 /// Runs a pass now: the list's queued pass is brought forward (a running one is left to finish),
@@ -254,17 +253,17 @@ pub fn runs(sql: &SqlStorage, list_id: &str, limit: i64) -> worker::Result<Vec<R
 pub fn reconcile_now(storage: &Storage, sql: &SqlStorage, list_id: &str, q: Queueing) -> worker::Result<RunView> {
     let (sql, list_id) = (sql.clone(), list_id.to_string());
     tx_sync(storage, move || {
-        let open = rows::<RunRow>(&sql, sql::lists::OPEN_RUN, vec![text(&list_id)])?.into_iter().next();
+        let open = rows::<RunRow>(&sql, super::sql::OPEN_RUN, vec![text(&list_id)])?.into_iter().next();
         let id = match open {
             Some(run) if run.started_at.is_some() => run.id,
             Some(queued) => {
-                run(&sql, sql::lists::RUN_NOW, vec![text(&page_key(&list_id, queued.id, 0)), int(q.now)])?;
-                run(&sql, sql::lists::RUN_TRIGGER, vec![int(queued.id), text("api")])?;
+                run(&sql, super::sql::RUN_NOW, vec![text(&page_key(&list_id, queued.id, 0)), int(q.now)])?;
+                run(&sql, super::sql::RUN_TRIGGER, vec![int(queued.id), text("api")])?;
                 queued.id
             }
             None => queue_run(&sql, &list_id, "api", q.now, q)?,
         };
-        let found = rows::<RunRow>(&sql, sql::lists::RUN, vec![int(id)])?.into_iter().next();
+        let found = rows::<RunRow>(&sql, super::sql::RUN, vec![int(id)])?.into_iter().next();
         found.ok_or_else(|| worker::Error::RustError("the pass vanished".into()))?.view()
     })
 }
@@ -282,7 +281,7 @@ pub struct SyncInput {
 /// A record and its list, for a sync (`None`: the record or the list is gone).
 pub fn sync_input(sql: &SqlStorage, list_id: &str, record_id: &str) -> worker::Result<Option<SyncInput>> {
     let Some(map) = column_map(sql, list_id)? else { return Ok(None) };
-    let Some(row) = rows::<RecordRow>(sql, sql::lists::RECORD, vec![text(list_id), text(record_id)])?.into_iter().next() else {
+    let Some(row) = rows::<RecordRow>(sql, super::sql::RECORD, vec![text(list_id), text(record_id)])?.into_iter().next() else {
         return Ok(None);
     };
     let record = RecordSync {
@@ -309,7 +308,7 @@ pub fn mark_create_sent(
     now: i64,
 ) -> worker::Result<bool> {
     let marked: Vec<Value> =
-        rows(sql, sql::lists::MARK_CREATE_SENT, vec![text(list_id), text(record_id), int(now), int(version), int(outbox_row.0), text(token.as_str())])?;
+        rows(sql, super::sql::MARK_CREATE_SENT, vec![text(list_id), text(record_id), int(now), int(version), int(outbox_row.0), text(token.as_str())])?;
     Ok(!marked.is_empty())
 }
 
@@ -319,12 +318,12 @@ pub fn bot_user(sql: &SqlStorage) -> worker::Result<Option<String>> {
     struct Row {
         bot_user: Option<String>,
     }
-    Ok(rows::<Row>(sql, sql::lists::BOT_USER, vec![])?.into_iter().next().and_then(|r| r.bot_user))
+    Ok(rows::<Row>(sql, super::sql::BOT_USER, vec![])?.into_iter().next().and_then(|r| r.bot_user))
 }
 
 /// Remembers our bot's user id (from `auth.test`).
 pub fn remember_bot_user(sql: &SqlStorage, user_id: &str) -> worker::Result<()> {
-    run(sql, sql::lists::REMEMBER_BOT_USER, vec![text(user_id)])
+    run(sql, super::sql::REMEMBER_BOT_USER, vec![text(user_id)])
 }
 
 /// Where a pass stands, for its next page.
@@ -339,7 +338,7 @@ pub struct RunCursor {
 
 /// The cursor of pass `run`, if it exists.
 pub fn run_cursor(sql: &SqlStorage, run_id: i64) -> worker::Result<Option<RunCursor>> {
-    Ok(rows::<RunRow>(sql, sql::lists::RUN, vec![int(run_id)])?.into_iter().next().map(|r| RunCursor {
+    Ok(rows::<RunRow>(sql, super::sql::RUN, vec![int(run_id)])?.into_iter().next().map(|r| RunCursor {
         pass: Pass::parse(&r.pass).unwrap_or(Pass::Active),
         cursor: r.cursor,
         finished: r.finished_at.is_some(),

@@ -1,5 +1,5 @@
 //! A Slack List's jobs (`Action::Lists`): a record's sync (`items.create`, `items.update` or
-//! `items.delete`, as [`crate::lists::sync::plan`] decides) and one page of a reconciliation pass
+//! `items.delete`, as [`super::sync::plan`] decides) and one page of a reconciliation pass
 //! (`items.list`). A job reads what it needs, makes at most one Slack call (paced by its method's
 //! budget), and ends with its [`ListsEnd`] (stored with the completion, only if the claim still
 //! holds) and the List's pacing hold (`LISTS_PACE_MS` from the call's start).
@@ -9,18 +9,18 @@
 //! until writes are durable): a later attempt that finds it knows an earlier create's end was
 //! lost, and never sends a second create blindly. A create the pacer keeps back writes no marker.
 
-use super::Job;
-use crate::lists::api::{target, ListJob};
-use crate::lists::create::{judge_create, CreateAttempt, CreateVerdict};
-use crate::lists::end::{ListsEnd, ListsWrite};
-use crate::lists::reconcile::{read_page, Pass};
-use crate::lists::sync::{plan, Plan, RecordWrite};
-use crate::lists::FieldError;
+use super::api::{target, ListJob};
+use super::create::{judge_create, CreateAttempt, CreateVerdict};
+use super::end::{ListsEnd, ListsWrite};
+use super::reconcile::{read_page, Pass};
+use super::store;
+use super::sync::{plan, Plan, RecordWrite};
+use super::FieldError;
 use crate::outbox::completion::{AfterWrite, JobOutcome};
 use crate::outbox::reasons;
 use crate::platform::clock;
 use crate::platform::http::{self, Answer, Failure};
-use crate::runtime::store::lists as store;
+use crate::platform::job::Job;
 use crate::slack::classify::{Verdict, RATE_LIMIT_ERRORS};
 use crate::slack::method;
 use serde_json::{json, Value};

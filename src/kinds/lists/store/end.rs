@@ -5,7 +5,7 @@
 use super::*;
 
 /// Applies a list job's end. Returns the pass it finished, if it finished one (for its log line).
-pub(in crate::runtime::store) fn apply(sql: &SqlStorage, write: &ListsWrite, q: Queueing) -> worker::Result<Option<RunView>> {
+pub fn apply(sql: &SqlStorage, write: &ListsWrite, q: Queueing) -> worker::Result<Option<RunView>> {
     match write {
         ListsWrite::Record { list_id, record_id, write } => apply_record(sql, list_id, record_id, write, q.now).map(|()| None),
         ListsWrite::Put { list_id, record_id, fields } => store_record(sql, list_id, record_id, fields, q).map(|_| None),
@@ -13,9 +13,9 @@ pub(in crate::runtime::store) fn apply(sql: &SqlStorage, write: &ListsWrite, q: 
             apply_page(sql, list_id, *run_id, *pass, page, *started, bot_user.as_deref(), *recreate_missing, q)
         }
         ListsWrite::RunFailed { list_id, run: run_id, error } => {
-            run(sql, sql::lists::RUN_FINISHED, vec![int(*run_id), int(q.now), text(error)])?;
+            run(sql, crate::kinds::lists::sql::RUN_FINISHED, vec![int(*run_id), int(q.now), text(error)])?;
             queue_run(sql, list_id, "schedule", q.now + q.reconcile_ms, q)?;
-            Ok(rows::<RunRow>(sql, sql::lists::RUN, vec![int(*run_id)])?.into_iter().next().map(RunRow::view).transpose()?)
+            Ok(rows::<RunRow>(sql, crate::kinds::lists::sql::RUN, vec![int(*run_id)])?.into_iter().next().map(RunRow::view).transpose()?)
         }
     }
 }
@@ -23,12 +23,12 @@ pub(in crate::runtime::store) fn apply(sql: &SqlStorage, write: &ListsWrite, q: 
 fn apply_record(sql: &SqlStorage, list_id: &str, record_id: &str, write: &RecordWrite, now: i64) -> worker::Result<()> {
     let (l, r) = (text(list_id), text(record_id));
     match write {
-        RecordWrite::Linked { row_id, version } => run(sql, sql::lists::RECORD_LINKED, vec![l, r, text(row_id), int(*version), int(now)]),
-        RecordWrite::Synced { version } => run(sql, sql::lists::RECORD_SYNCED, vec![l, r, int(*version)]),
-        RecordWrite::Gone => run(sql, sql::lists::RECORD_GONE, vec![l, r]),
-        RecordWrite::Uncertain => run(sql, sql::lists::RECORD_UNCERTAIN, vec![l, r, int(now), text("create_uncertain")]),
-        RecordWrite::NotActed => run(sql, sql::lists::RECORD_NOT_ACTED, vec![l, r]),
-        RecordWrite::Failed { error } => run(sql, sql::lists::RECORD_FAILED, vec![l, r, text(error)]),
+        RecordWrite::Linked { row_id, version } => run(sql, crate::kinds::lists::sql::RECORD_LINKED, vec![l, r, text(row_id), int(*version), int(now)]),
+        RecordWrite::Synced { version } => run(sql, crate::kinds::lists::sql::RECORD_SYNCED, vec![l, r, int(*version)]),
+        RecordWrite::Gone => run(sql, crate::kinds::lists::sql::RECORD_GONE, vec![l, r]),
+        RecordWrite::Uncertain => run(sql, crate::kinds::lists::sql::RECORD_UNCERTAIN, vec![l, r, int(now), text("create_uncertain")]),
+        RecordWrite::NotActed => run(sql, crate::kinds::lists::sql::RECORD_NOT_ACTED, vec![l, r]),
+        RecordWrite::Failed { error } => run(sql, crate::kinds::lists::sql::RECORD_FAILED, vec![l, r, text(error)]),
         RecordWrite::Unchanged => Ok(()),
     }
 }
@@ -51,17 +51,17 @@ fn lookup(sql: &SqlStorage, query: &str, list_id: &str, id: &str) -> worker::Res
 
 /// Classifies and applies one row's findings.
 fn apply_row(sql: &SqlStorage, list_id: &str, run_id: i64, row: &ListedRow, pass: Pass, bot_user: Option<&str>, q: Queueing) -> worker::Result<Vec<Finding>> {
-    let by_row = lookup(sql, sql::lists::RECORD_BY_ROW, list_id, &row.id)?;
+    let by_row = lookup(sql, crate::kinds::lists::sql::RECORD_BY_ROW, list_id, &row.id)?;
     let by_key = match (&by_row, &row.key) {
-        (None, Some(key)) => lookup(sql, sql::lists::RECORD_REF, list_id, key)?,
+        (None, Some(key)) => lookup(sql, crate::kinds::lists::sql::RECORD_REF, list_id, key)?,
         _ => None,
     };
     let findings = classify(row, pass, by_row.as_ref(), by_key.as_ref(), bot_user);
     for finding in &findings {
         match finding {
-            Finding::Seen { record_id } => run(sql, sql::lists::RECORD_SEEN, vec![text(list_id), text(record_id), int(run_id), int(0)])?,
-            Finding::Archived { record_id, .. } => run(sql, sql::lists::RECORD_SEEN, vec![text(list_id), text(record_id), int(run_id), int(1)])?,
-            Finding::HumanEdited { record_id, by } => run(sql, sql::lists::RECORD_HUMAN_EDITED, vec![text(list_id), text(record_id), text(by)])?,
+            Finding::Seen { record_id } => run(sql, crate::kinds::lists::sql::RECORD_SEEN, vec![text(list_id), text(record_id), int(run_id), int(0)])?,
+            Finding::Archived { record_id, .. } => run(sql, crate::kinds::lists::sql::RECORD_SEEN, vec![text(list_id), text(record_id), int(run_id), int(1)])?,
+            Finding::HumanEdited { record_id, by } => run(sql, crate::kinds::lists::sql::RECORD_HUMAN_EDITED, vec![text(list_id), text(record_id), text(by)])?,
             Finding::Relinked { record_id, row_id } => relink(sql, list_id, record_id, row_id, run_id, q)?,
             Finding::Duplicate { .. } | Finding::Orphan { .. } | Finding::Missing { .. } => {}
         }
@@ -74,8 +74,8 @@ fn relink(sql: &SqlStorage, list_id: &str, record_id: &str, row_id: &str, run_id
     struct Needs {
         needs_sync: i64,
     }
-    let needs: Vec<Needs> = rows(sql, sql::lists::RECORD_RELINKED, vec![text(list_id), text(record_id), text(row_id), int(run_id), int(q.now)])?;
-    run(sql, sql::lists::SETTLE_UNCERTAIN_ROWS, vec![text(&target(list_id)), text(record_id), int(q.now)])?;
+    let needs: Vec<Needs> = rows(sql, crate::kinds::lists::sql::RECORD_RELINKED, vec![text(list_id), text(record_id), text(row_id), int(run_id), int(q.now)])?;
+    run(sql, crate::kinds::lists::sql::SETTLE_UNCERTAIN_ROWS, vec![text(&target(list_id)), text(record_id), int(q.now)])?;
     crate::platform::rows::note_done(sql, q.now)?;
     if needs.first().is_some_and(|n| n.needs_sync != 0) {
         queue_sync(sql, list_id, record_id, q)?;
@@ -95,7 +95,7 @@ fn apply_page(
     recreate_missing: bool,
     q: Queueing,
 ) -> worker::Result<Option<RunView>> {
-    let Some(stored) = rows::<RunRow>(sql, sql::lists::RUN, vec![int(run_id)])?.into_iter().next() else { return Ok(None) };
+    let Some(stored) = rows::<RunRow>(sql, crate::kinds::lists::sql::RUN, vec![int(run_id)])?.into_iter().next() else { return Ok(None) };
     let started = stored.started_at.unwrap_or(started);
     let mut report: Report = serde_json::from_str(&stored.report).map_err(json_error)?;
     let mut findings: Vec<Finding> = serde_json::from_str(&stored.findings).map_err(json_error)?;
@@ -122,7 +122,7 @@ fn apply_page(
     let findings_json = serde_json::to_string(&findings).map_err(json_error)?;
     run(
         sql,
-        sql::lists::RUN_PAGE,
+        crate::kinds::lists::sql::RUN_PAGE,
         vec![
             int(run_id),
             int(started),
@@ -138,9 +138,9 @@ fn apply_page(
             Ok(None)
         }
         Next::Finished => {
-            run(sql, sql::lists::RUN_FINISHED, vec![int(run_id), int(q.now), V::Null])?;
+            run(sql, crate::kinds::lists::sql::RUN_FINISHED, vec![int(run_id), int(q.now), V::Null])?;
             queue_run(sql, list_id, "schedule", q.now + q.reconcile_ms, q)?;
-            rows::<RunRow>(sql, sql::lists::RUN, vec![int(run_id)])?.into_iter().next().map(RunRow::view).transpose()
+            rows::<RunRow>(sql, crate::kinds::lists::sql::RUN, vec![int(run_id)])?.into_iter().next().map(RunRow::view).transpose()
         }
     }
 }
@@ -149,11 +149,11 @@ fn apply_page(
 /// the list says so); creates still uncertain that the pass did not find are released to be
 /// created again.
 fn finish(sql: &SqlStorage, list_id: &str, run_id: i64, started: i64, recreate_missing: bool, q: Queueing) -> worker::Result<Vec<Finding>> {
-    let missing: Vec<RefRow> = rows(sql, sql::lists::MARK_MISSING, vec![text(list_id), int(run_id), int(started)])?;
+    let missing: Vec<RefRow> = rows(sql, crate::kinds::lists::sql::MARK_MISSING, vec![text(list_id), int(run_id), int(started)])?;
     let mut found = Vec::with_capacity(missing.len());
     for gone in missing {
         if recreate_missing {
-            run(sql, sql::lists::FORGET_ROW, vec![text(list_id), text(&gone.record_id)])?;
+            run(sql, crate::kinds::lists::sql::FORGET_ROW, vec![text(list_id), text(&gone.record_id)])?;
             queue_sync(sql, list_id, &gone.record_id, q)?;
         }
         found.push(Finding::Missing { record_id: gone.record_id, row_id: gone.row_id.unwrap_or_default() });
@@ -162,8 +162,8 @@ fn finish(sql: &SqlStorage, list_id: &str, run_id: i64, started: i64, recreate_m
     struct Released {
         record_id: String,
     }
-    for released in rows::<Released>(sql, sql::lists::RELEASE_UNCERTAIN, vec![text(list_id), int(started)])? {
-        run(sql, sql::lists::SETTLE_UNCERTAIN_ROWS, vec![text(&target(list_id)), text(&released.record_id), int(q.now)])?;
+    for released in rows::<Released>(sql, crate::kinds::lists::sql::RELEASE_UNCERTAIN, vec![text(list_id), int(started)])? {
+        run(sql, crate::kinds::lists::sql::SETTLE_UNCERTAIN_ROWS, vec![text(&target(list_id)), text(&released.record_id), int(q.now)])?;
         crate::platform::rows::note_done(sql, q.now)?;
         queue_sync(sql, list_id, &released.record_id, q)?;
     }

@@ -1,6 +1,6 @@
 //! Slack Lists: column maps, records and their sync states, reconciliation passes.
 
-// ---- Slack Lists (`crate::lists`, `runtime::store::lists`) ----
+// ---- Slack Lists (`crate::kinds::lists`, `runtime::store::lists`) ----
 
 /// Sets a list's column map: ?1 list id, ?2 map JSON, ?3 now. One returned row; `created` is 1
 /// the first time.
