@@ -56,7 +56,7 @@ pub enum Action {
     /// An LLM's answer streamed into a thread as it is written (`chat.startStream`,
     /// `appendStream`, `stopStream`; a post and `chat.update`s where streaming is refused),
     /// checkpointed before every call so that a crash or a lost lease leaves one answer
-    /// (`crate::assistant::stream`, docs/assistant.md).
+    /// (`crate::kinds::assistant::stream`, docs/assistant.md).
     StreamAnswer {
         /// The user's words.
         prompt: String,

@@ -74,10 +74,11 @@
 //! - [`outbox`]: the outbox state machine, the sweep's timing, the pacer and the [`outbox::retry`]
 //!   policy (clock and jitter passed in);
 //! - [`scheduled`]: scheduled effects: due times, their keys, recurrence, what a cancel decides;
-//! - [`assistant`]: streamed LLM answers: the model's events and the answer's state machine;
 //! - [`kinds`]: the kinds of work, one room each (under way): [`kinds::notify`] (the notify API's
 //!   messages with an idempotency key, versioned status messages) and [`kinds::lists`] (records
-//!   mirrored into Slack Lists: the column map, create outcomes, reconciliation);
+//!   mirrored into Slack Lists: the column map, create outcomes, reconciliation) and
+//!   [`kinds::assistant`] (streamed LLM answers: the model's events, the answer's state machine,
+//!   its checkpoints);
 //! - [`routes`]: the admin and service API routes, parsed once, and the one JSON error body;
 //! - [`lockout`]: failed-token lockout per client;
 //! - [`url_parts`]: a request URL's query and origin, without the `url` crate;
@@ -107,7 +108,6 @@
 pub mod admin;
 pub mod admission;
 pub mod app;
-pub mod assistant;
 pub mod config;
 pub mod crypto;
 pub mod effect;

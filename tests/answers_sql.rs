@@ -1,9 +1,10 @@
 //! Streamed answers' checkpoints against real SQLite (bundled, through rusqlite), with the very
-//! statements the team actor runs (`slackline::sql::answers`): the fence holds only for the
+//! statements the team actor runs (`slackline::kinds::assistant::sql`): the fence holds only for the
 //! row's claimer, and extends its lease; a checkpoint is upserted and forgotten.
 #![cfg(not(target_arch = "wasm32"))]
 
 use rusqlite::{params, Connection};
+use slackline::kinds::assistant::sql as answers;
 use slackline::sql;
 
 const NOW: i64 = 1_000_000;
@@ -30,7 +31,7 @@ fn claimed(token: &str) -> (Connection, i64) {
 }
 
 fn hold(db: &Connection, id: i64, token: &str, until: i64) -> Option<i64> {
-    db.query_row(sql::answers::HOLD_CLAIM, params![id, token, until], |r| r.get(0)).ok()
+    db.query_row(answers::HOLD_CLAIM, params![id, token, until], |r| r.get(0)).ok()
 }
 
 #[test]
@@ -49,20 +50,20 @@ fn only_the_claimer_holds_the_fence_and_it_extends_the_lease() {
 fn a_checkpoint_is_replaced_and_forgotten() {
     let (db, id) = claimed("sweep-a");
     let key = "msg:D1:2.0:reply";
-    db.execute(sql::answers::SAVE, params![id, r#"{"delivered":"a"}"#, NOW, key]).unwrap();
-    db.execute(sql::answers::SAVE, params![id, r#"{"delivered":"ab"}"#, NOW + 1, key]).unwrap();
-    let kept: String = db.query_row(sql::answers::LOAD, params![id, key], |r| r.get(0)).unwrap();
+    db.execute(answers::SAVE, params![id, r#"{"delivered":"a"}"#, NOW, key]).unwrap();
+    db.execute(answers::SAVE, params![id, r#"{"delivered":"ab"}"#, NOW + 1, key]).unwrap();
+    let kept: String = db.query_row(answers::LOAD, params![id, key], |r| r.get(0)).unwrap();
     assert_eq!(kept, r#"{"delivered":"ab"}"#);
-    db.execute(sql::answers::FORGET, [id]).unwrap();
-    assert!(db.query_row(sql::answers::LOAD, params![id, key], |r| r.get::<_, String>(0)).is_err());
+    db.execute(answers::FORGET, [id]).unwrap();
+    assert!(db.query_row(answers::LOAD, params![id, key], |r| r.get::<_, String>(0)).is_err());
 }
 
 #[test]
 fn a_row_that_reuses_an_id_never_resumes_the_answer_left_under_it() {
     let (db, id) = claimed("sweep-a");
-    db.execute(sql::answers::SAVE, params![id, r#"{"delivered":"old"}"#, NOW, "msg:D1:2.0:reply"]).unwrap();
-    assert!(db.query_row(sql::answers::LOAD, params![id, "msg:D9:5.0:reply"], |r| r.get::<_, String>(0)).is_err(), "another row's key finds nothing");
-    db.execute(sql::answers::SAVE, params![id, r#"{"delivered":"new"}"#, NOW, "msg:D9:5.0:reply"]).unwrap();
-    let kept: String = db.query_row(sql::answers::LOAD, params![id, "msg:D9:5.0:reply"], |r| r.get(0)).unwrap();
+    db.execute(answers::SAVE, params![id, r#"{"delivered":"old"}"#, NOW, "msg:D1:2.0:reply"]).unwrap();
+    assert!(db.query_row(answers::LOAD, params![id, "msg:D9:5.0:reply"], |r| r.get::<_, String>(0)).is_err(), "another row's key finds nothing");
+    db.execute(answers::SAVE, params![id, r#"{"delivered":"new"}"#, NOW, "msg:D9:5.0:reply"]).unwrap();
+    let kept: String = db.query_row(answers::LOAD, params![id, "msg:D9:5.0:reply"], |r| r.get(0)).unwrap();
     assert_eq!(kept, r#"{"delivered":"new"}"#, "and its own first checkpoint replaces the left-over one");
 }

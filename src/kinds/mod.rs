@@ -8,10 +8,12 @@
 //! (`crate::runtime`) nor another kind's room (`tests/layout.rs` checks both); the actors import
 //! the rooms.
 //!
-//! The move into rooms is under way (issue 34): [`notify`] and [`lists`] have theirs; the other
-//! kinds (posts, `response_url`s, LLM replies, streamed answers, schedules, redrives) still span
+//! The move into rooms is under way (issue 34): [`notify`], [`lists`] and [`assistant`] (streamed
+//! answers) have theirs; the other kinds (posts, `response_url`s, LLM replies, schedules,
+//! redrives) still span
 //! `effect.rs`, `sql/`, `runtime/store/` and `runtime/sweep/jobs/` as `docs/architecture.md`
 //! shows.
 
+pub mod assistant;
 pub mod lists;
 pub mod notify;

@@ -76,7 +76,7 @@ pub enum AfterWrite {
     /// cancel reached the occurrence while it was in flight (the store reads the row again).
     Recur(NewRow),
     /// A streamed answer ended (done, or stopped by its user): forget its checkpoint
-    /// (`crate::assistant::stream`). A parked or retried answer keeps it, to resume from.
+    /// (`crate::kinds::assistant::stream`). A parked or retried answer keeps it, to resume from.
     ForgetAnswer,
     /// Hold a lane for the whole team until then: a 429's `Retry-After` (the refused call's
     /// lane), or a List's pacing (its target). A hold that has passed is not written.

@@ -215,7 +215,7 @@ fn write_chunk(stream: &mut TcpStream, data: &str) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::assistant::sse::{SseDecoder, SseEvent};
+    use crate::kinds::assistant::sse::{SseDecoder, SseEvent};
     use std::time::Instant;
 
     fn ask(llm: &FakeLlm, body: Value) -> (Vec<SseEvent>, Vec<Duration>) {

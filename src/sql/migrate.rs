@@ -89,7 +89,7 @@ pub const TEAM: Schema<'static> = Schema {
         Migration { to: 1, name: "baseline", sql: SCHEMA, floor: 1 },
         Migration { to: 2, name: "app_state", sql: super::state::MIGRATION_2, floor: 2 },
         Migration { to: 3, name: "lean_rows", sql: super::lean::MIGRATION_3, floor: 3 },
-        Migration { to: 4, name: "streamed_answers", sql: super::answers::MIGRATION_4, floor: 4 },
+        Migration { to: 4, name: "streamed_answers", sql: crate::kinds::assistant::sql::MIGRATION_4, floor: 4 },
         Migration { to: 5, name: "posted_on_row", sql: crate::kinds::notify::sql::MIGRATION_5, floor: 5 },
     ],
 };

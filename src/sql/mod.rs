@@ -10,7 +10,6 @@
 //! `ts` values are TEXT. Positional `?NNN` parameters are used so one value can appear twice.
 
 pub mod admin;
-pub mod answers;
 pub mod directory;
 pub mod ingest;
 pub mod installation;

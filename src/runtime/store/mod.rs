@@ -12,7 +12,6 @@
 //! - [`directory`]: the Directory actor's teams and consumed OAuth states;
 //! - [`state`]: app state: the handlers' reader, the unit's writes, remembered answers;
 //! - [`scheduled`]: scheduled effects: queueing, cancelling, recurrence, the admin listing;
-//! - [`answers`]: streamed answers' checkpoints (fenced, extending the lease);
 //! - [`schema`]: the versioned migrations, run when an actor wakes (each step one unit with its
 //!   stamp);
 //! - `rows`: the row primitives every kind's store builds on (insert a row unless its key is
@@ -23,7 +22,6 @@
 //! Callers name the module: `store::outbox::claim`, `store::admin::stats`.
 
 pub mod admin;
-pub mod answers;
 pub mod directory;
 pub mod ingest;
 pub mod outbox;

@@ -182,7 +182,7 @@ fn apply_after(sql: &SqlStorage, c: &Completing, writes: &[AfterWrite]) -> worke
             AfterWrite::Hold { lane, until } if *until > q.now => run(sql, sql::outbox::HOLD_TARGET, vec![text(lane), int(*until)])?,
             AfterWrite::Hold { .. } => {}
             AfterWrite::Remember { key, value } => state::remember(sql, key, value, q.now)?,
-            AfterWrite::ForgetAnswer => super::answers::forget(sql, c.row_id.0)?,
+            AfterWrite::ForgetAnswer => crate::kinds::assistant::store::forget(sql, c.row_id.0)?,
             AfterWrite::State(change) => {
                 state::apply(sql, change, q.now)?;
             }

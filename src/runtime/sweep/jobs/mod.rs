@@ -11,7 +11,6 @@ mod handle;
 mod llm;
 mod respond_url;
 mod slack_api;
-mod stream;
 
 use crate::effect::Action;
 use crate::kinds::notify;
@@ -28,14 +27,14 @@ pub async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
         Action::RespondUrl { url, body } => respond_url::post(job, url, body).await,
         Action::LlmReply { prompt, then } => llm::answer(job, prompt, then).await,
         Action::StreamAnswer { prompt, channel, thread_ts, recipient_user_id, recipient_team_id } => {
-            let to = crate::assistant::calls::Target {
+            let to = crate::kinds::assistant::calls::Target {
                 prompt,
                 channel,
                 thread_ts,
                 recipient_user_id: recipient_user_id.as_deref(),
                 recipient_team_id: recipient_team_id.as_deref(),
             };
-            stream::answer(job, &to).await
+            crate::kinds::assistant::job::answer(job, &to).await
         }
         Action::Lists { list_id, job: list_job } => crate::kinds::lists::job::run(job, list_id, list_job).await,
         Action::Handle { dispatch } => handle::run(job, dispatch),

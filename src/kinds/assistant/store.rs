@@ -2,11 +2,10 @@
 //! (with the claim's lease extended) before every Slack call — only while the claim holds — and
 //! forgotten with the row's completion.
 
-use crate::assistant::stream::Checkpoint;
+use super::stream::Checkpoint;
 use crate::outbox::completion::Fence;
 use crate::outbox::ClaimToken;
 use crate::platform::exec::{int, rows, run, text, tx_sync};
-use crate::sql;
 use serde::Deserialize;
 use serde_json::Value;
 use worker::{SqlStorage, Storage};
@@ -18,7 +17,7 @@ pub fn load(sql: &SqlStorage, row_id: i64, idem_key: &str) -> worker::Result<Opt
     struct Row {
         checkpoint: String,
     }
-    let found: Vec<Row> = rows(sql, sql::answers::LOAD, vec![int(row_id), text(idem_key)])?;
+    let found: Vec<Row> = rows(sql, super::sql::LOAD, vec![int(row_id), text(idem_key)])?;
     Ok(found.into_iter().next().and_then(|r| serde_json::from_str(&r.checkpoint).ok()))
 }
 
@@ -37,16 +36,16 @@ pub fn save(
     let json = serde_json::to_string(checkpoint).map_err(|e| worker::Error::RustError(e.to_string()))?;
     let (sql, token, (row_id, idem_key)) = (sql.clone(), token.as_str().to_string(), (row.0, row.1.to_string()));
     tx_sync(storage, move || {
-        let held: Vec<Value> = rows(&sql, sql::answers::HOLD_CLAIM, vec![int(row_id), text(&token), int(lease_until)])?;
+        let held: Vec<Value> = rows(&sql, super::sql::HOLD_CLAIM, vec![int(row_id), text(&token), int(lease_until)])?;
         if held.is_empty() {
             return Ok(Fence::Lost);
         }
-        run(&sql, sql::answers::SAVE, vec![int(row_id), text(&json), int(now), text(&idem_key)])?;
+        run(&sql, super::sql::SAVE, vec![int(row_id), text(&json), int(now), text(&idem_key)])?;
         Ok(Fence::Held)
     })
 }
 
 /// Forgets row `row_id`'s checkpoint (inside its completion's unit).
 pub fn forget(sql: &SqlStorage, row_id: i64) -> worker::Result<()> {
-    run(sql, sql::answers::FORGET, vec![int(row_id)])
+    run(sql, super::sql::FORGET, vec![int(row_id)])
 }

@@ -1,4 +1,4 @@
-//! Streamed answers in progress (`crate::assistant::stream`): one checkpoint per outbox row,
+//! Streamed answers in progress (`crate::kinds::assistant::stream`): one checkpoint per outbox row,
 //! written before every Slack call of the answer, fenced by the row's claim.
 
 /// Migration 4 (`streamed_answers`): the checkpoints. Additive: the previous release never names

@@ -2,10 +2,18 @@
 //! durable, fenced outbox work. The pure parts live here: reading the model's server-sent events
 //! ([`sse`]) and the streamed answer's state machine ([`stream`]), which says which Slack call
 //! comes next and what to checkpoint before it, so that a crash or a lost lease mid-answer leaves
-//! one coherent answer (docs/assistant.md).
+//! one coherent answer (docs/assistant.md). Beside them, the room's SQL ([`sql`]: the answers'
+//! checkpoints) and, wasm32 only, its store (`store`: checkpoints fenced by the claim, extending
+//! the lease) and its job (`job`: the model read as it streams, each Slack call checkpointed
+//! before it is made).
 
 pub mod calls;
+#[cfg(target_arch = "wasm32")]
+pub mod job;
+pub mod sql;
 pub mod sse;
+#[cfg(target_arch = "wasm32")]
+pub mod store;
 pub mod stream;
 
 #[cfg(test)]

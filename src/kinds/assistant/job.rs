@@ -1,24 +1,24 @@
 //! A streamed answer's job (`Action::StreamAnswer`): asks the model with `stream: true` and
 //! writes its text into the thread as it comes, driving the pure state machine
-//! (`crate::assistant::stream::Answer`): this file only performs the calls it asks for.
+//! (`super::stream::Answer`): this file only performs the calls it asks for.
 //!
 //! Before every Slack call the checkpoint is written in a unit that also checks the row's claim
-//! and extends its lease (`store::answers::save`): a sweep that lost the row makes no further
+//! and extends its lease (`store::save`): a sweep that lost the row makes no further
 //! call, and a stream longer than the lease keeps its row. The attempt's first step resumes from
 //! the checkpoint a dead attempt left (closing what it left open, then continuing). The model is
 //! asked at the first read, once that is settled: to continue after the delivered text when
 //! there is one (the partial answer is sent as the assistant's message).
 
-use super::Job;
-use crate::assistant::calls::{self, Target};
-use crate::assistant::sse::{SseDecoder, SseEvent};
-use crate::assistant::stream::{Answer, Call, End, Policy, Reply, Step};
+use super::calls::{self, Target};
+use super::sse::{SseDecoder, SseEvent};
+use super::store as answers;
+use super::stream::{Answer, Call, End, Policy, Reply, Step};
 use crate::config::LlmConfig;
 use crate::outbox::completion::{AfterWrite, Fence, JobOutcome};
 use crate::outbox::reasons;
 use crate::platform::clock;
 use crate::platform::http::{self, BodyStream, Failure, Piece};
-use crate::runtime::store::answers;
+use crate::platform::job::Job;
 use crate::slack::classify::Verdict;
 use serde_json::json;
 
