@@ -1,7 +1,10 @@
 //! The crate's import graph has no cycle, at two grains: every import between the modules of
-//! `src/runtime/` points one way (away from the front door, down to `store`, `http`, `log` and
-//! `clock`), and, file by file across the whole of `src/`, no file imports another that imports
-//! it back, directly or around a circle. So each file can be read knowing only what it imports.
+//! `src/runtime/` points one way (away from the front door, down to `store`), and, file by file
+//! across the whole of `src/`, no file imports another that imports it back, directly or around a
+//! circle. So each file can be read knowing only what it imports. The layers hold too:
+//! `platform/` (the wasm32 primitives) imports nothing of `runtime/`, and a kind's room
+//! (`kinds/<kind>/`) imports neither the actors nor another room. No Slack method name is written
+//! outside `slack/method.rs`.
 //!
 //! (That the pure core has no `worker::` import needs no check here: it is compiled natively,
 //! where the `worker` crate does not exist, so such an import fails `cargo test` by itself.)
