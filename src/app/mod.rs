@@ -127,10 +127,41 @@ pub trait App {
     }
 }
 
-/// Runs the app on one request.
+/// Runs the app on one request: the one place every handler run goes through, so the one place
+/// that holds the output to its rule — only a run whose effects stand ([`Decision::Enqueue`])
+/// hands over a state change; an ignored or failed one changes nothing, whatever it returned.
 ///
 /// A handler that panics fails like one that returns an error ([`Decision::Failed`], the
 /// panic's message and location as the reason, no ack body, no state): see [`guard`].
 pub fn decide(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> HandlerOutput {
-    guard::guarded(|| app.handle(dispatch, ctx)).unwrap_or_else(|why| HandlerOutput::of(Decision::Failed(why)))
+    let mut output = guard::guarded(|| app.handle(dispatch, ctx)).unwrap_or_else(|why| HandlerOutput::of(Decision::Failed(why)));
+    if !matches!(output.decision, Decision::Enqueue(_)) {
+        output.state = None;
+    }
+    output
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::StateWrite;
+    use crate::testing::mention;
+
+    /// An app of one's own that returns a state change beside any decision.
+    struct Careless(Decision);
+    impl App for Careless {
+        fn handle(&self, _: &Dispatch, _: &Context) -> HandlerOutput {
+            let writes = vec![StateWrite::Put { key: "k".into(), value: "1".into() }];
+            HandlerOutput { state: Some(StateChange { fact: "f".into(), writes }), ..HandlerOutput::of(self.0.clone()) }
+        }
+    }
+
+    #[test]
+    fn only_a_run_whose_effects_stand_hands_over_its_state() {
+        let request = mention("C1", "U1", "<@UBOT> hi");
+        let state = |d: Decision| decide(&Careless(d), &request, &Context::default()).state;
+        assert!(state(Decision::Enqueue(Vec::new())).is_some(), "queued: the change stands");
+        assert_eq!(state(Decision::Ignore("quiet")), None, "ignored: nothing changes");
+        assert_eq!(state(Decision::Failed("broken".into())), None, "failed: nothing changes");
+    }
 }

@@ -142,7 +142,7 @@ impl<'a> HookedApp<'a> {
     }
 
     #[cfg(not(feature = "testkit"))]
-    fn app(&self, _: &impl serde::Serialize) -> &'a dyn App {
+    fn app(&self, _: &Dispatch) -> &'a dyn App {
         self.app
     }
 
@@ -164,7 +164,7 @@ impl<'a> HookedApp<'a> {
     }
 
     #[cfg(feature = "testkit")]
-    fn app(&self, request: &impl serde::Serialize) -> &'a dyn App {
+    fn app(&self, request: &Dispatch) -> &'a dyn App {
         if self.panic_marker.is_none() && self.tally.is_none() {
             return self.app;
         }

@@ -48,13 +48,12 @@ impl TeamActor {
         // A failed handler's request is recorded with its receipt and kept, parked as
         // `handler_failed`, for a redrive to run the handler again: the event is never lost, and
         // Slack gets its 200 (a retry would only fail the same way).
-        // Only a handler whose effects stand changes the state.
-        let (effects, ignored, failed, state) = match output.decision {
-            Decision::Enqueue(effects) => (effects, None, None, output.state),
-            Decision::Ignore(reason) => (Vec::new(), Some(reason), None, None),
+        let (effects, ignored, failed) = match output.decision {
+            Decision::Enqueue(effects) => (effects, None, None),
+            Decision::Ignore(reason) => (Vec::new(), Some(reason), None),
             Decision::Failed(why) => {
                 let kept = serde_json::to_value(&dispatch).map_err(|e| ActorError::Storage(worker::Error::RustError(e.to_string())))?;
-                (Vec::new(), Some(reasons::HANDLER_FAILED), Some((why, kept)), None)
+                (Vec::new(), Some(reasons::HANDLER_FAILED), Some((why, kept)))
             }
         };
         let uninstall = dispatch.uninstalls();
@@ -68,7 +67,8 @@ impl TeamActor {
             max_attempts: config.retry.max_attempts,
             team_key_stored: self.team.borrow().is_some(),
             failed: failed.clone(),
-            state,
+            // Only a run whose effects stand carries one (`app::decide`).
+            state: output.state,
         };
         let recorded = store::ingest::record(&self.state.storage(), &self.sql, ingest, now, &self.known)?;
         if uninstall {
