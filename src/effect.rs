@@ -98,14 +98,14 @@ pub enum Action {
         #[serde(flatten)]
         job: crate::kinds::lists::api::ListJob,
     },
-    /// An effect that falls due later (`cx.schedule`, [`crate::scheduled`]): its row waits until
+    /// An effect that falls due later (`cx.schedule`, [`crate::kinds::schedule`]): its row waits until
     /// the due time, then performs `effect` like any row (and queues its next occurrence when it
     /// recurs). Its target and label are `effect`'s, so it is paced and held as that effect is.
     Scheduled {
         /// The schedule's key (what `cx.cancel` names).
         key: String,
         /// When it falls due (resolved to a time when it is queued), and how often it repeats.
-        when: crate::scheduled::when::When,
+        when: crate::kinds::schedule::when::When,
         /// When the request that scheduled it was recorded (epoch ms; set when it is queued).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         scheduled_at: Option<i64>,
@@ -113,7 +113,7 @@ pub enum Action {
         effect: Box<Action>,
     },
     /// Cancel the pending occurrence of a scheduled effect (`cx.cancel`): applied in the unit that
-    /// records it, never stored as a row (see [`crate::scheduled::cancel_row`]).
+    /// records it, never stored as a row (see [`crate::kinds::schedule::cancel_row`]).
     CancelSchedule {
         /// The schedule's key.
         key: String,
@@ -180,7 +180,7 @@ impl Action {
     /// The due time of a scheduled effect whose `when` is resolved (None: due when queued).
     pub fn due_at(&self) -> Option<i64> {
         match self {
-            Action::Scheduled { when: crate::scheduled::when::When { due: crate::scheduled::when::Due::At(at), .. }, .. } => Some(*at),
+            Action::Scheduled { when: crate::kinds::schedule::when::When { due: crate::kinds::schedule::when::Due::At(at), .. }, .. } => Some(*at),
             _ => None,
         }
     }

@@ -73,12 +73,12 @@
 //! - [`ingest`]: the ingest unit's outcome, the team actor's typed answer to the front door;
 //! - [`outbox`]: the outbox state machine, the sweep's timing, the pacer and the [`outbox::retry`]
 //!   policy (clock and jitter passed in);
-//! - [`scheduled`]: scheduled effects: due times, their keys, recurrence, what a cancel decides;
 //! - [`kinds`]: the kinds of work, one room each (under way): [`kinds::notify`] (the notify API's
-//!   messages with an idempotency key, versioned status messages) and [`kinds::lists`] (records
-//!   mirrored into Slack Lists: the column map, create outcomes, reconciliation) and
+//!   messages with an idempotency key, versioned status messages), [`kinds::lists`] (records
+//!   mirrored into Slack Lists: the column map, create outcomes, reconciliation),
 //!   [`kinds::assistant`] (streamed LLM answers: the model's events, the answer's state machine,
-//!   its checkpoints);
+//!   its checkpoints) and [`kinds::schedule`] (scheduled effects: due times, their keys,
+//!   recurrence, what a cancel decides);
 //! - [`routes`]: the admin and service API routes, parsed once, and the one JSON error body;
 //! - [`lockout`]: failed-token lockout per client;
 //! - [`url_parts`]: a request URL's query and origin, without the `url` crate;
@@ -120,7 +120,6 @@ pub mod oauth;
 pub mod outbox;
 pub mod prelude;
 pub mod routes;
-pub mod scheduled;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod sim;
 pub mod slack;

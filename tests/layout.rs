@@ -403,8 +403,8 @@ fn the_file_graph_sees_the_imports_it_checks() {
     assert!(has("platform::rows", "platform::exec"), "super:: then a group");
     assert!(has("kinds::lists::store::end", "platform::rows"), "crate:: in a use, from a nested file");
     assert!(has("runtime::store::outbox", "runtime::store::ingest"));
-    assert!(has("effect", "scheduled::when"), "crate:: inline, to the deepest module file");
-    assert!(has("scheduled", "outbox::completion") && has("outbox::completion", "effect"), "crate:: in a use");
+    assert!(has("effect", "kinds::schedule::when"), "crate:: inline, to the deepest module file");
+    assert!(has("kinds::schedule", "outbox::completion") && has("outbox::completion", "effect"), "crate:: in a use");
     assert!(!has("kinds::lists::store::end", "kinds::lists::store"), "a parent is not an import");
     assert!(edges.len() > 100, "every file: {}", edges.len());
 }

@@ -1,12 +1,12 @@
 //! Scheduled rows against real SQLite (bundled, through rusqlite), running the very statements
-//! the team actor runs ([`slackline::sql`]): a row not due yet is neither claimed nor counted as
+//! the team actor runs ([`slackline::sql`], and the schedules' own, `slackline::kinds::schedule::sql`): a row not due yet is neither claimed nor counted as
 //! waiting, but arms the alarm; a cancel and a claim never both take a row (one or the other);
 //! a key's rows are found through the UNIQUE index on `idem_key`.
 #![cfg(not(target_arch = "wasm32"))]
 
 use rusqlite::types::Null;
 use rusqlite::{params, Connection};
-use slackline::scheduled::{all_range, key_range, row_key};
+use slackline::kinds::schedule::{self, all_range, key_range, row_key};
 use slackline::sql;
 
 const NOW: i64 = 1_000_000;
@@ -55,7 +55,7 @@ fn a_row_not_due_yet_is_not_claimed_nor_waiting_but_arms_the_alarm_at_its_due_ti
 #[test]
 fn a_cancel_before_the_claim_parks_the_row_and_the_claim_then_takes_nothing() {
     let (db, id) = with_scheduled("remind", NOW);
-    assert_eq!(ids(&db, sql::scheduled::CANCEL, params![id, NOW, "cancelled"]), vec![id]);
+    assert_eq!(ids(&db, schedule::sql::CANCEL, params![id, NOW, "cancelled"]), vec![id]);
     assert!(ids(&db, sql::outbox::CLAIM, params!["t1", NOW + LEASE_MS, NOW, 10]).is_empty(), "a cancelled row is never performed");
     assert_eq!(status(&db, id), ("done".into(), Some("cancelled".into())), "ended, not performed, nothing to decide");
 }
@@ -64,17 +64,17 @@ fn a_cancel_before_the_claim_parks_the_row_and_the_claim_then_takes_nothing() {
 fn a_claim_before_the_cancel_wins_the_cancel_changes_nothing_and_the_completion_is_stored() {
     let (db, id) = with_scheduled("remind", NOW);
     assert_eq!(ids(&db, sql::outbox::CLAIM, params!["t1", NOW + LEASE_MS, NOW, 10]), vec![id]);
-    assert!(ids(&db, sql::scheduled::CANCEL, params![id, NOW + 10, "cancelled"]).is_empty(), "a live lease: the cancel is too late");
+    assert!(ids(&db, schedule::sql::CANCEL, params![id, NOW + 10, "cancelled"]).is_empty(), "a live lease: the cancel is too late");
     assert_eq!(ids(&db, sql::outbox::COMPLETE_DONE, params![id, "t1", NOW + 20, 200, 12, Null, Null]), vec![id], "the firing is not fenced");
     assert_eq!(status(&db, id), ("done".into(), None));
-    assert!(ids(&db, sql::scheduled::CANCEL, params![id, NOW + 30, "cancelled"]).is_empty(), "a fired row: a no-op");
+    assert!(ids(&db, schedule::sql::CANCEL, params![id, NOW + 30, "cancelled"]).is_empty(), "a fired row: a no-op");
 }
 
 #[test]
 fn a_cancel_after_the_lease_expired_parks_the_row_and_the_late_completion_is_fenced() {
     let (db, id) = with_scheduled("remind", NOW);
     ids(&db, sql::outbox::CLAIM, params!["t1", NOW + LEASE_MS, NOW, 10]);
-    assert_eq!(ids(&db, sql::scheduled::CANCEL, params![id, NOW + LEASE_MS, "cancelled"]), vec![id]);
+    assert_eq!(ids(&db, schedule::sql::CANCEL, params![id, NOW + LEASE_MS, "cancelled"]), vec![id]);
     assert!(ids(&db, sql::outbox::COMPLETE_DONE, params![id, "t1", NOW + LEASE_MS + 1, 200, 12, Null, Null]).is_empty(), "fenced: the record stays cancelled");
     assert_eq!(status(&db, id).1.as_deref(), Some("cancelled"));
 }
@@ -85,9 +85,9 @@ fn a_keys_rows_are_found_through_the_unique_index_and_only_its_own() {
     let (other, _) = (ids(&db, sql::ingest::INSERT_OUTBOX, params![row_key("remind:70", "f"), "f", "e", "t", "{}", 6, NOW, Option::<i64>::None, NOW]), ());
     assert_eq!(other.len(), 1);
     let (low, high) = key_range("remind:7");
-    assert_eq!(ids(&db, sql::scheduled::PENDING_IN_RANGE, params![low, high]), vec![id]);
+    assert_eq!(ids(&db, schedule::sql::PENDING_IN_RANGE, params![low, high]), vec![id]);
     let plan: Vec<String> = db
-        .prepare(&format!("EXPLAIN QUERY PLAN {}", sql::scheduled::PENDING_IN_RANGE))
+        .prepare(&format!("EXPLAIN QUERY PLAN {}", schedule::sql::PENDING_IN_RANGE))
         .unwrap()
         .query_map(params![low, high], |r| r.get::<_, String>(3))
         .unwrap()
@@ -95,5 +95,5 @@ fn a_keys_rows_are_found_through_the_unique_index_and_only_its_own() {
         .collect();
     assert!(plan.iter().any(|step| step.contains("sqlite_autoindex_outbox")), "{plan:#?}");
     let (all_low, all_high) = all_range();
-    assert_eq!(ids(&db, sql::scheduled::LIST_PENDING, params![all_low, all_high, 10]).len(), 2);
+    assert_eq!(ids(&db, schedule::sql::LIST_PENDING, params![all_low, all_high, 10]).len(), 2);
 }

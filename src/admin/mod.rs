@@ -254,7 +254,7 @@ pub struct AuditEntry {
     pub detail: Option<String>,
 }
 
-/// One pending scheduled row in `GET /admin/teams/{team}/scheduled` (`crate::scheduled`).
+/// One pending scheduled row in `GET /admin/teams/{team}/scheduled` (`crate::kinds::schedule`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScheduledRow {
     /// The row (cancel it with `POST …/outbox/{id}/cancel`).
@@ -340,11 +340,11 @@ mod tests {
     #[test]
     fn a_scheduled_row_shows_its_key_and_due_time_and_any_other_row_is_not_one() {
         let post = crate::effect::Action::slack_api("chat.postMessage", serde_json::json!({"channel": "C1", "text": "still open"}));
-        let when = crate::scheduled::When::at(5_000).every(crate::scheduled::DAY_MS);
+        let when = crate::kinds::schedule::When::at(5_000).every(crate::kinds::schedule::DAY_MS);
         let payload = crate::effect::Action::Scheduled { key: "k".into(), when, scheduled_at: Some(1), effect: Box::new(post.clone()) };
         let row = OutboxRow { id: 3, payload: serde_json::to_string(&payload).unwrap(), created_at: 5_000, next_attempt_at: 5_000, ..OutboxRow::default() };
         let view = ScheduledRow::of(&row).expect("a scheduled row");
-        assert_eq!((view.key.as_str(), view.due_at, view.every_ms, view.scheduled_at), ("k", 5_000, Some(crate::scheduled::DAY_MS), Some(1)));
+        assert_eq!((view.key.as_str(), view.due_at, view.every_ms, view.scheduled_at), ("k", 5_000, Some(crate::kinds::schedule::DAY_MS), Some(1)));
         assert!(view.what.contains("still open"), "{}", view.what);
         let plain = OutboxRow { payload: serde_json::to_string(&post).unwrap(), ..row };
         assert_eq!(ScheduledRow::of(&plain), None);

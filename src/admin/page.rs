@@ -323,7 +323,7 @@ mod tests {
             id: 9,
             key: "incident:<7>".into(),
             due_at: 0,
-            every_ms: Some(crate::scheduled::DAY_MS),
+            every_ms: Some(crate::kinds::schedule::DAY_MS),
             scheduled_at: None,
             next_attempt_at: 0,
             deadline_at: None,

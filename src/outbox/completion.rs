@@ -72,7 +72,7 @@ pub enum AfterWrite {
         /// The value's JSON.
         value: String,
     },
-    /// Queue a recurring schedule's next occurrence (`crate::scheduled::next_due`), unless a
+    /// Queue a recurring schedule's next occurrence (`crate::kinds::schedule::next_due`), unless a
     /// cancel reached the occurrence while it was in flight (the store reads the row again).
     Recur(NewRow),
     /// A streamed answer ended (done, or stopped by its user): forget its checkpoint
@@ -149,7 +149,7 @@ pub fn to_store(writes: &[AfterWrite], fence: Fence) -> &[AfterWrite] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scheduled::{When, DAY_MS};
+    use crate::kinds::schedule::{When, DAY_MS};
     use serde_json::json;
 
     #[test]

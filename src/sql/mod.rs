@@ -17,6 +17,5 @@ pub mod known;
 pub mod lean;
 pub mod migrate;
 pub mod outbox;
-pub mod scheduled;
 pub mod schema;
 pub mod state;

@@ -14,7 +14,7 @@
 
 use crate::effect::{Action, Effect};
 use crate::kinds::lists::api::ListJob;
-use crate::scheduled::When;
+use crate::kinds::schedule::When;
 use serde_json::{json, Value};
 
 /// One effect a handler queued, as plain values.

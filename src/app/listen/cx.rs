@@ -16,13 +16,13 @@
 //! [`EffectRef::in_thread_of`] posts in the thread of what a key holds when the post is sent.
 //!
 //! **Later.** `cx.schedule(key, when).say(…)` queues the helper's effect to fall due at `when`
-//! (`crate::scheduled`), under the schedule's key (the team's, not the fact's: another request
+//! (`crate::kinds::schedule`), under the schedule's key (the team's, not the fact's: another request
 //! cancels it with `cx.cancel(key)`). Schedules and cancels apply in the order the handler made
 //! them, in the same unit as the receipt.
 
 use crate::effect::{Action, Effect, Followup};
 use crate::kinds::lists::api::{valid_list_id, valid_record_id, ListJob};
-use crate::scheduled::{self, When};
+use crate::kinds::schedule::{self, When};
 use crate::slack::method;
 use crate::state::thread::can_thread;
 use crate::state::{check_key, State, StateReader, StateWrite};
@@ -201,7 +201,7 @@ impl Cx {
 
     pub(super) fn push(&mut self, name: &str, action: Action, deadline_after_ms: Option<i64>) -> EffectRef<'_> {
         let (key, action) = match self.scheduling.take() {
-            Some((key, when)) => (scheduled::row_key(&key, &self.origin.fact), Action::Scheduled { key, when, scheduled_at: None, effect: Box::new(action) }),
+            Some((key, when)) => (schedule::row_key(&key, &self.origin.fact), Action::Scheduled { key, when, scheduled_at: None, effect: Box::new(action) }),
             None => (self.key(name), action),
         };
         self.effects.push(Effect { key, action, deadline_after_ms });
@@ -339,7 +339,7 @@ impl Cx {
     /// `cx.schedule("incident:7:remind", When::after(30 * MINUTE_MS)).say(channel, "still open")`.
     /// Its deadline counts from its due time. A key has one pending occurrence: if `key` is
     /// already pending, this adds nothing (cancel it first to move it). A duplicate delivery of
-    /// this request adds nothing either. `When::every` repeats it (see `crate::scheduled`).
+    /// this request adds nothing either. `When::every` repeats it (see `crate::kinds::schedule`).
     pub fn schedule(&mut self, key: &str, when: When) -> Scheduling<'_> {
         self.scheduling = Some((key.to_string(), when));
         Scheduling { cx: self }

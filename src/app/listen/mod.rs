@@ -36,7 +36,7 @@ pub mod assistant;
 pub mod cx;
 pub mod input;
 
-pub use crate::scheduled::{When, DAY_MS, MINUTE_MS};
+pub use crate::kinds::schedule::{When, DAY_MS, MINUTE_MS};
 pub use cx::{Cx, EffectRef, Origin, Scheduling};
 pub use input::*;
 

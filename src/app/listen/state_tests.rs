@@ -104,7 +104,7 @@ fn remember_marks_a_web_api_call_and_a_bad_key_fails_the_handler() {
 fn in_thread_of_marks_a_post_even_a_scheduled_one_and_refuses_what_is_not_a_post() {
     let app = Listeners::new()
         .command("/remind", |_, cx| {
-            cx.schedule("incident:42:remind", crate::scheduled::When::after(60_000)).say("C9", "still open").in_thread_of("post:42");
+            cx.schedule("incident:42:remind", crate::kinds::schedule::When::after(60_000)).say("C9", "still open").in_thread_of("post:42");
             Ok(())
         })
         .command("/update", |_, cx| {

@@ -259,7 +259,7 @@ fn a_scheduled_helper_queues_its_effect_under_the_schedules_key_and_the_next_hel
     let d = command("/remind", "42");
     let done = handle(&reminder(), &d);
     let Dispatch::Command(c) = &d else { panic!() };
-    assert_eq!(done.keys()[0], crate::scheduled::row_key("remind:42", &format!("cmd:{}", c.trigger_id)), "the key is the schedule's, `named` left it");
+    assert_eq!(done.keys()[0], crate::kinds::schedule::row_key("remind:42", &format!("cmd:{}", c.trigger_id)), "the key is the schedule's, `named` left it");
     let Action::Scheduled { key, when, effect, .. } = &done.effects[0].action else { panic!("scheduled: {:?}", done.effects[0]) };
     assert_eq!((key.as_str(), *when), ("remind:42", When::after(30 * MINUTE_MS)));
     let Action::SlackApi { method, args, .. } = effect.as_ref() else { panic!("a post") };

@@ -1,9 +1,9 @@
 //! The ingest unit: a receipt, the handler's state change and the outbox rows its effects call
 //! for, all or nothing.
 
-use super::scheduled;
 use crate::effect::Action;
 use crate::ingest::Receipt;
+use crate::kinds::schedule::store as scheduled;
 pub use crate::outbox::completion::NewRow;
 use crate::platform::exec::{int, rows, run, text, tx_sync};
 use crate::platform::rows::{insert_action, Queue};
@@ -14,7 +14,7 @@ use std::rc::Rc;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
 
 /// Inserts the rows of a unit's effects, in order: a schedule due at its time, a cancel applied
-/// (`store::scheduled`), any other row due now. Returns (queued, already queued).
+/// (`kinds::schedule::store`), any other row due now. Returns (queued, already queued).
 pub(super) fn insert_rows(sql: &SqlStorage, op_key: &str, rows_to_insert: &[NewRow], max_attempts: u32, now: i64) -> worker::Result<(u32, u32)> {
     let (mut queued, mut already) = (0, 0);
     for row in rows_to_insert {

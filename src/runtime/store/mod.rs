@@ -11,7 +11,6 @@
 //! - [`admin`]: stats, listings, redrive, discard, audit, benchmark seeding;
 //! - [`directory`]: the Directory actor's teams and consumed OAuth states;
 //! - [`state`]: app state: the handlers' reader, the unit's writes, remembered answers;
-//! - [`scheduled`]: scheduled effects: queueing, cancelling, recurrence, the admin listing;
 //! - [`schema`]: the versioned migrations, run when an actor wakes (each step one unit with its
 //!   stamp);
 //! - `rows`: the row primitives every kind's store builds on (insert a row unless its key is
@@ -25,6 +24,5 @@ pub mod admin;
 pub mod directory;
 pub mod ingest;
 pub mod outbox;
-pub mod scheduled;
 pub mod schema;
 pub mod state;

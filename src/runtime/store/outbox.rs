@@ -6,6 +6,7 @@ use crate::kinds::lists::api::RunView;
 use crate::kinds::lists::store::{self as lists, Queueing};
 use crate::kinds::notify::store as notify;
 use crate::kinds::notify::PostWrite;
+use crate::kinds::schedule::store as scheduled;
 use crate::outbox::completion::{to_store, AfterWrite, Fence};
 use crate::outbox::{ClaimToken, Outcome, RowId, StreakChange, Transition};
 use crate::platform::exec::{int, opt_int, rows, run, text, tx_sync};
@@ -167,7 +168,7 @@ fn apply_after(sql: &SqlStorage, c: &Completing, writes: &[AfterWrite]) -> worke
                 insert_rows(sql, &c.op_key, std::slice::from_ref(row), q.max_attempts, q.now)?;
             }
             AfterWrite::Recur(row) => {
-                if super::scheduled::still_recurs(sql, c.row_id)? {
+                if scheduled::still_recurs(sql, c.row_id)? {
                     insert_rows(sql, &c.op_key, std::slice::from_ref(row), q.max_attempts, q.now)?;
                 }
             }

@@ -8,6 +8,7 @@ use super::Sweeper;
 use crate::config::Config;
 use crate::effect::{is_serial, Action};
 use crate::kinds::lists::store::Queueing;
+use crate::kinds::schedule as scheduled;
 use crate::logs::{Alert, DeliveryLine};
 use crate::outbox::completion::{AfterWrite, JobOutcome};
 use crate::outbox::{after_attempt, before_attempt, reasons, Attempted, ClaimToken, Outcome, Transition};
@@ -16,7 +17,6 @@ use crate::platform::credential::Credential;
 use crate::platform::pacing::Gate;
 use crate::platform::rows::ClaimedRow;
 use crate::runtime::store::{outbox::AttemptLog, outbox::Completing};
-use crate::scheduled;
 use crate::slack::classify::Verdict;
 use std::rc::Rc;
 

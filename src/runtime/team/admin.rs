@@ -8,6 +8,7 @@ use crate::admin::state::StatePage;
 use crate::admin::{ScheduledPage, ScheduledRow};
 use crate::app::App;
 use crate::config::{Config, BULK_REDRIVE_CAP};
+use crate::kinds::schedule::{store as scheduled, Cancel};
 use crate::logs::AdminLine;
 use crate::outbox::{RowId, Status, Trigger};
 use crate::platform::{clock, log};
@@ -15,7 +16,6 @@ use crate::routes::AdminRoute;
 use crate::runtime::query_param;
 use crate::runtime::store::{self, admin::Operated};
 use crate::runtime::test_hooks::{HookedApp, TestHooks};
-use crate::scheduled::Cancel;
 use serde::Serialize;
 use serde_json::json;
 use worker::{Request, Response};
@@ -133,14 +133,14 @@ impl TeamActor {
     /// `GET …/scheduled?limit=`: the pending scheduled rows, soonest due first.
     fn scheduled(&self, req: &Request) -> Answer {
         let limit = number(req, "limit", 50)?.clamp(1, MAX_PAGE);
-        let rows = store::scheduled::list(&self.sql, limit)?;
+        let rows = scheduled::list(&self.sql, limit)?;
         json_answer(&ScheduledPage { scheduled: rows.iter().filter_map(ScheduledRow::of).collect() })
     }
 
     /// Cancels a pending scheduled row (as `cx.cancel` would): never performed, unless its attempt
     /// is in flight (409 `in_flight`: that occurrence fires). Audited.
     fn cancel(&self, id: RowId) -> Answer {
-        match store::scheduled::cancel_audited(&self.state.storage(), &self.sql, id, clock::now_ms())? {
+        match scheduled::cancel_audited(&self.state.storage(), &self.sql, id, clock::now_ms())? {
             Some(Cancel::Cancelled) => json_answer(&json!({ "cancelled": id })),
             Some(Cancel::InFlight) => Err(ActorError::InFlight),
             None => Err(ActorError::NotScheduled),

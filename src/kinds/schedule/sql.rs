@@ -1,7 +1,7 @@
-//! Scheduled effects (`crate::scheduled`): a key's pending rows, a cancel, a recurrence stopped, the
+//! Scheduled effects (`crate::kinds::schedule`): a key's pending rows, a cancel, a recurrence stopped, the
 //! admin listing. A scheduled row is an outbox row like any other (its `next_attempt_at` is its due
 //! time, its `created_at` the same); these statements find it by its key's range of idempotency
-//! keys (`scheduled::key_range`), which the UNIQUE index on `idem_key` serves.
+//! keys (`super::key_range`), which the UNIQUE index on `idem_key` serves.
 
 /// The pending rows whose key lies in [?1, ?2) (a schedule key's range): with their payload (only
 /// `scheduled` payloads are schedules) and their lease. `+status` keeps the planner on the key's

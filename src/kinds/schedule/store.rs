@@ -1,15 +1,15 @@
-//! Scheduled effects in the store (`crate::scheduled` decides): queueing one (one pending
+//! Scheduled effects in the store ([`super`] decides): queueing one (one pending
 //! occurrence per key), cancelling a key or one row, and whether an occurrence still recurs. Every
 //! function runs inside its caller's unit (the ingest unit, a completion, an admin action), so a
 //! cancel and a claim never interleave: the actor runs one at a time.
 
+use super::{Cancel, Cancelled};
 use crate::admin::OutboxRow;
 use crate::effect::Action;
 use crate::outbox::completion::NewRow;
 use crate::outbox::{reasons, RowId};
 use crate::platform::exec::{int, rows, run, text, tx_sync};
 use crate::platform::rows::{insert_action, Queue};
-use crate::scheduled::{self, Cancel, Cancelled};
 use crate::sql;
 use serde::Deserialize;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
@@ -32,14 +32,14 @@ impl Pending {
 
 /// The pending occurrences of `key`.
 fn pending(sql: &SqlStorage, key: &str) -> worker::Result<Vec<Pending>> {
-    let (low, high) = scheduled::key_range(key);
-    let found: Vec<Pending> = rows(sql, sql::scheduled::PENDING_IN_RANGE, vec![text(&low), text(&high)])?;
+    let (low, high) = super::key_range(key);
+    let found: Vec<Pending> = rows(sql, super::sql::PENDING_IN_RANGE, vec![text(&low), text(&high)])?;
     Ok(found.into_iter().filter(|p| p.schedule().is_some()).collect())
 }
 
 /// Queues a scheduled row (`key` is its schedule's) due at its time, entering the queue then
 /// (`created_at` = due), unless `key` already has a pending occurrence. Returns its id if queued.
-pub(super) fn queue(sql: &SqlStorage, key: &str, row: &NewRow, op_key: &str, max_attempts: u32, now: i64) -> worker::Result<Option<i64>> {
+pub fn queue(sql: &SqlStorage, key: &str, row: &NewRow, op_key: &str, max_attempts: u32, now: i64) -> worker::Result<Option<i64>> {
     if !pending(sql, key)?.is_empty() {
         return Ok(None);
     }
@@ -58,9 +58,9 @@ pub fn cancel(sql: &SqlStorage, key: &str, now: i64) -> worker::Result<Cancelled
 }
 
 fn cancel_one(sql: &SqlStorage, row: &Pending, now: i64) -> worker::Result<Cancel> {
-    match scheduled::cancel_row(row.claim_expires_at, now) {
+    match super::cancel_row(row.claim_expires_at, now) {
         Cancel::Cancelled => {
-            run(sql, sql::scheduled::CANCEL, vec![int(row.id), int(now), text(reasons::CANCELLED)])?;
+            run(sql, super::sql::CANCEL, vec![int(row.id), int(now), text(reasons::CANCELLED)])?;
             crate::platform::rows::note_done(sql, now)?;
             Ok(Cancel::Cancelled)
         }
@@ -78,7 +78,7 @@ fn stop_recurring(sql: &SqlStorage, row: &Pending) -> worker::Result<()> {
         return Ok(());
     }
     let payload = serde_json::to_string(&Action::Scheduled { key, when, scheduled_at, effect }).map_err(|e| worker::Error::RustError(e.to_string()))?;
-    run(sql, sql::scheduled::SET_PAYLOAD, vec![int(row.id), V::String(payload)])
+    run(sql, super::sql::SET_PAYLOAD, vec![int(row.id), V::String(payload)])
 }
 
 /// Cancels the one scheduled row `id` (the admin API), with an audit record, in one unit: its
@@ -86,7 +86,7 @@ fn stop_recurring(sql: &SqlStorage, row: &Pending) -> worker::Result<()> {
 pub fn cancel_audited(storage: &Storage, sql: &SqlStorage, RowId(id): RowId, now: i64) -> worker::Result<Option<Cancel>> {
     let sql = sql.clone();
     tx_sync(storage, move || {
-        let found: Vec<Pending> = rows(&sql, sql::scheduled::PENDING_ROW, vec![int(id)])?;
+        let found: Vec<Pending> = rows(&sql, super::sql::PENDING_ROW, vec![int(id)])?;
         let Some(row) = found.into_iter().find(|p| p.schedule().is_some()) else { return Ok(None) };
         let decision = cancel_one(&sql, &row, now)?;
         let outcome = match decision {
@@ -100,19 +100,19 @@ pub fn cancel_audited(storage: &Storage, sql: &SqlStorage, RowId(id): RowId, now
 }
 
 /// Whether the row `id` still recurs (no cancel reached it in flight): read in its completion.
-pub(super) fn still_recurs(sql: &SqlStorage, RowId(id): RowId) -> worker::Result<bool> {
+pub fn still_recurs(sql: &SqlStorage, RowId(id): RowId) -> worker::Result<bool> {
     #[derive(Deserialize)]
     struct Row {
         payload: String,
     }
-    let found: Vec<Row> = rows(sql, sql::scheduled::PAYLOAD, vec![int(id)])?;
+    let found: Vec<Row> = rows(sql, super::sql::PAYLOAD, vec![int(id)])?;
     let recurs = |p: &str| matches!(serde_json::from_str::<Action>(p), Ok(Action::Scheduled { when, .. }) if when.every_ms.is_some());
     Ok(found.first().is_some_and(|r| recurs(&r.payload)))
 }
 
 /// The pending scheduled rows, soonest due first (at most `limit`).
 pub fn list(sql: &SqlStorage, limit: i64) -> worker::Result<Vec<OutboxRow>> {
-    let (low, high) = scheduled::all_range();
-    let found: Vec<OutboxRow> = rows(sql, sql::scheduled::LIST_PENDING, vec![text(&low), text(&high), int(limit)])?;
+    let (low, high) = super::all_range();
+    let found: Vec<OutboxRow> = rows(sql, super::sql::LIST_PENDING, vec![text(&low), text(&high), int(limit)])?;
     Ok(found.into_iter().filter(|r| matches!(serde_json::from_str::<Action>(&r.payload), Ok(Action::Scheduled { .. }))).collect())
 }

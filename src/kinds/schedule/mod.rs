@@ -23,11 +23,21 @@
 //!   claim, so a cancel and a firing never interleave: a row no sweep holds ends `done` with
 //!   reason `cancelled`, never performed (pruned with the delivered rows); a row a sweep holds (its attempt is in flight) is not stopped — that
 //!   occurrence fires, with its retries — and a recurring one queues no next occurrence.
+//!
+//! This file and [`when`] are the schedules' pure half; beside them, the room's SQL text
+//! ([`sql`]: a key's pending rows, a cancel, the admin listing) and, wasm32 only, its store
+//! (`store`: queueing one occurrence per key, cancelling, whether an occurrence still recurs). A
+//! schedule has no job of its own: a due row performs its effect's (`Action::Scheduled` in the
+//! sweep's `perform`), and the attempt queues a recurring one's next occurrence
+//! ([`next_occurrence`]).
 
 use crate::effect::{Action, Effect};
 use crate::outbox::completion::NewRow;
 use serde::Serialize;
 
+pub mod sql;
+#[cfg(target_arch = "wasm32")]
+pub mod store;
 pub mod when;
 pub use when::{Due, When, DAY_MS, MINUTE_MS, MIN_EVERY_MS};
 
