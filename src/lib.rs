@@ -77,8 +77,9 @@
 //!   messages with an idempotency key, versioned status messages), [`kinds::lists`] (records
 //!   mirrored into Slack Lists: the column map, create outcomes, reconciliation),
 //!   [`kinds::assistant`] (streamed LLM answers: the model's events, the answer's state machine,
-//!   its checkpoints) and [`kinds::schedule`] (scheduled effects: due times, their keys,
-//!   recurrence, what a cancel decides);
+//!   its checkpoints), [`kinds::schedule`] (scheduled effects: due times, their keys,
+//!   recurrence, what a cancel decides) and [`kinds::respond_url`] (answers posted to a
+//!   `response_url`);
 //! - [`routes`]: the admin and service API routes, parsed once, and the one JSON error body;
 //! - [`lockout`]: failed-token lockout per client;
 //! - [`url_parts`]: a request URL's query and origin, without the `url` crate;

@@ -8,13 +8,13 @@
 //! (`crate::runtime`) nor another kind's room (`tests/layout.rs` checks both); the actors import
 //! the rooms.
 //!
-//! The move into rooms is under way (issue 34): [`notify`], [`lists`] and [`assistant`] (streamed
-//! answers) have theirs; the other kinds (posts, `response_url`s, LLM replies, schedules,
-//! redrives) still span
-//! `effect.rs`, `sql/`, `runtime/store/` and `runtime/sweep/jobs/` as `docs/architecture.md`
-//! shows.
+//! The move into rooms is under way (issue 34): [`notify`], [`lists`], [`assistant`] (streamed
+//! answers), [`schedule`] and [`respond_url`] have theirs; the other kinds (posts, LLM replies,
+//! redrives) still span `effect.rs`, `sql/`, `runtime/store/` and `runtime/sweep/jobs/` as
+//! `docs/architecture.md` shows.
 
 pub mod assistant;
 pub mod lists;
 pub mod notify;
+pub mod respond_url;
 pub mod schedule;

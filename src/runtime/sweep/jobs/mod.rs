@@ -9,11 +9,10 @@
 
 mod handle;
 mod llm;
-mod respond_url;
 mod slack_api;
 
 use crate::effect::Action;
-use crate::kinds::notify;
+use crate::kinds::{notify, respond_url};
 use crate::outbox::completion::JobOutcome;
 pub use crate::platform::job::Job;
 use crate::slack::classify::Verdict;
@@ -24,7 +23,7 @@ pub async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
         Action::SlackApi { method, args, remember, thread_of } => slack_api::call(job, method, args, remember.as_deref(), thread_of.as_deref()).await,
         Action::Notify { args } => notify::post::post(job, args).await,
         Action::Status { name } => notify::status::bring_up_to_date(job, name).await,
-        Action::RespondUrl { url, body } => respond_url::post(job, url, body).await,
+        Action::RespondUrl { url, body } => respond_url::job::post(job, url, body).await,
         Action::LlmReply { prompt, then } => llm::answer(job, prompt, then).await,
         Action::StreamAnswer { prompt, channel, thread_ts, recipient_user_id, recipient_team_id } => {
             let to = crate::kinds::assistant::calls::Target {
