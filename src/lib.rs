@@ -78,8 +78,8 @@
 //!   mirrored into Slack Lists: the column map, create outcomes, reconciliation),
 //!   [`kinds::assistant`] (streamed LLM answers: the model's events, the answer's state machine,
 //!   its checkpoints), [`kinds::schedule`] (scheduled effects: due times, their keys,
-//!   recurrence, what a cancel decides) and [`kinds::respond_url`] (answers posted to a
-//!   `response_url`);
+//!   recurrence, what a cancel decides), [`kinds::respond_url`] (answers posted to a
+//!   `response_url`) and [`kinds::redrive`] (failed handlers' requests, parked and run again);
 //! - [`routes`]: the admin and service API routes, parsed once, and the one JSON error body;
 //! - [`lockout`]: failed-token lockout per client;
 //! - [`url_parts`]: a request URL's query and origin, without the `url` crate;
@@ -102,8 +102,8 @@
 //! - `runtime::store`: the engine's and each kind's statements, bound and run.
 //!
 //! Beneath them, `platform` (wasm32 only): the primitives that know no kind, route or actor —
-//! the only SQL execution and the row inserts, the only module that calls `Fetch`, the pacer,
-//! time, logs, settings.
+//! the only SQL execution and the row inserts, the app state's store, the only module that calls
+//! `Fetch`, the pacer, time, logs, settings.
 #![warn(missing_docs)]
 
 pub mod admin;

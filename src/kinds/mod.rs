@@ -9,12 +9,13 @@
 //! the rooms.
 //!
 //! The move into rooms is under way (issue 34): [`notify`], [`lists`], [`assistant`] (streamed
-//! answers), [`schedule`] and [`respond_url`] have theirs; the other kinds (posts, LLM replies,
-//! redrives) still span `effect.rs`, `sql/`, `runtime/store/` and `runtime/sweep/jobs/` as
+//! answers), [`schedule`], [`respond_url`] and [`redrive`] have theirs; the other kinds (posts,
+//! LLM replies) still span `effect.rs`, `sql/`, `runtime/store/` and `runtime/sweep/jobs/` as
 //! `docs/architecture.md` shows.
 
 pub mod assistant;
 pub mod lists;
 pub mod notify;
+pub mod redrive;
 pub mod respond_url;
 pub mod schedule;

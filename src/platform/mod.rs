@@ -6,6 +6,8 @@
 //! - [`exec`]: running a statement, binding values, `transactionSync` (the only SQL execution);
 //! - [`rows`]: the row primitives every kind's store builds on (insert a row unless its key is
 //!   taken, queue a serial job, note a delivered row, the team key, the held lanes);
+//! - [`state`]: app state over the actor's SQLite (no kind's: every handler's, every job's): the
+//!   handlers' reader, the unit's writes, remembered answers, a post's thread read at delivery;
 //! - [`http`]: the only module that calls `Fetch` (Slack's Web API behind the pacer, other
 //!   endpoints), over [`js`], the runtime's own fetch objects;
 //! - [`pacing`]: the team's pacer as one attempt's Slack calls see it (Slack's rate limits);
@@ -27,3 +29,4 @@ pub mod log;
 pub mod meter;
 pub mod pacing;
 pub mod rows;
+pub mod state;

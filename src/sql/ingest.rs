@@ -1,4 +1,5 @@
-//! The ingest unit: receipts, outbox rows, the serial queue, an uninstall's revocation.
+//! The ingest unit: receipts, outbox rows, the serial queue, an uninstall's revocation (a failed
+//! handler's parked request is the redrive's: `crate::kinds::redrive::sql`).
 
 /// Records a receipt if it is new — in neither the current nor the previous receipts table
 /// (`sql::lean`): ?1 op key, ?2 kind, ?3 now. One returned row = new.
@@ -12,13 +13,6 @@ pub const INSERT_RECEIPT: &str = "INSERT INTO receipts(op_key, kind, received_at
 pub const INSERT_OUTBOX: &str = "INSERT INTO outbox(idem_key, op_key, effect, target, payload, status,
    attempts, max_attempts, next_attempt_at, deadline_at, created_at)
  VALUES (?1, ?2, ?3, ?4, ?5, 'pending', 0, ?6, ?7, ?8, ?9)
- ON CONFLICT(idem_key) DO NOTHING RETURNING id";
-
-/// Keeps a request whose handler failed, parked (never performed until redriven): ?1 key, ?2 op
-/// key, ?3 payload JSON (`Action::Handle`), ?4 the handler's error, ?5 max attempts, ?6 now.
-pub const INSERT_HANDLER_FAILED: &str = "INSERT INTO outbox(idem_key, op_key, effect, target, payload, status,
-   attempts, max_attempts, next_attempt_at, created_at, reason, last_error, finished_at)
- VALUES (?1, ?2, 'handler', 'handler', ?3, 'parked', 0, ?5, ?6, ?6, 'handler_failed', ?4, ?6)
  ON CONFLICT(idem_key) DO NOTHING RETURNING id";
 
 /// Deletes the installation (its tokens) on uninstall.

@@ -3,15 +3,17 @@
 
 use crate::effect::Action;
 use crate::ingest::Receipt;
+use crate::kinds::redrive::store as redrive;
 use crate::kinds::schedule::store as scheduled;
 pub use crate::outbox::completion::NewRow;
 use crate::platform::exec::{int, rows, run, text, tx_sync};
 use crate::platform::rows::{insert_action, Queue};
+use crate::platform::state;
 use crate::sql;
 use crate::sql::known::Known;
 use serde_json::Value;
 use std::rc::Rc;
-use worker::{SqlStorage, SqlStorageValue as V, Storage};
+use worker::{SqlStorage, Storage};
 
 /// Inserts the rows of a unit's effects, in order: a schedule due at its time, a cancel applied
 /// (`kinds::schedule::store`), any other row due now. Returns (queued, already queued).
@@ -87,17 +89,11 @@ pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64, kno
             knows.note_receipts();
         }
         if let Some(change) = &ingest.state {
-            super::state::apply(&sql, change, now)?;
+            state::apply(&sql, change, now)?;
         }
         let (queued, already_queued) = insert_rows(&sql, &ingest.op_key, &ingest.rows, ingest.max_attempts, now)?;
         if let Some((error, dispatch)) = &ingest.failed {
-            let payload = serde_json::to_string(&Action::Handle { dispatch: dispatch.clone() }).map_err(|e| worker::Error::RustError(e.to_string()))?;
-            let key = format!("op:{}:handle", ingest.op_key);
-            run(
-                &sql,
-                sql::ingest::INSERT_HANDLER_FAILED,
-                vec![text(&key), text(&ingest.op_key), V::String(payload), text(error), int(i64::from(ingest.max_attempts)), int(now)],
-            )?;
+            redrive::park(&sql, &ingest.op_key, error, dispatch, ingest.max_attempts, now)?;
         }
         let parked = if ingest.uninstall { revoke(&sql, now)? } else { 0 };
         Ok(Recorded { receipt: Receipt::New { queued, already_queued }, first_seen: !first.is_empty(), parked })

@@ -10,7 +10,6 @@
 //! - [`outbox`]: claims, fenced completions, the next alarm, housekeeping;
 //! - [`admin`]: stats, listings, redrive, discard, audit, benchmark seeding;
 //! - [`directory`]: the Directory actor's teams and consumed OAuth states;
-//! - [`state`]: app state: the handlers' reader, the unit's writes, remembered answers;
 //! - [`schema`]: the versioned migrations, run when an actor wakes (each step one unit with its
 //!   stamp);
 //! - `rows`: the row primitives every kind's store builds on (insert a row unless its key is
@@ -25,4 +24,3 @@ pub mod directory;
 pub mod ingest;
 pub mod outbox;
 pub mod schema;
-pub mod state;

@@ -1,7 +1,6 @@
 //! Claims, fenced completions, the next alarm time and housekeeping.
 
 use super::ingest::insert_rows;
-use super::state;
 use crate::kinds::lists::api::RunView;
 use crate::kinds::lists::store::{self as lists, Queueing};
 use crate::kinds::notify::store as notify;
@@ -13,6 +12,7 @@ use crate::platform::exec::{int, opt_int, rows, run, text, tx_sync};
 use crate::platform::rows::note_done;
 use crate::platform::rows::ClaimedRow;
 pub use crate::platform::rows::{remember_team_key, team_key};
+use crate::platform::state;
 use crate::slack::classify::Verdict;
 use crate::sql;
 use crate::sql::known::Known;

@@ -11,7 +11,7 @@ use crate::config::{Config, BULK_REDRIVE_CAP};
 use crate::kinds::schedule::{store as scheduled, Cancel};
 use crate::logs::AdminLine;
 use crate::outbox::{RowId, Status, Trigger};
-use crate::platform::{clock, log};
+use crate::platform::{clock, log, state};
 use crate::routes::AdminRoute;
 use crate::runtime::query_param;
 use crate::runtime::store::{self, admin::Operated};
@@ -82,7 +82,7 @@ impl TeamActor {
     fn state_page(&self, req: &Request, config: &Config) -> Answer {
         let limit = number(req, "limit", 50)?.clamp(1, MAX_PAGE) as u32;
         let (prefix, after) = (query_param(req, "prefix").unwrap_or_default(), query_param(req, "after"));
-        let rows = store::state::page(&self.sql, &prefix, after.as_deref(), limit)?;
+        let rows = state::page(&self.sql, &prefix, after.as_deref(), limit)?;
         let rows = rows.into_iter().map(|e| (e.key, e.value, e.updated_at, e.bytes)).collect();
         let app = HookedApp::of(&*self.app, config);
         json_answer(&StatePage::of(rows, limit, |key| app.is_secret_state(key)))

@@ -7,12 +7,11 @@
 //! Adding a kind of effect: one `Action` variant, its job (in its room, or one file here), one arm
 //! in [`perform`], and at most one `AfterWrite` variant.
 
-mod handle;
 mod llm;
 mod slack_api;
 
 use crate::effect::Action;
-use crate::kinds::{notify, respond_url};
+use crate::kinds::{notify, redrive, respond_url};
 use crate::outbox::completion::JobOutcome;
 pub use crate::platform::job::Job;
 use crate::slack::classify::Verdict;
@@ -36,7 +35,7 @@ pub async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
             crate::kinds::assistant::job::answer(job, &to).await
         }
         Action::Lists { list_id, job: list_job } => crate::kinds::lists::job::run(job, list_id, list_job).await,
-        Action::Handle { dispatch } => handle::run(job, dispatch),
+        Action::Handle { dispatch } => redrive::job::run(job, dispatch),
         // Due now: the scheduled effect itself (its recurrence is the attempt's, `attempt.rs`).
         Action::Scheduled { effect, .. } => Box::pin(perform(job, effect)).await,
         // Applied when recorded, never a row: one here is a bug, kept for an operator.

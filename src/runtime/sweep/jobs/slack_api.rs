@@ -7,7 +7,7 @@
 
 use super::Job;
 use crate::outbox::completion::{remembered, JobOutcome};
-use crate::runtime::store::state as store;
+use crate::platform::state as store;
 use crate::slack::classify::Verdict;
 use crate::state::thread::threaded;
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! a completion's remembered answer ([`remember`]), a delivery's read of a post's thread
 //! ([`value`]), the admin API's page and the facts' pruning.
 
-use crate::platform::exec::{self, int, rows, run, text};
+use super::exec::{self, int, rows, run, text};
 use crate::sql;
 use crate::state::{prefix_end, StateChange, StateError, StateReader, StateWrite, MAX_KEYS};
 use serde::Deserialize;

@@ -4,13 +4,13 @@
 //! change (once per fact, only if the claim held); if it fails again,
 //! the row parks again as `handler_failed`. The ack's body is moot by now: Slack had its 200.
 
-use super::Job;
 use crate::app::{self, Context, Decision};
 use crate::logs::{ErrorLine, LogLine};
 use crate::outbox::completion::{AfterWrite, JobOutcome, NewRow};
 use crate::outbox::reasons;
+use crate::platform::job::Job;
+use crate::platform::state::SqlState;
 use crate::platform::{clock, log};
-use crate::runtime::store::state::SqlState;
 use crate::slack::classify::Verdict;
 use crate::slack::envelope::Dispatch;
 use serde_json::Value;
