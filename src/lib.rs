@@ -79,7 +79,8 @@
 //!   [`kinds::assistant`] (streamed LLM answers: the model's events, the answer's state machine,
 //!   its checkpoints), [`kinds::schedule`] (scheduled effects: due times, their keys,
 //!   recurrence, what a cancel decides), [`kinds::respond_url`] (answers posted to a
-//!   `response_url`) and [`kinds::redrive`] (failed handlers' requests, parked and run again);
+//!   `response_url`), [`kinds::redrive`] (failed handlers' requests, parked and run again) and
+//!   [`kinds::llm`] (LLM replies: the request, the answer's text);
 //! - [`routes`]: the admin and service API routes, parsed once, and the one JSON error body;
 //! - [`lockout`]: failed-token lockout per client;
 //! - [`url_parts`]: a request URL's query and origin, without the `url` crate;

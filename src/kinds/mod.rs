@@ -9,12 +9,13 @@
 //! the rooms.
 //!
 //! The move into rooms is under way (issue 34): [`notify`], [`lists`], [`assistant`] (streamed
-//! answers), [`schedule`], [`respond_url`] and [`redrive`] have theirs; the other kinds (posts,
-//! LLM replies) still span `effect.rs`, `sql/`, `runtime/store/` and `runtime/sweep/jobs/` as
-//! `docs/architecture.md` shows.
+//! answers), [`schedule`], [`respond_url`], [`redrive`] and [`llm`] (LLM replies) have theirs;
+//! one kind is left, a handler's Web API call (`Action::SlackApi`: posts, updates, reactions),
+//! whose job is `runtime/sweep/jobs/slack_api.rs`.
 
 pub mod assistant;
 pub mod lists;
+pub mod llm;
 pub mod notify;
 pub mod redrive;
 pub mod respond_url;

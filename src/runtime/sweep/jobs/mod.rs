@@ -2,16 +2,15 @@
 //! claimed row's [`Job`] (`platform::job`: storage, settings, the bot token, the pacer's gate) and
 //! ends with one [`JobOutcome`]: the verdict, Slack's HTTP status, and what the completion stores
 //! with it (`AfterWrite`s). The jobs of a kind that has its room (`crate::kinds`) live there; the
-//! others, one file each, here.
+//! one left here is a handler's Web API call (`slack_api`).
 //!
-//! Adding a kind of effect: one `Action` variant, its job (in its room, or one file here), one arm
+//! Adding a kind of effect: one `Action` variant, its room (`crate::kinds`) with its job, one arm
 //! in [`perform`], and at most one `AfterWrite` variant.
 
-mod llm;
 mod slack_api;
 
 use crate::effect::Action;
-use crate::kinds::{notify, redrive, respond_url};
+use crate::kinds::{llm, notify, redrive, respond_url};
 use crate::outbox::completion::JobOutcome;
 pub use crate::platform::job::Job;
 use crate::slack::classify::Verdict;
@@ -23,7 +22,7 @@ pub async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
         Action::Notify { args } => notify::post::post(job, args).await,
         Action::Status { name } => notify::status::bring_up_to_date(job, name).await,
         Action::RespondUrl { url, body } => respond_url::job::post(job, url, body).await,
-        Action::LlmReply { prompt, then } => llm::answer(job, prompt, then).await,
+        Action::LlmReply { prompt, then } => llm::job::answer(job, prompt, then).await,
         Action::StreamAnswer { prompt, channel, thread_ts, recipient_user_id, recipient_team_id } => {
             let to = crate::kinds::assistant::calls::Target {
                 prompt,

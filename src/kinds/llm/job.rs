@@ -2,26 +2,19 @@
 //! becomes a follow-up row (a threaded post, or a `response_url` message) queued in the same unit
 //! as this row's fenced completion, under this row's key (`{key}:post`).
 
-use super::Job;
+use super::{content, request};
 use crate::effect::Followup;
 use crate::outbox::completion::{AfterWrite, JobOutcome, NewRow};
 use crate::outbox::reasons;
+use crate::platform::job::Job;
 use crate::slack::classify::{self, Verdict};
-use serde_json::{json, Value};
 
 /// Asks the model and queues the answer's delivery.
 pub async fn answer(job: &Job<'_>, prompt: &str, then: &Followup) -> JobOutcome {
     let Some(llm) = job.config.llm.as_ref() else {
         return JobOutcome::verdict(Verdict::Permanent { code: reasons::NOT_CONFIGURED.into() });
     };
-    let body = json!({
-        "model": llm.model,
-        "messages": [
-            {"role": "system", "content": "You are a helpful Slack assistant. Answer briefly."},
-            {"role": "user", "content": prompt}
-        ]
-    });
-    let content = |json: &Value| json.pointer("/choices/0/message/content").and_then(Value::as_str).map(str::to_string);
+    let body = request(&llm.model, prompt);
     let (outcome, json) = job
         .post(&llm.url, llm.api_key.as_ref().map(|k| k.expose()), &body, |a| match classify::classify_http(a.status, a.retry_after.as_deref()) {
             Some(v) => v,
