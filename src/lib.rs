@@ -98,9 +98,10 @@
 //! Thin adapters (`runtime`, wasm32 only; tested end to end in workerd):
 //! - `runtime::front_door`: the Worker's `fetch`: verify, parse, route, wait for the actor;
 //! - `runtime::team`: the `TeamActor` Durable Object: the atomic ingest unit and the alarm;
-//! - `runtime::sweep`: the alarm path: the delivery loop, one file per kind of job;
+//! - `runtime::sweep`: the alarm path: the delivery loop, the registry's dispatch to each kind's
+//!   job;
 //! - `runtime::directory`: the `Directory` Durable Object: the teams, consumed OAuth states;
-//! - `runtime::store`: the engine's and each kind's statements, bound and run.
+//! - `runtime::store`: the engine's statements (ingest, outbox, admin, directory), bound and run.
 //!
 //! Beneath them, `platform` (wasm32 only): the primitives that know no kind, route or actor —
 //! the only SQL execution and the row inserts, the app state's store, the only module that calls

@@ -1,5 +1,6 @@
 //! Scheduled rows against real SQLite (bundled, through rusqlite), running the very statements
-//! the team actor runs ([`slackline::sql`], and the schedules' own, `slackline::kinds::schedule::sql`): a row not due yet is neither claimed nor counted as
+//! the team actor runs ([`slackline::sql`], and the schedules' own,
+//! `slackline::kinds::schedule::sql`): a row not due yet is neither claimed nor counted as
 //! waiting, but arms the alarm; a cancel and a claim never both take a row (one or the other);
 //! a key's rows are found through the UNIQUE index on `idem_key`.
 #![cfg(not(target_arch = "wasm32"))]

@@ -7,7 +7,7 @@
 //! row. A streamed answer is another kind (`crate::kinds::assistant`).
 
 #[cfg(target_arch = "wasm32")]
-pub mod job;
+pub(crate) mod job;
 
 use serde_json::{json, Value};
 

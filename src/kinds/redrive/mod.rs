@@ -7,10 +7,10 @@
 //! (`store`: the parked row) and its job.
 
 #[cfg(target_arch = "wasm32")]
-pub mod job;
+pub(crate) mod job;
 pub mod sql;
 #[cfg(target_arch = "wasm32")]
-pub mod store;
+pub(crate) mod store;
 
 /// The idempotency key of the parked row of the request `op_key`: one per request, so a
 /// duplicate delivery of a request whose handler failed parks nothing more.

@@ -5,4 +5,4 @@
 //! of its own: its row is the outbox's, with no write beyond the row's transition.
 
 #[cfg(target_arch = "wasm32")]
-pub mod job;
+pub(crate) mod job;

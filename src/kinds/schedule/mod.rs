@@ -37,7 +37,7 @@ use serde::Serialize;
 
 pub mod sql;
 #[cfg(target_arch = "wasm32")]
-pub mod store;
+pub(crate) mod store;
 pub mod when;
 pub use when::{Due, When, DAY_MS, MINUTE_MS, MIN_EVERY_MS};
 
