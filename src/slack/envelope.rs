@@ -100,6 +100,22 @@ impl Dispatch {
         }
     }
 
+    /// The dispatch as a team actor reads it from the front door (`crate::wire`): the JSON of any
+    /// release's front door, its unknown fields ignored, and each event parsed again from the
+    /// inner event as Slack sent it (`raw`), so that this release's understanding of the event
+    /// wins over the sender's (an older front door's `Other` for a type this release knows, a
+    /// newer one's variant this release does not). An unknown `kind` is an error: the caller
+    /// answers it as a release mismatch (retryable), never as an ack.
+    pub fn from_wire(text: &str) -> Result<Dispatch, serde_json::Error> {
+        let mut dispatch: Dispatch = serde_json::from_str(text)?;
+        if let Dispatch::Event(envelope) = &mut dispatch {
+            if let Ok(event) = parse_event(&envelope.raw) {
+                envelope.event = event;
+            }
+        }
+        Ok(dispatch)
+    }
+
     /// A short label for logs and the receipt's `kind` column.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -121,7 +137,9 @@ pub struct EventEnvelope {
     pub event_time: i64,
     /// Our bot's user id in this installation, when `authorizations[0]` says it is a bot.
     pub bot_user_id: Option<String>,
-    /// The inner event.
+    /// The inner event. On the wire (front door to actor), a shape this release does not know — a
+    /// newer release's variant — reads as [`Event::Other`] ([`Dispatch::from_wire`]).
+    #[serde(deserialize_with = "tolerant_event")]
     pub event: Event,
     /// The inner event as Slack sent it, for listeners of any event type.
     #[serde(default)]
@@ -376,6 +394,13 @@ fn parse_event(e: &Value) -> Result<Event, ParseError> {
         "tokens_revoked" => Event::TokensRevoked { bot: string_list(e.pointer("/tokens/bot")), oauth: string_list(e.pointer("/tokens/oauth")) },
         _ => Event::Other { event_type },
     })
+}
+
+/// An event as the wire carries it: a variant this release knows, else [`Event::Other`] with the
+/// shape's `type` (see [`Dispatch::from_wire`]).
+fn tolerant_event<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Event, D::Error> {
+    let value = Value::deserialize(d)?;
+    Ok(Event::deserialize(&value).unwrap_or_else(|_| Event::Other { event_type: value.get("type").and_then(Value::as_str).unwrap_or("unknown").to_string() }))
 }
 
 fn string_list(v: Option<&Value>) -> Vec<String> {
