@@ -28,5 +28,5 @@ BUILT=$(built)
 
 rm -rf "$OUT" && mkdir -p "$OUT"
 cp "$BUILT/index.js" "$OUT/index.js"
-gzip -9 -c "$BUILT/index_bg.wasm" > "$OUT/index_bg.wasm.gz"
+gzip -9 -n -c "$BUILT/index_bg.wasm" > "$OUT/index_bg.wasm.gz"
 echo "wrote $OUT:"; ls -l "$OUT"

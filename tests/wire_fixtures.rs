@@ -49,6 +49,10 @@ fn requests() -> Vec<(&'static str, Dispatch)> {
         ),
         ("event_app_uninstalled", events(json!({"type": "app_uninstalled"}))),
         ("event_tokens_revoked", events(json!({"type": "tokens_revoked", "tokens": {"bot": ["UBOT"], "oauth": []}}))),
+        (
+            "event_agent_session_stopped",
+            events(json!({"type": "agent_session_stopped", "channel": "D1", "thread_ts": "1.1", "streaming_message_ts": ["1.2"], "user": "U1"})),
+        ),
         ("event_other", events(json!({"type": "reaction_added", "user": "U1", "reaction": "eyes", "item": {"type": "message", "channel": "C1", "ts": "1.1"}}))),
         (
             "command",

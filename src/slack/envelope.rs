@@ -116,6 +116,15 @@ impl Dispatch {
         Ok(dispatch)
     }
 
+    /// The thread (channel, thread ts) whose streamed answer the user stopped: an
+    /// `agent_session_stopped`. The ingest unit records it whatever the app decides.
+    pub fn stops_answer(&self) -> Option<(&str, &str)> {
+        match self {
+            Dispatch::Event(EventEnvelope { event: Event::AgentSessionStopped { channel, thread_ts, .. }, .. }) => Some((channel, thread_ts)),
+            _ => None,
+        }
+    }
+
     /// A short label for logs and the receipt's `kind` column.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -138,8 +147,10 @@ pub struct EventEnvelope {
     /// Our bot's user id in this installation, when `authorizations[0]` says it is a bot.
     pub bot_user_id: Option<String>,
     /// The inner event. On the wire (front door to actor), a shape this release does not know — a
-    /// newer release's variant — reads as [`Event::Other`] ([`Dispatch::from_wire`]).
-    #[serde(deserialize_with = "tolerant_event")]
+    /// newer release's variant — reads as [`Event::Other`] ([`Dispatch::from_wire`]); and a
+    /// variant added since wire version 1 is written as `Other` (an older actor reads it as an
+    /// event it does not act on; this release's parses it again from `raw`).
+    #[serde(deserialize_with = "tolerant_event", serialize_with = "wire_event")]
     pub event: Event,
     /// The inner event as Slack sent it, for listeners of any event type.
     #[serde(default)]
@@ -163,6 +174,21 @@ pub enum Event {
         /// User ids whose user tokens were revoked.
         oauth: Vec<String>,
     },
+    /// The user pressed Stop on the agent's streamed answer (`agent_session_stopped`, 2026): the
+    /// answer streaming in that thread must stop (`crate::kinds::assistant`). Travels to a team
+    /// actor as `Other` (see [`EventEnvelope::event`]).
+    AgentSessionStopped {
+        /// The conversation.
+        channel: String,
+        /// The thread of the session.
+        thread_ts: String,
+        /// The streaming messages the stop was pressed on.
+        #[serde(default)]
+        streaming_message_ts: Vec<String>,
+        /// Who pressed it.
+        #[serde(default)]
+        user: Option<String>,
+    },
     /// Any other event type: acknowledged, recorded, not acted on.
     Other {
         /// The inner event's `type`.
@@ -178,6 +204,7 @@ impl Event {
             Event::Message(_) => "message",
             Event::AppUninstalled => "app_uninstalled",
             Event::TokensRevoked { .. } => "tokens_revoked",
+            Event::AgentSessionStopped { .. } => AGENT_SESSION_STOPPED,
             Event::Other { event_type } => event_type,
         }
     }
@@ -392,8 +419,26 @@ fn parse_event(e: &Value) -> Result<Event, ParseError> {
         "message" => Event::Message(parse_message(e)?),
         "app_uninstalled" => Event::AppUninstalled,
         "tokens_revoked" => Event::TokensRevoked { bot: string_list(e.pointer("/tokens/bot")), oauth: string_list(e.pointer("/tokens/oauth")) },
+        AGENT_SESSION_STOPPED => Event::AgentSessionStopped {
+            channel: required(e, "/channel", "event.channel")?,
+            thread_ts: required(e, "/thread_ts", "event.thread_ts")?,
+            streaming_message_ts: string_list(e.get("streaming_message_ts")),
+            user: str_at(e, "/user"),
+        },
         _ => Event::Other { event_type },
     })
+}
+
+/// The inner event type of [`Event::AgentSessionStopped`].
+pub const AGENT_SESSION_STOPPED: &str = "agent_session_stopped";
+
+/// An event as the wire writes it: the variants of wire version 1 as themselves, any later one as
+/// [`Event::Other`] (see [`EventEnvelope::event`]).
+fn wire_event<S: serde::Serializer>(event: &Event, s: S) -> Result<S::Ok, S::Error> {
+    match event {
+        Event::AgentSessionStopped { .. } => Event::Other { event_type: event.type_name().to_string() }.serialize(s),
+        _ => event.serialize(s),
+    }
 }
 
 /// An event as the wire carries it: a variant this release knows, else [`Event::Other`] with the

@@ -69,6 +69,7 @@ impl TeamActor {
             max_attempts: config.retry.max_attempts,
             team_key_stored: self.team.borrow().is_some(),
             failed: failed.clone(),
+            stop: dispatch.stops_answer().map(|(channel, thread)| (channel.to_string(), thread.to_string())),
             // Only a run whose effects stand carries one (`app::decide`).
             state: output.state,
         };
