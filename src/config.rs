@@ -214,6 +214,10 @@ pub struct Config {
     /// `TEST_PANIC_MARKER` (with `ALLOW_TEST_CLOCK=1` only): the app's handlers panic on any request
     /// whose payload contains this text, as a buggy handler would. For end-to-end tests only.
     pub test_panic_marker: Option<String>,
+    /// `TEST_WIRE_NEXT=1` (with `ALLOW_TEST_CLOCK=1` only): this build plays the next release on
+    /// the wire between the Worker and the actors (`runtime::next_release`), to test two releases
+    /// side by side. For end-to-end tests only.
+    pub test_wire_next: bool,
     /// Settings that are legal but risky, logged at start of each request that builds a config.
     pub warnings: Vec<String>,
 }
@@ -294,7 +298,7 @@ fn without_testkit(v: &Vars) -> Vec<String> {
     if cfg!(feature = "testkit") {
         return Vec::new();
     }
-    ["ALLOW_TEST_CLOCK", "ALLOW_BENCH_SEED", "TEST_PANIC_MARKER"]
+    ["ALLOW_TEST_CLOCK", "ALLOW_BENCH_SEED", "TEST_PANIC_MARKER", "TEST_WIRE_NEXT"]
         .into_iter()
         .filter(|var| v.get(var).is_some())
         .map(|var| format!("{var} is set, but this build has no test scaffolding (slackline's testkit feature): ignored"))
@@ -352,6 +356,7 @@ impl Config {
             },
             allow_test_clock,
             test_panic_marker: v.get("TEST_PANIC_MARKER").filter(|_| allow_test_clock),
+            test_wire_next: allow_test_clock && v.get("TEST_WIRE_NEXT").as_deref() == Some("1"),
             allow_bench_seed: cfg!(feature = "testkit") && v.get("ALLOW_BENCH_SEED").as_deref() == Some("1"),
             warnings: without_testkit(v),
         };

@@ -130,6 +130,7 @@ pub mod sql;
 pub mod state;
 pub mod testing;
 pub mod url_parts;
+pub mod wire;
 
 /// The adapters between the pure core and the Workers runtime (wasm32 only): the front door, the
 /// team and directory actors, the sweep. A bot's crate reaches them through [`worker!`].

@@ -60,7 +60,7 @@ impl DefaultApp {
                 let addressed = m.channel_type.as_deref() == Some("im") || bot.is_some_and(|b| m.text.contains(&format!("<@{b}>")));
                 reply_unless_ignored(m, envelope, ctx, addressed)
             }
-            Event::AppUninstalled | Event::TokensRevoked { .. } => Decision::Ignore("handled_by_slackline"),
+            Event::AppUninstalled | Event::TokensRevoked { .. } | Event::AgentSessionStopped { .. } => Decision::Ignore("handled_by_slackline"),
             Event::Other { .. } if envelope.event.type_name() == "assistant_thread_started" => assistant_thread_started(envelope),
             Event::Other { .. } => Decision::Ignore("unhandled_event_type"),
         }

@@ -23,7 +23,8 @@ use crate::admin::{OutboxPage, ScheduledPage, Stats};
 use crate::config::{Config, Secret};
 use crate::oauth::cookie;
 use crate::platform::clock;
-use crate::routes::{AdminRoute, TeamKey, Verb, ROUTE_HEADER};
+use crate::routes::{AdminRoute, TeamKey, Verb};
+use crate::wire::Routed;
 use worker::{Env, Headers, Method, Request, Response};
 
 /// How a request proved it is the operator.
@@ -85,12 +86,16 @@ pub async fn route(mut req: Request, env: &Env, config: &Config, hooks: &TestHoo
 }
 
 /// Sends `route` (with the request's query string and the test hooks the actor reads) to the
-/// team's actor. The actor matches the typed route, not the method, so every call is a POST.
+/// team's actor, in a form its release reads (`team::call_routed`).
 async fn call(env: &Env, team: &TeamKey, route: &AdminRoute, query: &str, hooks: &TestHooks) -> worker::Result<Response> {
     let headers = Headers::new();
     hooks.forward(&headers)?;
-    headers.set(ROUTE_HEADER, &route.to_header())?;
-    team::call(env, team.as_str(), Method::Post, &format!("/admin{query}"), None, Some(headers)).await
+    let routed = Routed::Admin(route.clone());
+    match team::call_routed(env, team.as_str(), &routed, query, None, headers, None).await {
+        Ok(answer) => answer.into_response(),
+        Err(team::Late::Failed(e)) => Err(e),
+        Err(team::Late::OverBudget) => Err(worker::Error::RustError("no budget was given".into())),
+    }
 }
 
 /// `POST /admin/login`: checks the token from the form body and sets the session cookie.

@@ -13,11 +13,12 @@
 
 use super::error::FrontDoorError;
 use super::test_hooks::TestHooks;
-use super::{guard, header, team};
+use super::{guard, header, next_release, team};
 use crate::config::Config;
 use crate::kinds::lists::api::MAX_BODY_BYTES;
 use crate::kinds::notify::valid_key;
-use crate::routes::{ApiRoute, RouteError, TeamKey, Verb, ROUTE_HEADER};
+use crate::routes::{ApiRoute, RouteError, TeamKey, Verb};
+use crate::wire::Routed;
 use worker::{Env, Request, Response};
 
 /// Serves `/api/...`.
@@ -40,29 +41,34 @@ pub async fn route(mut req: Request, env: &Env, config: &Config, hooks: &TestHoo
         return Err(FrontDoorError::NotFound);
     };
     let team = TeamKey::parse(team)?;
+    if next_release::forwards(config, req.method() == worker::Method::Post, rest) {
+        return next_release_route(env, config, &team).await;
+    }
     let route = ApiRoute::parse(Verb::parse(req.method().as_ref()), rest)?;
     let headers = worker::Headers::new();
     headers.set(team::TEAM_HEADER, team.as_str())?;
-    headers.set(ROUTE_HEADER, &route.to_header())?;
     if route == ApiRoute::PostMessage {
         let key = header(&req, "idempotency-key").filter(|k| valid_key(k)).ok_or(FrontDoorError::MissingIdempotencyKey)?;
         headers.set(team::IDEMPOTENCY_KEY, &key)?;
     }
     hooks.forward(&headers)?;
+    next_release::name_version(config, &headers)?;
     let body = if route.has_body() { Some(body_within_limit(&mut req).await?) } else { None };
     let query = super::query_suffix(&req);
     // At most ACK_BUDGET_MS, like an event's ack: a write not confirmed by then answers 500 and
     // may or may not have been committed (a retry is safe: PUTs are sets, POSTs carry a key).
-    let (status, answered, text) =
-        team::call_within(env, team.as_str(), req.method(), &format!("/api{query}"), body, Some(headers), config.ack_budget_ms).await?;
-    let response = Response::ok(text)?.with_status(status);
-    let out = worker::Headers::new();
-    for name in ["content-type", "idempotent-replayed"] {
-        if let Some(value) = answered.get(name)? {
-            out.set(name, &value)?;
-        }
-    }
-    Ok(response.with_headers(out))
+    let answer = team::call_routed(env, team.as_str(), &Routed::Api(route), &query, body, headers, Some(config.ack_budget_ms)).await?;
+    Ok(answer.into_response()?)
+}
+
+/// The route only the tests' next release has (`next_release::ROUTE`), forwarded in the header
+/// form: an actor of this release answers it as a release mismatch (503, retryable).
+async fn next_release_route(env: &Env, config: &Config, team: &TeamKey) -> Result<Response, FrontDoorError> {
+    let headers = worker::Headers::new();
+    headers.set(crate::routes::ROUTE_HEADER, next_release::ROUTE)?;
+    next_release::name_version(config, &headers)?;
+    let (status, answered, text) = team::call_within(env, team.as_str(), worker::Method::Post, "/api", None, Some(headers), config.ack_budget_ms).await?;
+    team::Answer { status, headers: answered, text }.into_response().map_err(FrontDoorError::from)
 }
 
 impl From<RouteError> for FrontDoorError {

@@ -54,8 +54,14 @@ impl Directory {
         Directory { sql, schema }
     }
 
-    /// Serves one request.
-    pub async fn fetch(&self, mut req: Request) -> Result<Response> {
+    /// Serves one request; every answer names this release's wire version (`crate::wire`).
+    pub async fn fetch(&self, req: Request) -> Result<Response> {
+        let mut response = self.serve(req).await?;
+        let _ = response.headers_mut().set(crate::wire::HEADER, crate::wire::VERSION_TEXT);
+        Ok(response)
+    }
+
+    async fn serve(&self, mut req: Request) -> Result<Response> {
         crate::platform::meter::request();
         if let Outcome::Refused(refused) = &self.schema {
             return Ok(super::json_response(500, &crate::routes::error_body(refused.code(), &refused.message(), None)));

@@ -20,7 +20,7 @@
 
 use super::error::FrontDoorError;
 use super::test_hooks::TestHooks;
-use super::{admin, api, header, oauth, team};
+use super::{admin, api, header, next_release, oauth, team};
 use crate::admission::{Arrival, Door};
 use crate::config::{Config, MAX_BODY_BYTES};
 use crate::ingest::{Deadline, IngestOutcome, Receipt};
@@ -156,7 +156,7 @@ async fn slack(
     }
     let inbound = route.parse(&body).map_err(FrontDoorError::Malformed)?;
     let mut line = RequestLine { route: route.path().into(), retry_num, retry_reason: header(&req, "x-slack-retry-reason"), ..RequestLine::default() };
-    let response = answer(inbound, env, deadline, &mut line, hooks).await?;
+    let response = answer(inbound, (env, config), deadline, &mut line, hooks).await?;
     line.ack_ms = clock::now_ms() - started;
     log::emit(line);
     Ok(response)
@@ -187,7 +187,13 @@ async fn read_capped(req: &mut Request, limit: usize) -> Result<Vec<u8>, FrontDo
 }
 
 /// Answers a verified, parsed request; fills the log line's verdict.
-async fn answer(inbound: Inbound, env: &Env, deadline: Deadline, line: &mut RequestLine, hooks: &TestHooks) -> Result<Response, FrontDoorError> {
+async fn answer(
+    inbound: Inbound,
+    (env, config): (&Env, &Config),
+    deadline: Deadline,
+    line: &mut RequestLine,
+    hooks: &TestHooks,
+) -> Result<Response, FrontDoorError> {
     match inbound {
         Inbound::UrlVerification { challenge } => {
             line.verdict = RequestVerdict::UrlVerification;
@@ -212,15 +218,21 @@ async fn answer(inbound: Inbound, env: &Env, deadline: Deadline, line: &mut Requ
             line.type_name = Some(kind);
             Ok(Response::empty()?)
         }
-        Inbound::Dispatch(dispatch) => dispatch_to_actor(dispatch, env, deadline, line, hooks).await,
+        Inbound::Dispatch(dispatch) => dispatch_to_actor(dispatch, (env, config), deadline, line, hooks).await,
     }
 }
 
-async fn dispatch_to_actor(d: Dispatch, env: &Env, deadline: Deadline, line: &mut RequestLine, hooks: &TestHooks) -> Result<Response, FrontDoorError> {
+async fn dispatch_to_actor(
+    d: Dispatch,
+    (env, config): (&Env, &Config),
+    deadline: Deadline,
+    line: &mut RequestLine,
+    hooks: &TestHooks,
+) -> Result<Response, FrontDoorError> {
     line.team = Some(d.team_key().into());
     line.op_key = Some(d.op_key().into());
     line.type_name = Some(d.type_name().into());
-    let outcome = record_at_actor(env, &d, deadline, hooks).await?;
+    let outcome = record_at_actor((env, config), &d, deadline, hooks).await?;
     line.verdict = outcome.verdict().into();
     line.queued = match outcome.receipt {
         Receipt::New { queued, .. } => Some(queued),
@@ -254,7 +266,7 @@ async fn note_rate_limited(env: &Env, team_id: &str, minute: i64, deadline: Dead
     }
     let left_ms = time_left(deadline)?;
     let body = serde_json::to_string(&RateLimitedNotice { minute_rate_limited: minute }).map_err(|e| FrontDoorError::Internal(e.to_string()))?;
-    let (status, _, text) = team::call_within(env, team_id, Method::Post, team::RATE_LIMITED_PATH, Some(body), None, left_ms).await?;
+    let (status, _, text) = team::call_within(env, team_id, Method::Post, crate::wire::RATE_LIMITED_PATH, Some(body), None, left_ms).await?;
     match status {
         200 => Ok(()),
         _ => Err(FrontDoorError::Internal(format!("actor answered {status}: {text}"))),
@@ -265,11 +277,12 @@ async fn note_rate_limited(env: &Env, team_id: &str, minute: i64, deadline: Dead
 /// it the call is aborted: the unit may still commit, and Slack's retry is a duplicate; or the
 /// actor reaches the request too late and records nothing, and the retry records it). A budget
 /// already spent before the call answers 500 without calling.
-async fn record_at_actor(env: &Env, d: &Dispatch, deadline: Deadline, hooks: &TestHooks) -> Result<IngestOutcome, FrontDoorError> {
+async fn record_at_actor((env, config): (&Env, &Config), d: &Dispatch, deadline: Deadline, hooks: &TestHooks) -> Result<IngestOutcome, FrontDoorError> {
     let left_ms = time_left(deadline)?;
-    let body = serde_json::to_string(d).map_err(|e| FrontDoorError::Internal(e.to_string()))?;
+    let body = next_release::ingest_body(config, d).map_err(|e| FrontDoorError::Internal(e.to_string()))?;
     let headers = worker::Headers::new();
     headers.set(Deadline::HEADER, &deadline.0.to_string())?;
+    next_release::name_version(config, &headers)?;
     if hooks.for_the_actor() {
         hooks.forward(&headers)?;
     }

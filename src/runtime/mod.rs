@@ -23,6 +23,7 @@ pub mod directory;
 pub mod error;
 pub mod front_door;
 pub mod guard;
+pub mod next_release;
 pub mod oauth;
 pub mod store;
 pub mod sweep;
@@ -61,7 +62,8 @@ pub fn json_response(status: u16, body: &serde_json::Value) -> worker::Response 
 }
 
 /// Sends one request to the Durable Object named `name` in the namespace `binding` (the only way
-/// the Worker and the actors reach an actor). The URL's host is ignored; actors route on its path.
+/// the Worker and the actors reach an actor), naming this release's wire version. The URL's host
+/// is ignored; actors route on its path.
 ///
 /// With `signal`, the call (and the reading of its answer) is aborted when the signal is (e.g.
 /// `AbortSignal.timeout`: the front door's ack budget).
@@ -74,8 +76,13 @@ pub async fn call_actor(env: &worker::Env, binding: &str, name: &str, call: Acto
     let namespace = env.durable_object(binding)?;
     let namespace: &crate::platform::js::Namespace = namespace.as_ref().unchecked_ref();
     let stub = namespace.get_by_name(name)?;
-    let headers = call.headers.map(|h| h.0);
-    let init = crate::platform::js::request_init(call.method.as_ref(), headers.as_ref(), call.body.as_deref(), call.signal);
+    // Every call names its sender's wire version (`crate::wire`): this release's, unless the
+    // caller named one (the tests' next release, `next_release`).
+    let headers = call.headers.unwrap_or_default();
+    if !headers.has(crate::wire::HEADER)? {
+        headers.set(crate::wire::HEADER, crate::wire::VERSION_TEXT)?;
+    }
+    let init = crate::platform::js::request_init(call.method.as_ref(), Some(&headers.0), call.body.as_deref(), call.signal);
     let response = worker::wasm_bindgen_futures::JsFuture::from(stub.fetch(&format!("https://actor{}", call.path), &init)?).await?;
     Ok(response.dyn_into::<worker::web_sys::Response>()?.into())
 }

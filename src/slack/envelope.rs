@@ -100,6 +100,31 @@ impl Dispatch {
         }
     }
 
+    /// The dispatch as a team actor reads it from the front door (`crate::wire`): the JSON of any
+    /// release's front door, its unknown fields ignored, and each event parsed again from the
+    /// inner event as Slack sent it (`raw`), so that this release's understanding of the event
+    /// wins over the sender's (an older front door's `Other` for a type this release knows, a
+    /// newer one's variant this release does not). An unknown `kind` is an error: the caller
+    /// answers it as a release mismatch (retryable), never as an ack.
+    pub fn from_wire(text: &str) -> Result<Dispatch, serde_json::Error> {
+        let mut dispatch: Dispatch = serde_json::from_str(text)?;
+        if let Dispatch::Event(envelope) = &mut dispatch {
+            if let Ok(event) = parse_event(&envelope.raw) {
+                envelope.event = event;
+            }
+        }
+        Ok(dispatch)
+    }
+
+    /// The thread (channel, thread ts) whose streamed answer the user stopped: an
+    /// `agent_session_stopped`. The ingest unit records it whatever the app decides.
+    pub fn stops_answer(&self) -> Option<(&str, &str)> {
+        match self {
+            Dispatch::Event(EventEnvelope { event: Event::AgentSessionStopped { channel, thread_ts, .. }, .. }) => Some((channel, thread_ts)),
+            _ => None,
+        }
+    }
+
     /// A short label for logs and the receipt's `kind` column.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -121,7 +146,11 @@ pub struct EventEnvelope {
     pub event_time: i64,
     /// Our bot's user id in this installation, when `authorizations[0]` says it is a bot.
     pub bot_user_id: Option<String>,
-    /// The inner event.
+    /// The inner event. On the wire (front door to actor), a shape this release does not know — a
+    /// newer release's variant — reads as [`Event::Other`] ([`Dispatch::from_wire`]); and a
+    /// variant added since wire version 1 is written as `Other` (an older actor reads it as an
+    /// event it does not act on; this release's parses it again from `raw`).
+    #[serde(deserialize_with = "tolerant_event", serialize_with = "wire_event")]
     pub event: Event,
     /// The inner event as Slack sent it, for listeners of any event type.
     #[serde(default)]
@@ -145,6 +174,21 @@ pub enum Event {
         /// User ids whose user tokens were revoked.
         oauth: Vec<String>,
     },
+    /// The user pressed Stop on the agent's streamed answer (`agent_session_stopped`, 2026): the
+    /// answer streaming in that thread must stop (`crate::kinds::assistant`). Travels to a team
+    /// actor as `Other` (see [`EventEnvelope::event`]).
+    AgentSessionStopped {
+        /// The conversation.
+        channel: String,
+        /// The thread of the session.
+        thread_ts: String,
+        /// The streaming messages the stop was pressed on.
+        #[serde(default)]
+        streaming_message_ts: Vec<String>,
+        /// Who pressed it.
+        #[serde(default)]
+        user: Option<String>,
+    },
     /// Any other event type: acknowledged, recorded, not acted on.
     Other {
         /// The inner event's `type`.
@@ -160,6 +204,7 @@ impl Event {
             Event::Message(_) => "message",
             Event::AppUninstalled => "app_uninstalled",
             Event::TokensRevoked { .. } => "tokens_revoked",
+            Event::AgentSessionStopped { .. } => AGENT_SESSION_STOPPED,
             Event::Other { event_type } => event_type,
         }
     }
@@ -374,8 +419,33 @@ fn parse_event(e: &Value) -> Result<Event, ParseError> {
         "message" => Event::Message(parse_message(e)?),
         "app_uninstalled" => Event::AppUninstalled,
         "tokens_revoked" => Event::TokensRevoked { bot: string_list(e.pointer("/tokens/bot")), oauth: string_list(e.pointer("/tokens/oauth")) },
+        AGENT_SESSION_STOPPED => Event::AgentSessionStopped {
+            channel: required(e, "/channel", "event.channel")?,
+            thread_ts: required(e, "/thread_ts", "event.thread_ts")?,
+            streaming_message_ts: string_list(e.get("streaming_message_ts")),
+            user: str_at(e, "/user"),
+        },
         _ => Event::Other { event_type },
     })
+}
+
+/// The inner event type of [`Event::AgentSessionStopped`].
+pub const AGENT_SESSION_STOPPED: &str = "agent_session_stopped";
+
+/// An event as the wire writes it: the variants of wire version 1 as themselves, any later one as
+/// [`Event::Other`] (see [`EventEnvelope::event`]).
+fn wire_event<S: serde::Serializer>(event: &Event, s: S) -> Result<S::Ok, S::Error> {
+    match event {
+        Event::AgentSessionStopped { .. } => Event::Other { event_type: event.type_name().to_string() }.serialize(s),
+        _ => event.serialize(s),
+    }
+}
+
+/// An event as the wire carries it: a variant this release knows, else [`Event::Other`] with the
+/// shape's `type` (see [`Dispatch::from_wire`]).
+fn tolerant_event<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Event, D::Error> {
+    let value = Value::deserialize(d)?;
+    Ok(Event::deserialize(&value).unwrap_or_else(|_| Event::Other { event_type: value.get("type").and_then(Value::as_str).unwrap_or("unknown").to_string() }))
 }
 
 fn string_list(v: Option<&Value>) -> Vec<String> {

@@ -91,6 +91,7 @@ pub const TEAM: Schema<'static> = Schema {
         Migration { to: 3, name: "lean_rows", sql: super::lean::MIGRATION_3, floor: 3 },
         Migration { to: 4, name: "streamed_answers", sql: crate::kinds::assistant::sql::MIGRATION_4, floor: 4 },
         Migration { to: 5, name: "posted_on_row", sql: crate::kinds::notify::sql::MIGRATION_5, floor: 5 },
+        Migration { to: 6, name: "answer_stops", sql: crate::kinds::assistant::sql::MIGRATION_6, floor: 5 },
     ],
 };
 

@@ -57,7 +57,9 @@ impl Conversation {
 
     /// The user asks `prompt`; returns the envelope as sent.
     fn ask(&self, rt: &Runtime, prompt: &str) -> Value {
-        let ts = format!("{}.000200", now_secs());
+        // A ts of its own for every message (two asks within a second are two messages).
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(200);
+        let ts = format!("{}.{:06}", now_secs(), NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
         let body = envelope(&self.team, &unique("Ev"), thread_message(&self.channel, &self.thread_ts, &ts, prompt));
         assert_eq!(rt.client().event(&body).status, 200);
         body
@@ -143,6 +145,66 @@ fn a_user_who_presses_stop_ends_the_answer_and_nothing_more_is_sent() {
     assert!(a.fake.calls("chat.stopStream", &conv.channel).is_empty(), "a stopped stream is not stopped again");
     assert_eq!(a.fake.streams_in(&conv.channel).len(), 1);
     assert!(c.rows(&conv.team, "parked").is_empty(), "a stop is not a failure");
+}
+
+/// The user presses Stop in the agent view: Slack's `agent_session_stopped` for the thread.
+fn session_stopped(conv: &Conversation, streaming_ts: &[&str]) -> Value {
+    let event =
+        json!({"type": "agent_session_stopped", "channel": conv.channel, "thread_ts": conv.thread_ts, "streaming_message_ts": streaming_ts, "user": "U1"});
+    envelope(&conv.team, &unique("Ev"), event)
+}
+
+#[test]
+fn a_stop_pressed_in_the_agent_view_ends_the_answer_with_the_text_so_far_once_however_often_it_arrives() {
+    let a = assistant();
+    let conv = Conversation::new();
+    let prompt = format!("{} [llm tokens=400 rate=40]", unique("agent-stop-"));
+    conv.ask(&a.rt, &prompt);
+    let ts = a.fake.wait_calls("chat.appendStream", &conv.channel, 1, WAIT)[0].field("ts").unwrap().to_string();
+    let c = a.rt.client();
+    let stop = session_stopped(&conv, &[&ts]);
+    // Acked only once the stop is recorded: from here no call starts but the one closing the
+    // answer (an append already in flight may still land).
+    assert_eq!(c.event(&stop).status, 200);
+    let appends_at_ack = a.fake.calls("chat.appendStream", &conv.channel).len();
+    assert_eq!(c.event_delivery(&stop.to_string(), Some("1"), &[]).status, 200, "Slack's retry");
+    let mut again = stop.clone();
+    again["event_id"] = json!(unique("Ev"));
+    assert_eq!(c.event(&again).status, 200, "a second press");
+    rows_settled(&c, &conv.team);
+    let streams = a.fake.streams_in(&conv.channel);
+    assert_eq!(streams.len(), 1, "{streams:?}");
+    assert!(!streams[0].streaming, "the stream is closed");
+    assert_eq!(a.fake.calls("chat.stopStream", &conv.channel).len(), 1, "closed once, however often the stop arrived");
+    let appends = a.fake.calls("chat.appendStream", &conv.channel).len();
+    assert!(appends <= appends_at_ack + 1, "{appends} appends, {appends_at_ack} when the stop was acked");
+    let full = FakeLlm::answer_to(&prompt, 400);
+    assert!(full.starts_with(&streams[0].text) && streams[0].text.len() < full.len(), "the text shown so far, no more: {:?}", streams[0].text);
+    assert!(c.rows(&conv.team, "parked").is_empty(), "a stop is not a failure");
+    // The row ended: nothing more can be sent.
+    assert_eq!(a.fake.calls("chat.appendStream", &conv.channel).len(), appends);
+}
+
+#[test]
+fn a_stop_recorded_before_the_answer_opened_its_message_means_it_never_opens() {
+    let a = assistant();
+    let conv = Conversation::new();
+    // Slack holds the first chat.startStream back for 3 s: the answer waits with its text.
+    a.fake.script("chat.startStream", &conv.channel, vec![Reply::RateLimited(3)]);
+    let prompt = format!("{} [llm tokens=40 rate=200]", unique("early-stop-"));
+    conv.ask(&a.rt, &prompt);
+    a.fake.wait_calls("chat.startStream", &conv.channel, 1, WAIT);
+    let c = a.rt.client();
+    assert_eq!(c.event(&session_stopped(&conv, &[])).status, 200);
+    rows_settled(&c, &conv.team);
+    assert_eq!(a.fake.calls("chat.startStream", &conv.channel).len(), 1, "only the held-back call");
+    assert!(a.fake.streams_in(&conv.channel).is_empty(), "no message was opened");
+    assert!(a.fake.calls("chat.postMessage", &conv.channel).is_empty());
+    // A later message in the same thread gets its answer: the stop held for the answer before it.
+    let next = format!("{} [llm tokens=40 rate=200]", unique("after-stop-"));
+    conv.ask(&a.rt, &next);
+    let streams = finished(&a.fake, &conv.channel);
+    assert_eq!(text_of(&streams), FakeLlm::answer_to(&next, 40));
 }
 
 #[test]

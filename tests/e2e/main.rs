@@ -23,6 +23,7 @@ mod lists;
 mod notify;
 mod overload;
 mod pacing;
+mod releases;
 mod reliability;
 mod retention;
 mod schedule;

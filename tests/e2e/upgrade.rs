@@ -44,7 +44,8 @@ fn post_notify(c: &Client) -> support::slack::Answer {
     c.api_with("POST", &format!("/api/teams/{TEAM}/messages"), &[("idempotency-key", KEY)], Some(&notify_body()))
 }
 
-/// Writes a fixture: drives the release whose `wrangler.toml` is `SCHEMA_FIXTURE_CONFIG` into the
+/// Writes a fixture: drives the release whose `wrangler.toml` is `SCHEMA_FIXTURE_CONFIG` (and whose
+/// bundle is the release fixture `SCHEMA_FIXTURE_RELEASE`, when set) into the
 /// state the upgrade tests expect, kills it, and copies its Durable Objects' files into
 /// `SCHEMA_FIXTURE_STATE` (with `written_at`). Run by `scripts/schema-fixture.sh`.
 #[test]
@@ -61,6 +62,9 @@ fn seed_a_fixture() {
     let mut settings =
         Settings::new("seed", &fake).var("LEASE_MS", "5000").var("ATTEMPT_TIMEOUT_MS", "4000").var("RETRY_SCHEDULE_MS", "1000").var("MAX_ATTEMPTS", "50");
     settings.config = Some(PathBuf::from(config));
+    // The release's own bundle: its release fixture (`SCHEMA_FIXTURE_RELEASE`, served with the
+    // given config), else the config's `main` (a release built from its tree).
+    settings.script = std::env::var("SCHEMA_FIXTURE_RELEASE").ok().map(|commit| crate::support::runtime::earlier_release(&commit));
     let mut rt = Runtime::start(settings);
     let c = rt.client();
     install(&c, &fake, access(TEAM, TOKEN, json!({})));
@@ -183,7 +187,8 @@ fn refuses(c: &Client, code: &str) {
 fn a_database_newer_than_the_code_is_refused_and_not_written() {
     let fake = FakeSlack::start();
     let latest = fixture::versions().pop().unwrap();
-    let (mut rt, db, before) = start_on(&latest, &fake, "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', '99')");
+    // A release that broke older code raised the floor with its version.
+    let (mut rt, db, before) = start_on(&latest, &fake, "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', '99'), ('schema_floor', '99')");
     let line = schema_line(&rt, "team");
     assert_eq!(
         (line["outcome"].as_str(), line["db_version"].as_i64(), line["code_version"].as_i64()),

@@ -8,6 +8,12 @@
 //! the checkpoint a dead attempt left (closing what it left open, then continuing). The model is
 //! asked at the first read, once that is settled: to continue after the delivered text when
 //! there is one (the partial answer is sent as the assistant's message).
+//!
+//! A Stop the user pressed (`agent_session_stopped`, recorded by the ingest unit before its ack,
+//! `store::record_stop`) is read before every step: from then on no call starts but those that
+//! close the answer (`Answer::stop`), the model's request is aborted, and the row ends done. So a
+//! stop is honoured whatever state the row was in: not started (it never starts), streaming,
+//! between attempts, or after a crash (the next attempt reads it first).
 
 use super::calls::{self, Target};
 use super::sse::{SseDecoder, SseEvent};
@@ -53,6 +59,11 @@ pub async fn answer(job: &Job<'_>, to: &Target<'_>) -> JobOutcome {
     let mut model: Option<Model> = None;
     loop {
         let now = clock::now_ms();
+        if !answer.stopped_by_user() && stop_recorded(job, to) {
+            answer.stop();
+            // Dropping the model's stream aborts its request: nothing more is read.
+            model = None;
+        }
         match answer.next(now) {
             Step::Finished(end) => return ended(end),
             Step::Wait(until) => worker::Delay::from(std::time::Duration::from_millis((until - now).max(1) as u64)).await,
@@ -81,6 +92,13 @@ pub async fn answer(job: &Job<'_>, to: &Target<'_>) -> JobOutcome {
             }
         }
     }
+}
+
+/// Whether the user pressed Stop on this answer (`agent_session_stopped`, recorded by the ingest
+/// before its ack): read before every step, so no call starts after the stop is recorded (one
+/// already in flight finishes). A read that fails is taken as no stop: the next step reads again.
+fn stop_recorded(job: &Job<'_>, to: &Target<'_>) -> bool {
+    answers::stopped(job.sql, to.channel, to.thread_ts, job.row.id.0).unwrap_or(false)
 }
 
 /// How an answer's end is stored.

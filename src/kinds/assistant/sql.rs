@@ -28,3 +28,29 @@ pub const SAVE: &str = "INSERT INTO answers(row_id, idem_key, checkpoint, update
 
 /// Forgets a finished answer's checkpoint: ?1 row id.
 pub const FORGET: &str = "DELETE FROM answers WHERE row_id = ?1";
+
+/// Migration 6 (`answer_stops`): the Stops users pressed on streamed answers
+/// (`agent_session_stopped`), one per thread, recorded by the ingest unit before the ack. Additive
+/// (the previous release never names the table: floor 5).
+///
+/// A stop holds for the answers that existed when it was pressed: the rows of the thread up to
+/// `up_to_row` (the outbox's highest id then). A later message in the same thread gets its answer.
+pub const MIGRATION_6: &str = "CREATE TABLE answer_stops (
+  channel TEXT NOT NULL,
+  thread_ts TEXT NOT NULL,
+  up_to_row INTEGER NOT NULL,
+  at INTEGER NOT NULL,
+  PRIMARY KEY (channel, thread_ts)
+)";
+
+/// Records a stop: ?1 channel, ?2 thread ts, ?3 now. Holds for every row queued so far (a second
+/// stop of the thread widens it to the rows queued since).
+pub const RECORD_STOP: &str = "INSERT INTO answer_stops(channel, thread_ts, up_to_row, at)
+  VALUES (?1, ?2, COALESCE((SELECT MAX(id) FROM outbox), 0), ?3)
+  ON CONFLICT(channel, thread_ts) DO UPDATE SET up_to_row = MAX(up_to_row, excluded.up_to_row), at = excluded.at";
+
+/// Whether row ?3's answer in thread ?2 of channel ?1 was stopped (a row returned).
+pub const STOPPED: &str = "SELECT 1 AS stopped FROM answer_stops WHERE channel = ?1 AND thread_ts = ?2 AND up_to_row >= ?3";
+
+/// Forgets stops older than ?1 (housekeeping: no answer runs that long).
+pub const PRUNE_STOPS: &str = "DELETE FROM answer_stops WHERE at < ?1";

@@ -49,3 +49,19 @@ pub fn save(
 pub fn forget(sql: &SqlStorage, row_id: i64) -> worker::Result<()> {
     run(sql, super::sql::FORGET, vec![int(row_id)])
 }
+
+/// Records the Stop a user pressed in `thread_ts` of `channel` (inside the ingest's unit).
+pub fn record_stop(sql: &SqlStorage, channel: &str, thread_ts: &str, now: i64) -> worker::Result<()> {
+    run(sql, super::sql::RECORD_STOP, vec![text(channel), text(thread_ts), int(now)])
+}
+
+/// Whether row `row_id`'s answer in `thread_ts` of `channel` was stopped by its user.
+pub fn stopped(sql: &SqlStorage, channel: &str, thread_ts: &str, row_id: i64) -> worker::Result<bool> {
+    let found: Vec<Value> = rows(sql, super::sql::STOPPED, vec![text(channel), text(thread_ts), int(row_id)])?;
+    Ok(!found.is_empty())
+}
+
+/// Forgets the stops recorded before `cutoff` (housekeeping).
+pub fn prune_stops(sql: &SqlStorage, cutoff: i64) -> worker::Result<()> {
+    run(sql, super::sql::PRUNE_STOPS, vec![int(cutoff)])
+}

@@ -238,6 +238,8 @@ pub struct Answer {
     hold_until: i64,
     transient: u32,
     ended: Option<End>,
+    /// The user pressed Stop ([`Answer::stop`]).
+    user_stopped: bool,
 }
 
 impl Answer {
@@ -260,6 +262,7 @@ impl Answer {
             hold_until: i64::MIN,
             transient: 0,
             ended: None,
+            user_stopped: false,
         }
     }
 
@@ -310,6 +313,25 @@ impl Answer {
         self.model_failed = Some(why.to_string());
     }
 
+    /// The user pressed Stop (`agent_session_stopped`, recorded before this was called; between
+    /// calls, never during one): nothing more of the model is sent — what is buffered is dropped —
+    /// and the answer ends [`End::StoppedByUser`] once the open message is closed: a stream with
+    /// `chat.stopStream` (the text shown so far), a call in flight's message set to its text first,
+    /// a posted message left as it shows. An answer that sent nothing ends at once.
+    pub fn stop(&mut self) {
+        if self.ended.is_some() {
+            return;
+        }
+        self.user_stopped = true;
+        self.buffer.clear();
+        self.buffered_since = None;
+    }
+
+    /// Whether the user stopped it.
+    pub fn stopped_by_user(&self) -> bool {
+        self.user_stopped
+    }
+
     /// What to do next, at `now`.
     pub fn next(&mut self, now: i64) -> Step {
         if let Some(end) = &self.ended {
@@ -320,6 +342,7 @@ impl Answer {
         }
         let step = match self.closing_call() {
             Some(step) => step,
+            None if self.user_stopped => self.close_stopped(),
             None => match self.cp.mode {
                 Mode::Stream => self.next_streamed(now),
                 Mode::Fallback => self.next_posted(now),
@@ -350,8 +373,26 @@ impl Answer {
         }
     }
 
+    /// After [`Answer::stop`], with nothing being closed: stop the open stream (the answer's
+    /// last), or end.
+    fn close_stopped(&mut self) -> Step {
+        match self.cp.open.clone() {
+            Some(Open { ts: Some(ts), phase: Phase::Streaming, .. }) => {
+                self.phase(Phase::Stopping { last: true });
+                Step::Call(Call::Stop { ts, last: true })
+            }
+            _ => {
+                self.cp.open = None;
+                Step::Finished(End::StoppedByUser)
+            }
+        }
+    }
+
     /// Once a message is closed: end the attempt if the model failed, else go on.
     fn after_close(&mut self) -> Option<Step> {
+        if self.user_stopped {
+            return Some(Step::Finished(End::StoppedByUser));
+        }
         let why = self.model_failed.clone().filter(|_| self.buffer.is_empty())?;
         Some(Step::Finished(End::Retry(why)))
     }
@@ -529,7 +570,9 @@ impl Answer {
             return;
         }
         self.cp.open = None;
-        if last {
+        if self.user_stopped {
+            self.ended = Some(End::StoppedByUser);
+        } else if last {
             self.ended = Some(End::Done);
         } else if let Some(why) = self.model_failed.clone().filter(|_| self.buffer.is_empty()) {
             self.ended = Some(End::Retry(why));

@@ -357,3 +357,82 @@ fn a_crash_at_any_call_with_429s_leaves_one_coherent_answer() {
 fn a_crash_at_any_call_while_slack_closes_streams_under_it_leaves_one_coherent_answer() {
     crash_everywhere(|| Slack { lifetime_ms: Some(3_000), ..Slack::default() }, 300);
 }
+
+/// One attempt in which the user presses Stop once `stop_after` calls have been made (between
+/// calls, as the job checks): the calls made after it, and the end.
+fn attempt_stopped_after(answer: &mut Answer, slack: &mut Slack, clock: &mut i64, model: &mut Model, stop_after: usize) -> (Vec<Call>, End) {
+    let (mut made, mut after) = (0, Vec::new());
+    for _ in 0..200_000 {
+        if made == stop_after && !answer.stopped_by_user() {
+            answer.stop();
+        }
+        match answer.next(*clock) {
+            Step::Finished(end) => return (after, end),
+            Step::Wait(t) => *clock = t.max(*clock + 1),
+            Step::Call(call) => {
+                if answer.stopped_by_user() {
+                    after.push(call.clone());
+                }
+                made += 1;
+                let reply = slack.apply(&call, *clock);
+                *clock += 20;
+                answer.replied(reply, *clock);
+            }
+            Step::Read(_) => {
+                *clock += model.every_ms;
+                match model.pieces.pop_front() {
+                    Some(p) => answer.text(&p, *clock),
+                    None => answer.model_done(),
+                }
+            }
+        }
+    }
+    panic!("the answer never ended");
+}
+
+#[test]
+fn a_stop_mid_stream_closes_the_stream_with_the_text_shown_so_far_and_sends_nothing_more() {
+    let full = text_of(800);
+    for stop_after in 1..6 {
+        let (mut slack, mut clock) = (Slack::default(), 0);
+        let mut answer = Answer::new(Policy::default());
+        let mut model = Model::saying(&full, 4, 20);
+        let (after, end) = attempt_stopped_after(&mut answer, &mut slack, &mut clock, &mut model, stop_after);
+        assert_eq!(end, End::StoppedByUser, "after {stop_after} calls");
+        assert!(matches!(after.as_slice(), [Call::Stop { last: true, .. }]), "one stopStream and nothing else: {after:?}");
+        assert_eq!(slack.streaming(), 0, "nothing left streaming");
+        assert!(full.starts_with(&slack.shown()) && !slack.shown().is_empty(), "the text shown so far, no more");
+        assert!(slack.shown().len() < full.len(), "the model's rest was never sent");
+        assert_eq!(answer.next(clock), Step::Finished(End::StoppedByUser), "and it stays ended");
+    }
+}
+
+#[test]
+fn a_stop_before_the_answer_started_makes_no_call() {
+    let (mut slack, mut clock) = (Slack::default(), 0);
+    let mut answer = Answer::new(Policy::default());
+    let mut model = Model::saying(&text_of(50), 4, 20);
+    let (after, end) = attempt_stopped_after(&mut answer, &mut slack, &mut clock, &mut model, 0);
+    assert_eq!((after, end), (vec![], End::StoppedByUser));
+    assert!(slack.calls.is_empty(), "{:?}", slack.calls);
+}
+
+#[test]
+fn a_stop_honoured_after_a_crash_at_any_call_leaves_one_coherent_partial_answer() {
+    let full = text_of(300);
+    for crash in 0..12 {
+        for landed in [false, true] {
+            let (mut slack, mut clock) = (Slack::default(), 0);
+            let mut first = Answer::new(Policy::default());
+            let Run::Crashed(cp) = attempt(&mut first, &mut slack, &mut clock, &continuing(&full, 4, 20), Some((crash, landed))) else { continue };
+            // The stop was recorded while the attempt was dead; the next attempt reads it first.
+            let mut resumed = Answer::resume(cp, Policy::default());
+            let mut model = Model::saying("never asked for", 4, 20);
+            let (after, end) = attempt_stopped_after(&mut resumed, &mut slack, &mut clock, &mut model, 0);
+            assert_eq!(end, End::StoppedByUser, "crash at {crash} (landed: {landed})");
+            assert!(after.iter().all(|c| matches!(c, Call::Stop { .. } | Call::Update { .. } | Call::Find { .. })), "only closing calls: {after:?}");
+            assert_eq!(slack.streaming(), 0, "crash at {crash} (landed: {landed}): nothing left streaming");
+            assert!(full.starts_with(&slack.shown()), "crash at {crash} (landed: {landed}): a prefix of the answer, once: {:?}", slack.shown());
+        }
+    }
+}

@@ -18,7 +18,8 @@ use std::rc::Rc;
 
 /// Runs the handler on the kept request.
 pub fn run(job: &Job<'_>, dispatch: &Value) -> JobOutcome {
-    let Ok(dispatch) = serde_json::from_value::<Dispatch>(dispatch.clone()) else {
+    // Read as a team actor reads the wire (`crate::wire`): a kept request's event is parsed again.
+    let Ok(dispatch) = Dispatch::from_wire(&dispatch.to_string()) else {
         return JobOutcome::verdict(Verdict::Permanent { code: reasons::BAD_PAYLOAD.into() });
     };
     let ctx = Context::of(job.config).with_state(Rc::new(SqlState { sql: job.sql.clone() }));

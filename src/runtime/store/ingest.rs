@@ -69,6 +69,9 @@ pub struct Ingest {
     /// The handler failed (its error) on this request (the JSON kept for a redrive): instead of
     /// effects, one parked `handler_failed` row.
     pub failed: Option<(String, serde_json::Value)>,
+    /// The user pressed Stop on the answer streaming in this thread (channel, thread ts):
+    /// recorded for the answers queued so far (`crate::kinds::assistant`).
+    pub stop: Option<(String, String)>,
 }
 
 /// The ingest unit: the receipt, its outbox rows (and, for an uninstall, the revocation), all or
@@ -94,6 +97,9 @@ pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64, kno
         let (queued, already_queued) = insert_rows(&sql, &ingest.op_key, &ingest.rows, ingest.max_attempts, now)?;
         if let Some((error, dispatch)) = &ingest.failed {
             redrive::park(&sql, &ingest.op_key, error, dispatch, ingest.max_attempts, now)?;
+        }
+        if let Some((channel, thread_ts)) = &ingest.stop {
+            crate::kinds::assistant::store::record_stop(&sql, channel, thread_ts, now)?;
         }
         let parked = if ingest.uninstall { revoke(&sql, now)? } else { 0 };
         Ok(Recorded { receipt: Receipt::New { queued, already_queued }, first_seen: !first.is_empty(), parked })

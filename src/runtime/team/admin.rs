@@ -37,7 +37,9 @@ fn number(req: &Request, name: &str, default: i64) -> Result<i64, ActorError> {
 /// Whether `req` is the admin route that reads the cost meter (`AdminRoute::Meter`), which the
 /// meter does not count as a request.
 pub(super) fn reads_the_meter(req: &Request) -> bool {
-    req.path() == "/admin" && super::forwarded(req, AdminRoute::from_header).is_ok_and(|route| route == AdminRoute::Meter)
+    let route = crate::runtime::header(req, crate::routes::ROUTE_HEADER);
+    crate::wire::classify(crate::routes::Verb::parse(req.method().as_ref()), &req.path(), route.as_deref())
+        == crate::wire::ActorRequest::Routed(crate::wire::Routed::Admin(AdminRoute::Meter))
 }
 
 impl TeamActor {

@@ -9,6 +9,7 @@ use crate::platform::log;
 use crate::routes::error_body;
 use crate::runtime::json_response;
 use crate::sql::migrate::Refused;
+use crate::wire;
 use serde_json::json;
 use worker::Response;
 
@@ -64,6 +65,9 @@ pub enum ActorError {
         /// How far past the deadline.
         by_ms: i64,
     },
+    /// A request this release cannot read, though a front door sent it: the two are different
+    /// releases during a deploy (`crate::wire`). Nothing was written; 503 with `Retry-After`.
+    Mismatch(String),
     /// Storage or the runtime failed (logged; a retry is safe).
     Storage(worker::Error),
 }
@@ -109,6 +113,10 @@ impl ActorError {
             }
             ActorError::Late { by_ms } => (503, TOO_LATE, format!("reached {by_ms} ms after the front door's deadline; nothing recorded"), None),
             ActorError::Schema(refused) => (500, refused.code(), refused.message(), None),
+            ActorError::Mismatch(what) => {
+                log::error(LogLine::AdminError(ErrorLine::new(format!("{}: this release cannot read {what}", wire::MISMATCH))));
+                (503, wire::MISMATCH, format!("this release of the team actor cannot read {what}: a deploy is under way; retry"), None)
+            }
             ActorError::Storage(e) => {
                 log::error(LogLine::AdminError(ErrorLine::new(e)));
                 (500, "storage_error", "storage error; retry".into(), None)
@@ -118,6 +126,10 @@ impl ActorError {
         if let ActorError::CountChanged { matching } = self {
             body["matching"] = json!(matching);
         }
-        json_response(status, &body)
+        let mut response = json_response(status, &body);
+        if code == wire::MISMATCH {
+            let _ = response.headers_mut().set("retry-after", &wire::RETRY_AFTER_S.to_string());
+        }
+        response
     }
 }

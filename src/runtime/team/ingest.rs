@@ -37,7 +37,9 @@ impl TeamActor {
         if let Admission::Late { by_ms } = Deadline::admit(Deadline::parse(header(&req, Deadline::HEADER).as_deref()), clock::now_ms()) {
             return Err(ActorError::Late { by_ms });
         }
-        let dispatch: Dispatch = request_json(&mut req).await?;
+        // Any release's front door (`crate::wire`): a dispatch this release cannot read is a
+        // release mismatch (503; the front door answers Slack 500, and Slack retries).
+        let dispatch = Dispatch::from_wire(&req.text().await?).map_err(|e| ActorError::Mismatch(format!("an ingest body ({e})")))?;
         // The handler reads the team's state synchronously; with no await from here to the unit,
         // nothing else writes in between.
         let ctx = app::Context::of(config).with_state(Rc::new(SqlState { sql: self.sql.clone() }));
@@ -68,6 +70,7 @@ impl TeamActor {
             max_attempts: config.retry.max_attempts,
             team_key_stored: self.team.borrow().is_some(),
             failed: failed.clone(),
+            stop: dispatch.stops_answer().map(|(channel, thread)| (channel.to_string(), thread.to_string())),
             // Only a run whose effects stand carries one (`app::decide`).
             state: output.state,
         };
@@ -86,7 +89,8 @@ impl TeamActor {
             log::emit(UninstallLine { team: dispatch.team_key().to_string(), parked: recorded.parked, alert: Alert::TeamUninstalled });
         }
         let ignored = if uninstall { Some("uninstalled") } else { ignored };
-        Ok(Response::from_json(&IngestOutcome { receipt: recorded.receipt, ignored: ignored.map(str::to_string), ack: output.ack })?)
+        let outcome = IngestOutcome { receipt: recorded.receipt, ignored: ignored.map(str::to_string), ack: output.ack };
+        Ok(crate::runtime::next_release::ingest_answer(config, &outcome)?)
     }
 
     /// `POST /rate-limited`: one of Slack's `app_rate_limited` notices, kept for the stats (the

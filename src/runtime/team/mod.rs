@@ -40,9 +40,10 @@ use crate::outbox::pace::Pacer;
 use crate::outbox::Trigger;
 use crate::platform::credential;
 use crate::platform::{clock, env, log};
-use crate::routes::{AdminRoute, ApiRoute, ApiService, RouteError, ROUTE_HEADER};
+use crate::routes::{ApiService, Verb, ROUTE_HEADER};
 use crate::sql::known::Known;
 use crate::sql::migrate::{self, Outcome};
+use crate::wire::{self, ActorRequest, Kept, RouteForm, Routed};
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -77,6 +78,68 @@ pub async fn call_within(
     answer.await.map_err(|e| if signal.aborted() { Late::OverBudget } else { Late::Failed(e) })
 }
 
+/// Sends a routed call (an admin or service API route) to the team actor named `team_key`, in the
+/// header form, and once more in the path form when the actor answered 404 naming no wire version:
+/// it may be a release that reads routes from the path (`crate::wire`, a deploy under way).
+/// Within `budget_ms` for both, when given (the `/api/…` routes' ack budget).
+pub async fn call_routed(
+    env: &Env,
+    team_key: &str,
+    routed: &Routed,
+    query: &str,
+    body: Option<String>,
+    headers: worker::Headers,
+    budget_ms: Option<i64>,
+) -> std::result::Result<Answer, Late> {
+    let signal = budget_ms.map(crate::platform::js::timeout_signal);
+    let send = |form| {
+        let out = routed.outgoing(form);
+        let (body, headers, signal) = (body.clone(), headers.clone(), signal.as_ref());
+        async move {
+            headers.set(ROUTE_HEADER, &out.route)?;
+            let path = format!("{}{query}", out.path);
+            let call = super::ActorCall { method: Method::from(out.verb.as_str().to_string()), path: &path, body, headers: Some(headers), signal };
+            let response = super::call_actor(env, BINDING, team_key, call).await?;
+            let (status, headers) = (response.status_code(), response.headers().clone());
+            Ok::<_, worker::Error>(Answer { status, headers, text: super::body_text(response).await? })
+        }
+    };
+    let late = |e| if signal.as_ref().is_some_and(|s| s.aborted()) { Late::OverBudget } else { Late::Failed(e) };
+    let first = send(RouteForm::Header).await.map_err(late)?;
+    if !wire::retry_in_path_form(first.status, first.headers.get(wire::HEADER).ok().flatten().as_deref()) {
+        return Ok(first);
+    }
+    let second = send(RouteForm::Path).await.map_err(late)?;
+    Ok(match wire::kept_answer(second.status) {
+        Kept::First => first,
+        Kept::Second => second,
+    })
+}
+
+/// A team actor's answer, read whole.
+pub struct Answer {
+    /// Its status.
+    pub status: u16,
+    /// Its headers.
+    pub headers: worker::Headers,
+    /// Its body.
+    pub text: String,
+}
+
+impl Answer {
+    /// The answer as the front door's response: its status, body, and the headers a client reads
+    /// (`content-type`, `retry-after`, `idempotent-replayed`).
+    pub fn into_response(self) -> Result<Response> {
+        let out = worker::Headers::new();
+        for name in ["content-type", "retry-after", "idempotent-replayed"] {
+            if let Some(value) = self.headers.get(name)? {
+                out.set(name, &value)?;
+            }
+        }
+        Ok(Response::ok(self.text)?.with_status(self.status).with_headers(out))
+    }
+}
+
 /// Why [`call_within`] brought no answer.
 #[derive(Debug)]
 pub enum Late {
@@ -89,9 +152,6 @@ pub enum Late {
 /// The team key, sent by the front door with `/api/…` requests (an actor reached only through the
 /// API has seen no event that names its team): kept for log lines.
 pub const TEAM_HEADER: &str = "x-slackline-team";
-
-/// The path the front door posts Slack's `app_rate_limited` notices to (body: `RateLimitedNotice`).
-pub const RATE_LIMITED_PATH: &str = "/rate-limited";
 
 /// The notify API's `Idempotency-Key`, as the front door forwards it.
 pub const IDEMPOTENCY_KEY: &str = "x-slackline-idempotency-key";
@@ -187,7 +247,11 @@ impl TeamActor {
         if !admin::reads_the_meter(&req) {
             crate::platform::meter::request();
         }
-        Ok(self.serve(req).await.unwrap_or_else(ActorError::into_response))
+        let mut response = self.serve(req).await.unwrap_or_else(ActorError::into_response);
+        // Every answer names this release's wire version (`crate::wire`), errors included.
+        let version = env::config(&self.env).map(|c| super::next_release::version(&c)).unwrap_or(wire::VERSION_TEXT);
+        let _ = response.headers_mut().set(wire::HEADER, version);
+        Ok(response)
     }
 
     /// The alarm: one sweep, then the alarm re-armed.
@@ -219,29 +283,24 @@ fn bring_up_to_date(storage: &Storage, sql: &SqlStorage) -> Outcome {
     outcome
 }
 
-/// The route the Worker forwarded with the request (`routes::ROUTE_HEADER`), decoded by `decode`
-/// (`AdminRoute::from_header` or `ApiRoute::from_header`).
-fn forwarded<T>(req: &Request, decode: impl Fn(&str) -> std::result::Result<T, RouteError>) -> std::result::Result<T, ActorError> {
-    let raw = super::header(req, ROUTE_HEADER).ok_or(ActorError::NotFound)?;
-    decode(&raw).map_err(|_| ActorError::NotFound)
-}
-
 impl TeamActor {
-    /// Every request the actor serves: the ingest unit and an install (from the front door), the
-    /// admin routes and the service API (their routes parsed by the Worker).
+    /// Every request the actor serves, in whichever form a release's front door sends it
+    /// (`crate::wire::classify`): the ingest unit and an install (from the front door), the
+    /// admin routes and the service API (their routes parsed by the Worker). What this release
+    /// cannot read is a release mismatch (503, retryable), written nowhere.
     async fn serve(&self, mut req: Request) -> std::result::Result<Response, ActorError> {
         if let Outcome::Refused(refused) = &self.schema {
             return Err(ActorError::Schema(refused.clone()));
         }
         let config = env::config(&self.env).map_err(|e| ActorError::Config(e.to_string()))?;
         self.check_alarm().await;
-        match (req.method(), req.path().as_str()) {
-            (Method::Post, "/ingest") => self.ingest(req, &config).await,
-            (Method::Post, "/installation") => self.install(req, &config).await,
-            (Method::Post, RATE_LIMITED_PATH) => self.rate_limited(req).await,
-            (_, "/admin") => self.admin(&req, forwarded(&req, AdminRoute::from_header)?, &config).await,
-            (_, "/api") => {
-                let route = forwarded(&req, ApiRoute::from_header)?;
+        let route = super::header(&req, ROUTE_HEADER);
+        match wire::classify(Verb::parse(req.method().as_ref()), &req.path(), route.as_deref()) {
+            ActorRequest::Ingest => self.ingest(req, &config).await,
+            ActorRequest::Install => self.install(req, &config).await,
+            ActorRequest::RateLimited => self.rate_limited(req).await,
+            ActorRequest::Routed(Routed::Admin(route)) => self.admin(&req, route, &config).await,
+            ActorRequest::Routed(Routed::Api(route)) => {
                 self.remember_team(&req);
                 let body = if route.has_body() { req.text().await? } else { String::new() };
                 match route.service() {
@@ -249,7 +308,10 @@ impl TeamActor {
                     ApiService::Lists => self.lists(&req, &body, route, &config).await,
                 }
             }
-            _ => Err(ActorError::NotFound),
+            ActorRequest::NotUnderstood => match super::next_release::serve(&config, route.as_deref()) {
+                Some(answer) => Ok(Response::from_json(&answer)?),
+                None => Err(ActorError::Mismatch(format!("{} {} ({})", req.method().as_ref(), req.path(), route.unwrap_or_default()))),
+            },
         }
     }
 

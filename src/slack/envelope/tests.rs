@@ -227,3 +227,31 @@ fn an_interactions_kind_is_read_from_its_type_and_an_unknown_type_is_other_not_a
         assert_eq!(InteractionKind::of(payload_type), kind, "{payload_type}");
     }
 }
+
+#[test]
+fn the_actor_reads_a_newer_releases_event_variant_as_other_and_ignores_unknown_fields() {
+    let d = Dispatch::Event(dispatched_event(events(mention_envelope(json!({"team_id": "T1"}))).unwrap()));
+    let mut wire = serde_json::to_value(&d).unwrap();
+    // A newer release's front door: a variant this one does not know, and fields it never wrote.
+    wire["event"] = json!({"type": "agent_session_stopped", "channel": "D1", "streaming_message_ts": ["1.2"]});
+    wire["raw"] = json!({"type": "agent_session_stopped", "channel": "D1", "streaming_message_ts": ["1.2"]});
+    wire["wire_field_of_a_newer_release"] = json!({"any": 1});
+    let Dispatch::Event(read) = Dispatch::from_wire(&wire.to_string()).unwrap() else { panic!("an event") };
+    assert_eq!(read.event, Event::Other { event_type: "agent_session_stopped".into() });
+    assert_eq!(read.event_id, "Ev1");
+}
+
+#[test]
+fn the_actor_understands_an_event_an_older_front_door_called_other() {
+    let d = Dispatch::Event(dispatched_event(events(mention_envelope(json!({"team_id": "T1"}))).unwrap()));
+    let mut wire = serde_json::to_value(&d).unwrap();
+    wire["event"] = json!({"type": "other", "event_type": "app_mention"});
+    let Dispatch::Event(read) = Dispatch::from_wire(&wire.to_string()).unwrap() else { panic!("an event") };
+    assert!(matches!(read.event, Event::AppMention(ref m) if m.channel == "C1"), "parsed again from raw: {:?}", read.event);
+}
+
+#[test]
+fn a_dispatch_kind_this_release_does_not_know_is_refused_not_guessed() {
+    let wire = json!({"kind": "function_execution", "team_key": "T1", "op_key": "Fx1"});
+    assert!(Dispatch::from_wire(&wire.to_string()).is_err());
+}

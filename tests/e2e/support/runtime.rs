@@ -31,6 +31,100 @@ pub struct Settings {
     /// worker TESTKIT=1`: the test hooks, the tally, the meter), never the production `build/`
     /// that `make dev` serves. `None` for a Worker of another kind (the benchmarks' floors).
     pub script: Option<PathBuf>,
+    /// Two Workers instead of one: a front door and the actors of (maybe) other builds.
+    pub pair: Option<Pair>,
+}
+
+/// Two releases side by side, as during a deploy: the front door (the Worker's `fetch`) of one
+/// bundle with the actor classes (`TeamActor`, `Directory`) of another, the second Worker's, bound
+/// by `script_name` — what Cloudflare runs while a deploy's Durable Object code update is deferred,
+/// or a gradual deployment serves two versions. Both get the settings' vars, each its own on top.
+#[derive(Clone)]
+pub struct Pair {
+    pub front: Side,
+    pub actors: Side,
+}
+
+/// One Worker of a [`Pair`]: its bundle and the vars it gets on top of the settings'.
+#[derive(Clone)]
+pub struct Side {
+    pub script: PathBuf,
+    pub vars: Vec<(String, String)>,
+}
+
+impl Side {
+    /// A side serving `script` with the settings' vars only.
+    pub fn of(script: PathBuf) -> Side {
+        Side { script, vars: Vec::new() }
+    }
+
+    /// The same side with one more var.
+    pub fn var(mut self, key: &str, value: &str) -> Side {
+        self.vars.push((key.into(), value.into()));
+        self
+    }
+}
+
+/// The bundle of this tree's bot, as the e2e runtimes serve it, built first (`make worker
+/// TESTKIT=1`, once per test run; quick when it is up to date). A single runtime's wrangler
+/// builds it through the config's `[build]` hook; a [`Pair`]'s configs have none.
+pub fn this_release() -> PathBuf {
+    static BUILT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    BUILT.get_or_init(|| {
+        let built = Command::new("make").args(["--no-print-directory", "worker", "TESTKIT=1"]).current_dir(project_root()).status();
+        assert!(built.is_ok_and(|s| s.success()), "make worker TESTKIT=1");
+    });
+    project_root().join("examples/echo/build-testkit/index.js")
+}
+
+/// The bundle of an earlier release of the same bot (`tests/fixtures/releases/{commit}`, written
+/// by `scripts/release-fixture.sh`), unpacked once into `target/e2e/releases/{commit}`.
+pub fn earlier_release(commit: &str) -> PathBuf {
+    let from = project_root().join("tests/fixtures/releases").join(commit);
+    let to = project_root().join("target/e2e/releases").join(commit);
+    if !to.join("index_bg.wasm").exists() {
+        let staging = to.with_extension(format!("part{}", std::process::id()));
+        fs::create_dir_all(&staging).unwrap();
+        fs::copy(from.join("index.js"), staging.join("index.js")).unwrap();
+        let wasm = Command::new("gzip").arg("-dc").arg(from.join("index_bg.wasm.gz")).output().expect("gzip must be on PATH");
+        assert!(wasm.status.success(), "unpack {commit}'s wasm");
+        fs::write(staging.join("index_bg.wasm"), wasm.stdout).unwrap();
+        // Another test may have unpacked it meanwhile: either copy is the same.
+        if fs::rename(&staging, &to).is_err() {
+            let _ = fs::remove_dir_all(&staging);
+        }
+    }
+    to.join("index.js")
+}
+
+/// A TOML basic string.
+fn toml_string(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// The wrangler config of one side of a pair: the front door's binds the actor classes of the
+/// `actors` Worker; the actors' declares them.
+fn pair_config(name: &str, side: &Side, vars: &[(String, String)], front: bool) -> String {
+    let mut toml = format!("name = {}\nmain = {}\ncompatibility_date = \"2026-11-01\"\n", toml_string(name), toml_string(&side.script.display().to_string()));
+    for (binding, class) in [("TEAM", "TeamActor"), ("DIRECTORY", "Directory")] {
+        toml += &format!("[[durable_objects.bindings]]\nname = \"{binding}\"\nclass_name = \"{class}\"\n");
+        if front {
+            toml += "script_name = \"actors\"\n";
+        }
+    }
+    if !front {
+        toml += "[[migrations]]\ntag = \"v1\"\nnew_sqlite_classes = [\"TeamActor\", \"Directory\"]\n";
+    }
+    toml += "[vars]\n";
+    let mut all: Vec<(String, String)> = vars.to_vec();
+    for (k, v) in &side.vars {
+        all.retain(|(key, _)| key != k);
+        all.push((k.clone(), v.clone()));
+    }
+    for (k, v) in all {
+        toml += &format!("{k} = {}\n", toml_string(&v));
+    }
+    toml
 }
 
 impl Settings {
@@ -55,7 +149,8 @@ impl Settings {
             ("ALERT_PENDING_AGE_MS", "1000".to_string()),
         ];
         let vars = vars.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-        Settings { name: name.into(), vars, config: None, bare: false, script: Some(project_root().join("examples/echo/build-testkit/index.js")) }
+        let script = project_root().join("examples/echo/build-testkit/index.js");
+        Settings { name: name.into(), vars, config: None, bare: false, script: Some(script), pair: None }
     }
 
     /// The settings of the example bot `examples/{app}`, served from its own `wrangler.toml`; its
@@ -81,6 +176,12 @@ impl Settings {
     pub fn var(mut self, key: &str, value: &str) -> Settings {
         self.vars.retain(|(k, _)| k != key);
         self.vars.push((key.into(), value.into()));
+        self
+    }
+
+    /// Serves `pair` instead of one Worker.
+    pub fn pair(mut self, pair: Pair) -> Settings {
+        self.pair = Some(pair);
         self
     }
 
@@ -186,17 +287,26 @@ impl Runtime {
                 &free_port().to_string(),
             ]);
         }
-        match (&self.settings.script, self.settings.bare) {
-            (Some(script), true) => drop(command.arg("--script").arg(script)),
-            (Some(script), false) => drop(command.arg(script)),
-            (None, _) => {}
+        match (&self.settings.pair, &self.settings.script, self.settings.bare) {
+            (Some(pair), _, _) => {
+                // Two Workers in one `wrangler dev`: the first config's serves the port.
+                for (name, side, front) in [("front", &pair.front, true), ("actors", &pair.actors, false)] {
+                    let config = self.dir.join(format!("{name}.toml"));
+                    fs::write(&config, pair_config(name, side, &self.settings.vars, front)).unwrap();
+                    command.arg("--config").arg(config);
+                }
+            }
+            (None, Some(script), true) => drop(command.arg("--script").arg(script)),
+            (None, Some(script), false) => drop(command.arg(script)),
+            (None, None, _) => {}
+        }
+        if self.settings.pair.is_none() {
+            command.arg("--env-file").arg(self.env_file());
+            command.args(self.settings.config.iter().flat_map(|c| [std::ffi::OsStr::new("--config"), c.as_os_str()]));
         }
         let child = command
             .arg("--persist-to")
             .arg(self.dir.join("state"))
-            .arg("--env-file")
-            .arg(self.env_file())
-            .args(self.settings.config.iter().flat_map(|c| [std::ffi::OsStr::new("--config"), c.as_os_str()]))
             .current_dir(&root)
             .env("PATH", path)
             .env("WRANGLER_SEND_METRICS", "false")
@@ -341,7 +451,8 @@ impl Runtime {
 
     /// A redeploy: the same persistence folder and port, with changed settings.
     pub fn redeploy(&mut self, change: impl FnOnce(Settings) -> Settings) {
-        let settings = std::mem::replace(&mut self.settings, Settings { name: String::new(), vars: Vec::new(), config: None, bare: false, script: None });
+        let settings =
+            std::mem::replace(&mut self.settings, Settings { name: String::new(), vars: Vec::new(), config: None, bare: false, script: None, pair: None });
         self.settings = change(settings);
         self.restart();
     }

@@ -28,6 +28,9 @@ impl Answer {
 pub struct Client {
     base: String,
     agent: ureq::Agent,
+    /// A failed request (no answer) is status 0 instead of a panic: for a client that retries
+    /// through a runtime's restart ([`Client::lenient`]).
+    lenient: bool,
 }
 
 pub fn now_secs() -> i64 {
@@ -49,20 +52,30 @@ fn read(r: ureq::Response) -> Answer {
     Answer { status: r.status(), headers, body: r.into_string().unwrap_or_default() }
 }
 
-fn answer(result: Result<ureq::Response, ureq::Error>) -> Answer {
+fn answer_or(result: Result<ureq::Response, ureq::Error>, lenient: bool) -> Answer {
     match result {
         Ok(r) | Err(ureq::Error::Status(_, r)) => read(r),
+        Err(e) if lenient => Answer { status: 0, headers: Vec::new(), body: e.to_string() },
         Err(e) => panic!("request failed: {e}"),
     }
 }
 
 impl Client {
     pub fn new(base: &str) -> Client {
-        Client { base: base.into(), agent: ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).redirects(0).build() }
+        Client { base: base.into(), agent: ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).redirects(0).build(), lenient: false }
+    }
+
+    fn answer(&self, result: Result<ureq::Response, ureq::Error>) -> Answer {
+        answer_or(result, self.lenient)
+    }
+
+    /// A client whose failed requests (no answer: the runtime is restarting) are status 0.
+    pub fn lenient(base: &str) -> Client {
+        Client { lenient: true, ..Client::new(base) }
     }
 
     pub fn get(&self, path: &str) -> Answer {
-        answer(self.agent.get(&format!("{}{path}", self.base)).call())
+        self.answer(self.agent.get(&format!("{}{path}", self.base)).call())
     }
 
     /// GETs with extra headers (e.g. a cookie).
@@ -71,7 +84,7 @@ impl Client {
         for (k, v) in headers {
             req = req.set(k, v);
         }
-        answer(req.call())
+        self.answer(req.call())
     }
 
     /// POSTs raw bytes with the given headers (nothing added).
@@ -80,7 +93,7 @@ impl Client {
         for (k, v) in headers {
             req = req.set(k, v);
         }
-        answer(req.send_bytes(body))
+        self.answer(req.send_bytes(body))
     }
 
     /// POSTs `body` signed now, with a content type.
@@ -123,7 +136,7 @@ impl Client {
 
     fn admin(&self, method: &str, path: &str) -> Answer {
         let req = self.agent.request(method, &format!("{}{path}", self.base)).set("authorization", &format!("Bearer {ADMIN_TOKEN}"));
-        answer(req.call())
+        self.answer(req.call())
     }
 
     pub fn admin_get(&self, path: &str) -> Answer {
@@ -150,8 +163,8 @@ impl Client {
             req = req.set(k, v);
         }
         match body {
-            Some(body) => answer(req.set("content-type", "application/json").send_string(body)),
-            None => answer(req.call()),
+            Some(body) => self.answer(req.set("content-type", "application/json").send_string(body)),
+            None => self.answer(req.call()),
         }
     }
 
@@ -161,7 +174,7 @@ impl Client {
         if let Some(token) = bearer {
             req = req.set("authorization", &format!("Bearer {token}"));
         }
-        answer(req.call())
+        self.answer(req.call())
     }
 
     /// A records API call with any bearer (or none) and a raw body.
@@ -171,8 +184,8 @@ impl Client {
             req = req.set("authorization", &format!("Bearer {token}"));
         }
         match body {
-            Some(body) => answer(req.set("content-type", "application/json").send_string(body)),
-            None => answer(req.call()),
+            Some(body) => self.answer(req.set("content-type", "application/json").send_string(body)),
+            None => self.answer(req.call()),
         }
     }
 
