@@ -1,5 +1,5 @@
-//! The only module that runs SQL. It binds values to the statements in [`crate::sql`] and
-//! turns result rows into outcome enums.
+//! The engine's SQL: it binds values to the statements in [`crate::sql`] and turns result rows
+//! into outcome enums. (Each kind of work runs its own statements in its room, `crate::kinds`.)
 //!
 //! All-or-nothing units (the ingest unit, a completion with its follow-ups) run inside
 //! `transactionSync` (reached through `Storage::as_raw()`, which workers-rs does not bind): if any
@@ -12,10 +12,12 @@
 //! - [`directory`]: the Directory actor's teams and consumed OAuth states;
 //! - [`schema`]: the versioned migrations, run when an actor wakes (each step one unit with its
 //!   stamp);
-//! - `rows`: the row primitives every kind's store builds on (insert a row unless its key is
-//!   taken, queue a serial job, note a delivered row, the team key); it imports none of them, so
-//!   the store's files import each other one way (`tests/layout.rs` checks it file by file);
-//! - `exec`: the primitives they share (`transactionSync`, running a statement, binding values).
+//!
+//! The primitives beneath every store — running a statement, `transactionSync`, binding values
+//! (`crate::platform::exec`), and the row primitives every kind's store builds on: insert a row
+//! unless its key is taken, queue a serial job, note a delivered row, the team key
+//! (`crate::platform::rows`) — live in `platform/`, which imports nothing of this module; each
+//! kind's own statements live in its room (`crate::kinds`).
 //!
 //! Callers name the module: `store::outbox::claim`, `store::admin::stats`.
 
