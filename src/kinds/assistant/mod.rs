@@ -9,11 +9,11 @@
 
 pub mod calls;
 #[cfg(target_arch = "wasm32")]
-pub mod job;
+pub(crate) mod job;
 pub mod sql;
 pub mod sse;
 #[cfg(target_arch = "wasm32")]
-pub mod store;
+pub(crate) mod store;
 pub mod stream;
 
 #[cfg(test)]

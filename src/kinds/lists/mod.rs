@@ -16,11 +16,11 @@ pub mod api;
 pub mod create;
 pub mod end;
 #[cfg(target_arch = "wasm32")]
-pub mod job;
+pub(crate) mod job;
 pub mod reconcile;
 pub mod sql;
 #[cfg(target_arch = "wasm32")]
-pub mod store;
+pub(crate) mod store;
 pub mod sync;
 
 use serde::{Deserialize, Serialize};
