@@ -17,3 +17,4 @@
 pub mod assistant;
 pub mod lists;
 pub mod notify;
+pub mod post;
