@@ -26,4 +26,5 @@ pub mod js;
 pub mod log;
 pub mod meter;
 pub mod pacing;
+pub mod post;
 pub mod rows;

@@ -129,11 +129,8 @@ impl Messages {
     /// newest first.
     pub fn history(&self, channel: &str, args: &Map<String, Value>) -> Value {
         let page = Page::of(args);
-        let mut found: Vec<&FakeMessage> = self
-            .all
-            .iter()
-            .filter(|m| m.channel == channel && m.thread_ts.as_ref().is_none_or(|t| *t == m.ts) && page.holds(&m.ts))
-            .collect();
+        let mut found: Vec<&FakeMessage> =
+            self.all.iter().filter(|m| m.channel == channel && m.thread_ts.as_ref().is_none_or(|t| *t == m.ts) && page.holds(&m.ts)).collect();
         found.sort_by_key(|m| std::cmp::Reverse(ts_micros(&json!(m.ts))));
         page.answer(found)
     }

@@ -16,8 +16,8 @@
 
 use super::client::trigger_minted_at;
 use super::lists::FAKE_BOT_USER;
-pub use super::messages::{FAKE_APP_ID, FAKE_BOT_ID};
 use super::messages::{FakeMessage, Messages};
+pub use super::messages::{FAKE_APP_ID, FAKE_BOT_ID};
 use crate::slack::method;
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -329,7 +329,14 @@ impl Web {
             .streams
             .values()
             .filter(|s| s.channel == channel && s.thread_ts == thread)
-            .map(|s| FakeMessage { channel: s.channel.clone(), ts: s.ts.clone(), thread_ts: Some(s.thread_ts.clone()), text: s.text.clone(), metadata: None, bot: true })
+            .map(|s| FakeMessage {
+                channel: s.channel.clone(),
+                ts: s.ts.clone(),
+                thread_ts: Some(s.thread_ts.clone()),
+                text: s.text.clone(),
+                metadata: None,
+                bot: true,
+            })
             .collect();
         Ok(self.messages.replies(channel, thread, streams, args))
     }

@@ -91,6 +91,8 @@ pub const TEAM: Schema<'static> = Schema {
         Migration { to: 3, name: "lean_rows", sql: super::lean::MIGRATION_3, floor: 3 },
         Migration { to: 4, name: "streamed_answers", sql: crate::kinds::assistant::sql::MIGRATION_4, floor: 4 },
         Migration { to: 5, name: "posted_on_row", sql: crate::kinds::notify::sql::MIGRATION_5, floor: 5 },
+        // Additive (one nullable column, which version 5 never reads): the floor stays 5.
+        Migration { to: 6, name: "uncertain_posts", sql: crate::kinds::post::sql::MIGRATION_6, floor: 5 },
     ],
 };
 

@@ -8,7 +8,7 @@
 use crate::support;
 
 use serde_json::{json, Value};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -121,6 +121,85 @@ fn killing_the_runtime_at_five_moments_loses_no_acknowledged_event() {
     for team in &teams {
         assert_eq!(c.receipts(team), total as i64 / 5, "one receipt per event for {team}");
     }
+}
+
+/// Issue 35, goal 3: a post whose Slack call went out but whose completion was never stored (the
+/// runtime was killed while Slack took its time to answer) is read back before it is sent again,
+/// and found: 300 events, the runtime killed twice with posts in flight, one reply each.
+#[test]
+fn killing_the_runtime_while_slack_answers_slowly_posts_each_reply_once() {
+    let fake = FakeSlack::start();
+    let settings = Settings::new("readback", &fake)
+        .var("LEASE_MS", "2000")
+        .var("ATTEMPT_TIMEOUT_MS", "1000")
+        .var("RETRY_SCHEDULE_MS", "200,500")
+        .var("MAX_ATTEMPTS", "50");
+    let mut rt = Runtime::start(settings);
+    let teams: Vec<String> = (0..3).map(|_| unique("T")).collect();
+    let channels: Vec<String> = (0..3).map(|_| unique("C")).collect();
+    for channel in &channels {
+        // Slack answers slowly: posts are in flight (sent, not yet answered) when the plug is pulled.
+        fake.script_with("chat.postMessage", channel, Box::new(|_| Reply::Delay(Duration::from_millis(400), Box::new(Reply::Ok))));
+    }
+    let total = 300;
+    let events: Vec<(usize, String, Value)> = (0..total)
+        .map(|i| {
+            let (t, ts) = (i % 3, format!("{}.{i:04}", 2000 + i / 3));
+            (t, ts.clone(), envelope(&teams[t], &unique("Ev"), mention(&channels[t], &ts, "slow")))
+        })
+        .collect();
+    let acked = Arc::new(Mutex::new(Vec::new()));
+    let next = Arc::new(AtomicUsize::new(0));
+    let base = rt.base_url();
+    let senders: Vec<_> = (0..8)
+        .map(|_| {
+            let (events, acked, next, base) = (events.clone(), acked.clone(), next.clone(), base.clone());
+            std::thread::spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some((t, ts, event)) = events.get(i) else { break };
+                if deliver_like_slack(&base, event) {
+                    acked.lock().unwrap().push((*t, ts.clone()));
+                }
+            })
+        })
+        .collect();
+    let in_flight = || channels.iter().map(|c| fake.calls("chat.postMessage", c).iter().filter(|call| call.answer.is_none()).count()).sum::<usize>();
+    let mut killed_in_flight = Vec::new();
+    for moment in 1..=2 {
+        let wanted = moment * total / 3;
+        eventually(&format!("{wanted} acks before crash {moment}"), Duration::from_secs(120), || (acked.lock().unwrap().len() >= wanted).then_some(()));
+        killed_in_flight.push(eventually("posts in flight", Duration::from_secs(60), || Some(in_flight()).filter(|n| *n > 0)));
+        rt.kill();
+        rt.restart();
+    }
+    for s in senders {
+        s.join().unwrap();
+    }
+    let acked = acked.lock().unwrap().clone();
+    assert_eq!(acked.len(), total, "Slack's retries got every event acknowledged");
+    let c = rt.client();
+    eventually("every row done, every call answered", Duration::from_secs(180), || {
+        (teams.iter().all(|t| c.rows(t, "pending").is_empty()) && in_flight() == 0).then_some(())
+    });
+    let mut per_thread: HashMap<(usize, String), usize> = HashMap::new();
+    for (t, channel) in channels.iter().enumerate() {
+        for post in fake.posts_in(channel) {
+            *per_thread.entry((t, post.thread_ts.clone().unwrap_or_default())).or_default() += 1;
+        }
+    }
+    let missing: Vec<_> = acked.iter().filter(|(t, ts)| !per_thread.contains_key(&(*t, ts.clone()))).collect();
+    let duplicates: usize = per_thread.values().map(|n| n - 1).sum();
+    let read_back = |outcome: &str| rt.log_lines().iter().filter(|l| l["kind"] == "read_back" && l["outcome"] == outcome).count();
+    let (found, not_there, fallback) = (read_back("found"), read_back("not_there"), read_back("fallback"));
+    eprintln!(
+        "read-back crash test: {total} events, 2 kills with {killed_in_flight:?} posts in flight; {} replies, {duplicates} duplicates; read back: {found} found, {not_there} not there, {fallback} fell back",
+        per_thread.len()
+    );
+    assert!(missing.is_empty(), "every acknowledged event has its reply: {missing:?}");
+    assert_eq!(per_thread.len(), total);
+    assert_eq!(duplicates, 0, "no reply posted twice");
+    assert!(found > 0, "posts in flight at a kill were found by reading back, not sent again");
+    assert_eq!(fallback, 0, "every read was possible");
 }
 
 /// A deterministic pseudo-random sequence for the chaos script.

@@ -30,6 +30,7 @@
 //! wasm32 half, beneath every kind that posts: the handler's calls, notify messages, status
 //! messages), as rooms may not import each other.
 
+pub mod sql;
 #[cfg(test)]
 mod tests;
 
@@ -171,7 +172,9 @@ impl PageSeen {
     pub fn of(answer: &Value) -> PageSeen {
         let posts = answer["messages"]
             .as_array()
-            .map(|messages| messages.iter().filter_map(|m| Some((m["metadata"]["event_payload"][KEY_FIELD].as_str()?.to_string(), m["ts"].as_str()?.to_string()))).collect())
+            .map(|messages| {
+                messages.iter().filter_map(|m| Some((m["metadata"]["event_payload"][KEY_FIELD].as_str()?.to_string(), m["ts"].as_str()?.to_string()))).collect()
+            })
             .unwrap_or_default();
         let more = answer["has_more"].as_bool().unwrap_or(false) || answer["response_metadata"]["next_cursor"].as_str().is_some_and(|c| !c.is_empty());
         let next_cursor = answer["response_metadata"]["next_cursor"].as_str().filter(|c| more && !c.is_empty()).map(str::to_string);
@@ -272,7 +275,9 @@ pub fn decide(read: &ReadEnd, key: &str, now: i64, read_deadline: i64) -> Decisi
         },
         ReadEnd::Paced { until } if *until <= read_deadline => Decision::NotYet(Verdict::Paced { until: *until }),
         ReadEnd::Paced { .. } => Decision::Fallback(Fallback::BudgetSpent),
-        ReadEnd::Failed(Verdict::RateLimited { retry_after_ms }) if now + retry_after_ms.unwrap_or(0) > read_deadline => Decision::Fallback(Fallback::BudgetSpent),
+        ReadEnd::Failed(Verdict::RateLimited { retry_after_ms }) if now + retry_after_ms.unwrap_or(0) > read_deadline => {
+            Decision::Fallback(Fallback::BudgetSpent)
+        }
         ReadEnd::Failed(verdict) => Decision::NotYet(verdict.clone()),
         ReadEnd::Refused(code) => Decision::Fallback(Fallback::Refused(code.clone())),
         ReadEnd::TooManyPages => Decision::Fallback(Fallback::TooManyPages),

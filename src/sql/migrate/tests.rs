@@ -246,12 +246,13 @@ fn a_rollback_onto_additive_steps_serves_the_newer_database_as_it_is() {
 fn this_releases_code_serves_the_next_releases_database_when_its_step_is_additive() {
     let db = empty();
     assert!(matches!(run(&db, &TEAM), Outcome::Ready(_)));
-    assert_eq!(db.floor().unwrap(), Some(TEAM.version().to_string()));
+    let floor = TEAM.migrations.last().unwrap().floor;
+    assert_eq!(db.floor().unwrap(), Some(floor.to_string()));
     // What the next release's additive migration would stamp.
     let next = TEAM.version() + 1;
     db.0.execute_batch("ALTER TABLE outbox ADD COLUMN priority INTEGER NOT NULL DEFAULT 0; CREATE TABLE future (id INTEGER PRIMARY KEY)").unwrap();
     db.0.execute("UPDATE meta SET value = ?1 WHERE key = 'schema_version'", [next.to_string()]).unwrap();
-    assert_eq!(run(&db, &TEAM), Outcome::Ready(Ready::Ahead { db: next, code: TEAM.version(), floor: TEAM.version() }));
+    assert_eq!(run(&db, &TEAM), Outcome::Ready(Ready::Ahead { db: next, code: TEAM.version(), floor }));
 }
 
 #[test]
@@ -320,7 +321,7 @@ fn migration_5_puts_a_posted_message_on_its_row_and_keeps_the_earlier_results() 
       created_at, finished_at) VALUES (?1, 'api:notify:k', 'notify', 'chat.postMessage', '{}', 'done', 1, 6, 5, 5, 7)";
     db.0.execute(insert, params!["notify:k1"]).unwrap();
     db.0.execute("INSERT INTO slack_results(row_id, channel, ts) VALUES (1, 'C1', '1.1')", []).unwrap();
-    assert_eq!(run(&db, &TEAM), Outcome::Ready(Ready::Migrated { from: Stored::At(4), to: 5 }));
+    assert_eq!(run(&db, &team_v(5)), Outcome::Ready(Ready::Migrated { from: Stored::At(4), to: 5 }));
     assert_eq!(TEAM.migrations[4].label(), "5_posted_on_row");
     // A message delivered before it is read from slack_results; one delivered after, from its row.
     db.0.execute(insert, params!["notify:k2"]).unwrap();
@@ -329,4 +330,15 @@ fn migration_5_puts_a_posted_message_on_its_row_and_keeps_the_earlier_results() 
         |id: i64| db.0.query_row(crate::kinds::notify::sql::MESSAGE, [id], |r| Ok((r.get::<_, String>("channel")?, r.get::<_, String>("ts")?))).unwrap();
     assert_eq!(posted(1), ("C1".to_string(), "1.1".to_string()));
     assert_eq!(posted(2), ("C2".to_string(), "2.2".to_string()));
+}
+
+#[test]
+fn migration_6_adds_the_uncertain_column_and_keeps_floor_5_so_version_5_still_serves() {
+    let db = unversioned();
+    assert!(matches!(run(&db, &team_v(5)), Outcome::Ready(_)));
+    assert_eq!(run(&db, &team_v(6)), Outcome::Ready(Ready::Migrated { from: Stored::At(5), to: 6 }));
+    assert_eq!(TEAM.migrations[5].label(), "6_uncertain_posts");
+    assert_eq!(count(&db, "SELECT count(*) FROM pragma_table_info('outbox') WHERE name = 'uncertain_since'"), 1);
+    assert_eq!(db.floor().unwrap().as_deref(), Some("5"), "additive: the floor stays");
+    assert_eq!(run(&db, &team_v(5)), Outcome::Ready(Ready::Ahead { db: 6, code: 5, floor: 5 }), "a rollback to 5 serves it as it is");
 }
