@@ -202,6 +202,42 @@ fn killing_the_runtime_while_slack_answers_slowly_posts_each_reply_once() {
     assert_eq!(fallback, 0, "every read was possible");
 }
 
+/// A post whose call timed out after Slack took it is read back before it is sent again: found,
+/// the row is done with Slack's `ts` and nothing is posted twice. Where the token cannot read the
+/// thread back (`missing_scope`), the post is sent again, and the fallback logged: the one
+/// duplicate this case can still make.
+#[test]
+fn a_post_that_timed_out_is_read_back_and_without_the_scope_to_read_it_is_sent_again_and_logged() {
+    let fake = FakeSlack::start();
+    let settings = Settings::new("timedout", &fake).var("ATTEMPT_TIMEOUT_MS", "500").var("LEASE_MS", "5000").var("RETRY_SCHEDULE_MS", "200");
+    let rt = Runtime::start(settings);
+    let (team, found, refused) = (unique("T"), unique("C"), unique("C"));
+    for channel in [&found, &refused] {
+        // Slack posts the message at once, then answers too late: the attempt times out.
+        fake.script("chat.postMessage", channel, vec![Reply::Applied(Box::new(Reply::Delay(Duration::from_millis(1_500), Box::new(Reply::Ok))))]);
+    }
+    fake.script_with("conversations.replies", &refused, Box::new(|_| Reply::Error("missing_scope")));
+    let c = rt.client();
+    for channel in [&found, &refused] {
+        assert_eq!(c.event(&envelope(&team, &unique("Ev"), mention(channel, "30.1", "slow"))).status, 200);
+    }
+    eventually("both replies done", Duration::from_secs(30), || (c.rows(&team, "done").len() == 2).then_some(()));
+    let read_back = |outcome: &str| rt.log_lines().into_iter().filter(|l| l["kind"] == "read_back" && l["outcome"] == outcome).collect::<Vec<_>>();
+    // Found: one post, the row done with its ts, the read asked for the metadata.
+    assert_eq!(fake.posts_in(&found).len(), 1, "posted once");
+    assert_eq!(fake.calls("chat.postMessage", &found).len(), 1, "not sent again");
+    let reads = fake.calls("conversations.replies", &found);
+    assert!(reads.iter().all(|r| r.args.get("include_all_metadata") == Some(&json!(true)) && r.field("ts") == Some("30.1")), "{reads:?}");
+    let posted = &fake.posts_in(&found)[0];
+    let key = posted.metadata.as_ref().and_then(|m| m["event_payload"]["slackline_key"].as_str()).expect("the post names its key").to_string();
+    let found_line = read_back("found").into_iter().find(|l| l["key"] == key.as_str()).expect("a read_back found line");
+    assert_eq!(found_line["ts"].as_str(), Some(posted.ts.as_str()));
+    // Refused: sent again (a duplicate, logged as a fallback naming Slack's refusal).
+    assert_eq!(fake.posts_in(&refused).len(), 2, "without the scope to read, the post is sent again");
+    let fallback = read_back("fallback");
+    assert!(fallback.iter().any(|l| l["reason"] == "refused:missing_scope"), "{fallback:?}");
+}
+
 /// A deterministic pseudo-random sequence for the chaos script.
 fn lcg(seed: &mut u64) -> u64 {
     *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
