@@ -78,7 +78,8 @@
 //!   messages with an idempotency key, versioned status messages) and [`kinds::lists`] (records
 //!   mirrored into Slack Lists: the column map, create outcomes, reconciliation) and
 //!   [`kinds::assistant`] (streamed LLM answers: the model's events, the answer's state machine,
-//!   its checkpoints);
+//!   its checkpoints) and [`kinds::post`] (a post read back before it is sent again after an
+//!   unknown outcome: the key in its metadata, the read's window, the decision);
 //! - [`routes`]: the admin and service API routes, parsed once, and the one JSON error body;
 //! - [`lockout`]: failed-token lockout per client;
 //! - [`url_parts`]: a request URL's query and origin, without the `url` crate;

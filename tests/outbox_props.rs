@@ -128,7 +128,7 @@ impl World {
         let stored = match outcome {
             Outcome::Done => query_ids(&self.db, sql::outbox::COMPLETE_DONE, params![flight.row, flight.token, self.now, 200, 12, Null, Null]),
             Outcome::Retry { after_ms } => {
-                query_ids(&self.db, sql::outbox::COMPLETE_RETRY, params![flight.row, flight.token, self.now + after_ms, "http_500", 500])
+                query_ids(&self.db, sql::outbox::COMPLETE_RETRY, params![flight.row, flight.token, self.now + after_ms, "http_500", 500, Null])
             }
             Outcome::Park => {
                 query_ids(&self.db, sql::outbox::COMPLETE_PARK, params![flight.row, flight.token, "channel_not_found", "channel_not_found", 200, self.now])

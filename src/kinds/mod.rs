@@ -9,7 +9,8 @@
 //! the rooms.
 //!
 //! The move into rooms is under way (issue 34): [`notify`], [`lists`] and [`assistant`] (streamed
-//! answers) have theirs; the other kinds (posts, `response_url`s, LLM replies, schedules,
+//! answers) have theirs; [`post`] holds the pure half of a post made once (read back after an
+//! unknown outcome), whose wasm32 half is `platform::post`, as every kind that posts uses it; the other kinds (posts, `response_url`s, LLM replies, schedules,
 //! redrives) still span
 //! `effect.rs`, `sql/`, `runtime/store/` and `runtime/sweep/jobs/` as `docs/architecture.md`
 //! shows.
