@@ -213,7 +213,8 @@ pub enum ReadEnd {
 
 impl Read {
     /// Whether this read can answer `row`: it began after the row's claim and reaches back to its
-    /// uncertainty (a read that ended paced or failed answers no one but its own row).
+    /// uncertainty. However it ended: a read kept back by the pacer or refused by Slack would be
+    /// kept back or refused again for every row of the same place.
     pub fn answers(&self, row: &Uncertain) -> bool {
         self.started_at >= row.claimed_at && self.window.oldest_ms <= row.since - CLOCK_MARGIN_MS
     }
