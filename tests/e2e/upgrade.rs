@@ -61,6 +61,8 @@ fn seed_a_fixture() {
     let mut settings =
         Settings::new("seed", &fake).var("LEASE_MS", "5000").var("ATTEMPT_TIMEOUT_MS", "4000").var("RETRY_SCHEDULE_MS", "1000").var("MAX_ATTEMPTS", "50");
     settings.config = Some(PathBuf::from(config));
+    // The release's own bundle (its config's `main`), not this checkout's test build.
+    settings.script = None;
     let mut rt = Runtime::start(settings);
     let c = rt.client();
     install(&c, &fake, access(TEAM, TOKEN, json!({})));
@@ -183,7 +185,9 @@ fn refuses(c: &Client, code: &str) {
 fn a_database_newer_than_the_code_is_refused_and_not_written() {
     let fake = FakeSlack::start();
     let latest = fixture::versions().pop().unwrap();
-    let (mut rt, db, before) = start_on(&latest, &fake, "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', '99')");
+    // A newer release whose floor is above this code (the latest fixture stamps a floor since v5).
+    let newer = "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', '99'), ('schema_floor', '99')";
+    let (mut rt, db, before) = start_on(&latest, &fake, newer);
     let line = schema_line(&rt, "team");
     assert_eq!(
         (line["outcome"].as_str(), line["db_version"].as_i64(), line["code_version"].as_i64()),
