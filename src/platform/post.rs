@@ -8,6 +8,9 @@
 //! answer if the read covers it), over a window reaching back to the oldest uncertainty of the
 //! sweep's claims. Each page of a read goes through the row's pacer gate like any call.
 //!
+//! A row whose lost attempt's lease has not run out yet (a post that timed out) waits, as paced,
+//! before it is read: the aborted call may still land (`kinds::post::read_not_before`).
+//!
 //! Invariant: a row is answered only by a read that began after its claim and reaches back to its
 //! uncertainty (`Read::answers`); otherwise it reads again.
 
@@ -103,9 +106,12 @@ async fn check(p: &Poster<'_>, token: &str, args: &Value, row: Uncertain) -> Che
         log_read(p, row, method::CONVERSATIONS_HISTORY, ReadBackOutcome::Fallback, None, Some("no_channel".into()));
         return Checked::Unresolved;
     };
-    let read = read_for(p, token, &place, row).await;
     let deadline = post::read_deadline(&row, p.row.deadline_at, p.config.readback.max_wait_ms);
-    match post::decide(&read.end, &p.row.idem_key, clock::now_ms(), deadline) {
+    let decision = match post::read_not_before(&row, p.config.lease_ms, clock::now_ms()) {
+        Some(until) => post::decide_early(until, deadline),
+        None => post::decide(&read_for(p, token, &place, row).await.end, &p.row.idem_key, clock::now_ms(), deadline),
+    };
+    match decision {
         Decision::Found { ts } => {
             log_read(p, row, place.method(), ReadBackOutcome::Found, Some(ts.clone()), None);
             Checked::Found(SlackCall { verdict: Verdict::Success, http_status: None, json: post::found_answer(&place, &ts), uncertain_since: None })

@@ -116,7 +116,13 @@ fn killing_the_runtime_at_five_moments_loses_no_acknowledged_event() {
     eventually("every acknowledged event delivered", Duration::from_secs(120), || acked.iter().all(|(t, ts)| delivered(*t, ts) >= 1).then_some(()));
     let posts: usize = channels.iter().map(|c| fake.calls("chat.postMessage", c).len()).sum();
     let duplicates = posts - total;
-    eprintln!("crash test: {total} events acknowledged and delivered across {kills} kills; {posts} posts, {duplicates} duplicates (at-least-once)");
+    let read_back = |outcome: &str| rt.log_lines().iter().filter(|l| l["kind"] == "read_back" && l["outcome"] == outcome).count();
+    eprintln!(
+        "crash test: {total} events acknowledged and delivered across {kills} kills; {posts} posts, {duplicates} duplicates (at-least-once); read back: {} found, {} not there, {} fell back",
+        read_back("found"),
+        read_back("not_there"),
+        read_back("fallback")
+    );
     let c = rt.client();
     for team in &teams {
         assert_eq!(c.receipts(team), total as i64 / 5, "one receipt per event for {team}");

@@ -124,3 +124,13 @@ fn a_found_post_answers_as_slack_answers_a_post() {
     let answer = found_answer(&Place::Thread { channel: "C1".into(), thread_ts: "1.0".into() }, "1.5");
     assert_eq!((answer["ok"].as_bool(), answer["channel"].as_str(), answer["ts"].as_str()), (Some(true), Some("C1"), Some("1.5")));
 }
+
+#[test]
+fn a_row_is_read_only_once_its_lost_attempts_lease_has_run_out() {
+    let row = uncertain(10_000, 12_000);
+    assert_eq!(read_not_before(&row, 5_000, 12_000), Some(15_000), "a post that timed out may still land");
+    assert_eq!(read_not_before(&row, 5_000, 15_000), None);
+    assert_eq!(decide_early(15_000, 20_000), Decision::NotYet(Verdict::Paced { until: 15_000 }));
+    assert_eq!(decide_early(15_000, 14_000), Decision::Fallback(Fallback::DeadlineFirst));
+    assert_eq!(Fallback::DeadlineFirst.reason(), "deadline_before_lease");
+}
