@@ -356,7 +356,7 @@ pub struct ReadBackLine {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ts: Option<String>,
     /// Why reading was not possible: `refused:{code}` (e.g. `refused:missing_scope`),
-    /// `budget_spent`, `too_many_pages`, `deadline_before_lease`, `no_channel`.
+    /// `budget_spent`, `too_many_pages`, `no_channel`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }

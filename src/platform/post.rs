@@ -8,8 +8,8 @@
 //! answer if the read covers it), over a window reaching back to the oldest uncertainty of the
 //! sweep's claims. Each page of a read goes through the row's pacer gate like any call.
 //!
-//! A row whose lost attempt's lease has not run out yet (a post that timed out) waits, as paced,
-//! before it is read: the aborted call may still land (`kinds::post::read_not_before`).
+//! A post that timed out retries (and reads back) only once its attempt's lease has run out: the
+//! aborted call may still land (`kinds::post::timed_out_wait`).
 //!
 //! Invariant: a row is answered only by a read that began after its claim and reaches back to its
 //! uncertainty (`Read::answers`); otherwise it reads again.
@@ -83,6 +83,11 @@ pub async fn post_message(p: &Poster<'_>, token: &str, args: &Value) -> SlackCal
         },
     };
     let mut call = http::call_slack(p.config, p.gate, token, method::POST_MESSAGE, &args).await;
+    if post::is_uncertain(&call.verdict) {
+        if let Verdict::Transient { retry_after_ms, .. } = &mut call.verdict {
+            *retry_after_ms = Some(post::timed_out_wait(p.started, p.config.lease_ms, p.row.deadline_at, clock::now_ms()));
+        }
+    }
     let sent = !matches!(call.verdict, Verdict::Paced { .. });
     call.uncertain_since = post::uncertain_after(sent.then_some(&call.verdict), p.started, unresolved);
     call
@@ -107,11 +112,8 @@ async fn check(p: &Poster<'_>, token: &str, args: &Value, row: Uncertain) -> Che
         return Checked::Unresolved;
     };
     let deadline = post::read_deadline(&row, p.row.deadline_at, p.config.readback.max_wait_ms);
-    let decision = match post::read_not_before(&row, p.config.lease_ms, clock::now_ms()) {
-        Some(until) => post::decide_early(until, deadline),
-        None => post::decide(&read_for(p, token, &place, row).await.end, &p.row.idem_key, clock::now_ms(), deadline),
-    };
-    match decision {
+    let read = read_for(p, token, &place, row).await;
+    match post::decide(&read.end, &p.row.idem_key, clock::now_ms(), deadline) {
         Decision::Found { ts } => {
             log_read(p, row, place.method(), ReadBackOutcome::Found, Some(ts.clone()), None);
             Checked::Found(SlackCall { verdict: Verdict::Success, http_status: None, json: post::found_answer(&place, &ts), uncertain_since: None })

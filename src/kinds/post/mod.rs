@@ -20,8 +20,8 @@
 //! `READBACK_MAX_PAGES` — the post is sent anyway and the fallback logged ([`Fallback`]): at
 //! least once still holds, and a duplicate is possible exactly there.
 //!
-//! A row is read no earlier than its lost attempt's lease has run out ([`read_not_before`]): a
-//! post that timed out may still land after our abort; until then the row waits, as paced.
+//! A post that timed out retries only once its attempt's lease has run out ([`timed_out_wait`]):
+//! the aborted call may still land after our abort, and the read must not miss it.
 //!
 //! Invariants: a read answers a row only if it began after the row was claimed (every uncertain
 //! attempt of the row had ended by then) and its window reaches back to the row's
@@ -230,14 +230,14 @@ pub fn read_deadline(row: &Uncertain, deadline_at: Option<i64>, max_wait_ms: i64
     deadline_at.map_or(cap, |d| d.min(cap))
 }
 
-/// When an uncertain row may be read back: not before its lost attempt's lease has run out
-/// (`since + lease_ms`). A call aborted by our timeout may still reach Slack after that (a slow
-/// network, a busy Slack): a read made at once can miss a post that lands just after it, and the
-/// post is sent twice. The lease is the bound every attempt is held to; a row taken over after its
-/// lease expired is past it already. `None`: read now; `Some(t)`: wait until `t`.
-pub fn read_not_before(row: &Uncertain, lease_ms: i64, now: i64) -> Option<i64> {
-    let at = row.since + lease_ms;
-    (now < at).then_some(at)
+/// How long a post that timed out waits before its retry (ms): until its attempt's lease has run
+/// out (`started + lease_ms`). A call our timeout aborted can still reach Slack after the abort (a
+/// slow network, a busy Slack), and a read made at once could miss a post that lands just after
+/// it; the lease is the bound every attempt is held to (a row taken over after its lease expired
+/// is past it already). Never past the row's deadline (less a second), never negative.
+pub fn timed_out_wait(started: i64, lease_ms: i64, deadline_at: Option<i64>, now: i64) -> i64 {
+    let until = deadline_at.map_or(started + lease_ms, |deadline| (started + lease_ms).min(deadline - 1_000));
+    (until - now).max(0)
 }
 
 /// Why a post is sent without knowing whether the previous attempt landed.
@@ -249,8 +249,6 @@ pub enum Fallback {
     BudgetSpent,
     /// The window holds more pages than `READBACK_MAX_PAGES`.
     TooManyPages,
-    /// The row's read deadline comes before its lost attempt's lease runs out ([`read_not_before`]).
-    DeadlineFirst,
 }
 
 impl Fallback {
@@ -260,7 +258,6 @@ impl Fallback {
             Fallback::Refused(code) => format!("refused:{code}"),
             Fallback::BudgetSpent => "budget_spent".into(),
             Fallback::TooManyPages => "too_many_pages".into(),
-            Fallback::DeadlineFirst => "deadline_before_lease".into(),
         }
     }
 }
@@ -298,16 +295,6 @@ pub fn decide(read: &ReadEnd, key: &str, now: i64, read_deadline: i64) -> Decisi
         ReadEnd::Failed(verdict) => Decision::NotYet(verdict.clone()),
         ReadEnd::Refused(code) => Decision::Fallback(Fallback::Refused(code.clone())),
         ReadEnd::TooManyPages => Decision::Fallback(Fallback::TooManyPages),
-    }
-}
-
-/// What an uncertain row does while its lost attempt may still land (before [`read_not_before`]):
-/// wait until `until` (as paced: the attempt is given back), or send now if its read deadline comes
-/// first.
-pub fn decide_early(until: i64, read_deadline: i64) -> Decision {
-    match until <= read_deadline {
-        true => Decision::NotYet(Verdict::Paced { until }),
-        false => Decision::Fallback(Fallback::DeadlineFirst),
     }
 }
 

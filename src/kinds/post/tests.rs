@@ -126,11 +126,8 @@ fn a_found_post_answers_as_slack_answers_a_post() {
 }
 
 #[test]
-fn a_row_is_read_only_once_its_lost_attempts_lease_has_run_out() {
-    let row = uncertain(10_000, 12_000);
-    assert_eq!(read_not_before(&row, 5_000, 12_000), Some(15_000), "a post that timed out may still land");
-    assert_eq!(read_not_before(&row, 5_000, 15_000), None);
-    assert_eq!(decide_early(15_000, 20_000), Decision::NotYet(Verdict::Paced { until: 15_000 }));
-    assert_eq!(decide_early(15_000, 14_000), Decision::Fallback(Fallback::DeadlineFirst));
-    assert_eq!(Fallback::DeadlineFirst.reason(), "deadline_before_lease");
+fn a_post_that_timed_out_retries_once_its_lease_has_run_out_and_before_its_deadline() {
+    assert_eq!(timed_out_wait(10_000, 5_000, None, 11_000), 4_000, "the aborted call may still land until then");
+    assert_eq!(timed_out_wait(10_000, 5_000, Some(13_000), 11_000), 1_000, "a second before the deadline");
+    assert_eq!(timed_out_wait(10_000, 5_000, None, 16_000), 0);
 }
