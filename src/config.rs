@@ -64,11 +64,32 @@ pub const DEFAULT_LISTS_RECONCILE_MINUTES: i64 = 60;
 pub const DEFAULT_LISTS_PACE_MS: i64 = 1_200;
 /// Rows asked for per `slackLists.items.list` page (`LISTS_PAGE_SIZE`): 100.
 pub const DEFAULT_LISTS_PAGE_SIZE: i64 = 100;
+/// Messages asked for per read-back page (`READBACK_PAGE_SIZE`): 100. Slack's 2025 limit for
+/// commercially distributed non-Marketplace apps answers at most 15 (`crate::kinds::post`).
+pub const DEFAULT_READBACK_PAGE_SIZE: i64 = 100;
+/// Pages one read-back may take before it falls back to sending (`READBACK_MAX_PAGES`): 5.
+pub const DEFAULT_READBACK_MAX_PAGES: i64 = 5;
+/// How long a post whose outcome is unknown may wait for the read budget, from when its outcome
+/// became unknown, before it falls back to sending (`READBACK_MAX_WAIT_MS`; never past the row's
+/// deadline): 10 minutes.
+pub const DEFAULT_READBACK_MAX_WAIT_MS: i64 = 600_000;
 /// How long the notify API keeps an `Idempotency-Key` and its answer (`IDEMPOTENCY_TTL_HOURS`):
 /// 24 h.
 pub const DEFAULT_IDEMPOTENCY_TTL_HOURS: i64 = 24;
 /// Default model name for the LLM endpoint (`LLM_MODEL`).
 pub const DEFAULT_LLM_MODEL: &str = "gpt-4o-mini";
+
+/// How a post whose previous attempt's outcome is unknown is read back (`crate::kinds::post`);
+/// its reads per minute are `SLACK_RATE_LIMITS`' (`conversations.history`, `conversations.replies`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadBackConfig {
+    /// Messages per page (`READBACK_PAGE_SIZE`, 1 to 999).
+    pub page_size: u32,
+    /// Pages per read (`READBACK_MAX_PAGES`, 1 to 100).
+    pub max_pages: u32,
+    /// The longest wait for the read budget (`READBACK_MAX_WAIT_MS`).
+    pub max_wait_ms: i64,
+}
 
 /// Which delivery attempts print a `kind: delivery` line (`LOG_DELIVERIES`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,6 +180,8 @@ pub struct Config {
     pub lists_page_size: i64,
     /// `SLACK_RATE_LIMITS`: the budgets Slack calls are paced by (Slack's tiers by default).
     pub rate_limits: RateLimits,
+    /// `READBACK_PAGE_SIZE`, `READBACK_MAX_PAGES`, `READBACK_MAX_WAIT_MS`: a post's read-back.
+    pub readback: ReadBackConfig,
     /// `SLACK_CLIENT_ID`: the OAuth app's client id.
     pub client_id: Option<String>,
     /// `SLACK_CLIENT_SECRET`: the OAuth app's secret (also the key that signs install states).
@@ -323,6 +346,11 @@ impl Config {
             lists_pace_ms: v.int("LISTS_PACE_MS", DEFAULT_LISTS_PACE_MS, 0, 60_000)?,
             lists_page_size: v.int("LISTS_PAGE_SIZE", DEFAULT_LISTS_PAGE_SIZE, 1, 1_000)?,
             rate_limits: RateLimits::parse(v.get("SLACK_RATE_LIMITS").as_deref()).map_err(|e| ConfigError { var: "SLACK_RATE_LIMITS", problem: e.0 })?,
+            readback: ReadBackConfig {
+                page_size: v.int("READBACK_PAGE_SIZE", DEFAULT_READBACK_PAGE_SIZE, 1, 999)? as u32,
+                max_pages: v.int("READBACK_MAX_PAGES", DEFAULT_READBACK_MAX_PAGES, 1, 100)? as u32,
+                max_wait_ms: v.int("READBACK_MAX_WAIT_MS", DEFAULT_READBACK_MAX_WAIT_MS, 0, 7 * 86_400_000)?,
+            },
             client_id: v.get("SLACK_CLIENT_ID"),
             client_secret: Secret::parse(v.get("SLACK_CLIENT_SECRET")),
             bot_scopes: v.get("SLACK_BOT_SCOPES").unwrap_or_else(|| DEFAULT_BOT_SCOPES.into()),

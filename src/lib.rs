@@ -80,7 +80,9 @@
 //!   its checkpoints), [`kinds::schedule`] (scheduled effects: due times, their keys,
 //!   recurrence, what a cancel decides), [`kinds::respond_url`] (answers posted to a
 //!   `response_url`), [`kinds::redrive`] (failed handlers' requests, parked and run again) and
-//!   [`kinds::llm`] (LLM replies: the request, the answer's text);
+//!   [`kinds::llm`] (LLM replies: the request, the answer's text) and [`kinds::post`] (a post
+//!   read back before it is sent again after an unknown outcome: the key in its metadata, the
+//!   read's window, the decision);
 //! - [`routes`]: the admin and service API routes, parsed once, and the one JSON error body;
 //! - [`lockout`]: failed-token lockout per client;
 //! - [`url_parts`]: a request URL's query and origin, without the `url` crate;

@@ -51,6 +51,8 @@ pub enum LogLine {
     NetworkError(ErrorLine),
     /// An admin request to a team actor failed on storage.
     AdminError(ErrorLine),
+    /// A post whose previous attempt's outcome was unknown was read back (or could not be).
+    ReadBack(ReadBackLine),
 }
 
 macro_rules! into_line {
@@ -67,7 +69,7 @@ into_line!(
     RequestLine => Request, SweepLine => Sweep, DeliveryLine => Delivery, AlertLine => Alert,
     InstallLine => Install, UninstallLine => Uninstall, TokenRefreshedLine => TokenRefreshed,
     TokenRefreshFailedLine => TokenRefreshFailed, AdminLine => Admin, ReconcileLine => Reconcile,
-    SchemaLine => Schema, AlarmMissingLine => AlarmMissing,
+    SchemaLine => Schema, AlarmMissingLine => AlarmMissing, ReadBackLine => ReadBack,
 );
 
 /// The `alert` field: what an operator should be told about (see `docs/operations.md`).
@@ -322,6 +324,41 @@ pub struct AlarmMissingLine {
     /// The alarm storage held instead (epoch ms), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stored_alarm_at: Option<i64>,
+}
+
+/// What a post's read-back found (`crate::kinds::post`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadBackOutcome {
+    /// The post was there: the row is done with its `ts`, not sent again.
+    Found,
+    /// The read saw the whole window without it: sent.
+    NotThere,
+    /// Reading was not possible (`reason`): sent anyway; a duplicate is possible.
+    Fallback,
+}
+
+/// `kind: read_back`: a post whose previous attempt's outcome was unknown, read back before it
+/// was sent again.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReadBackLine {
+    /// The outbox row.
+    pub row: i64,
+    /// Its idempotency key (the one in the post's metadata).
+    pub key: String,
+    /// The read: `conversations.history` or `conversations.replies`.
+    pub method: String,
+    /// What it found.
+    pub outcome: ReadBackOutcome,
+    /// Since when the row's outcome was unknown (epoch ms).
+    pub uncertain_since: i64,
+    /// The found post's `ts`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ts: Option<String>,
+    /// Why reading was not possible: `refused:{code}` (e.g. `refused:missing_scope`),
+    /// `budget_spent`, `too_many_pages`, `no_channel`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// How an install attempt ended.

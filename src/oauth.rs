@@ -17,8 +17,10 @@ pub const STATE_TTL_MS: i64 = 10 * 60 * 1000;
 pub const REFRESH_MARGIN_MS: i64 = 2 * 60 * 60 * 1000;
 /// The cookie that binds a state to the browser that started the install.
 pub const STATE_COOKIE: &str = "slackline_oauth_state";
-/// Default bot scopes (`SLACK_BOT_SCOPES`).
-pub const DEFAULT_BOT_SCOPES: &str = "app_mentions:read,chat:write,im:history,commands,lists:read,lists:write";
+/// Default bot scopes (`SLACK_BOT_SCOPES`). The `*:history` scopes let a post whose previous
+/// attempt's outcome is unknown be read back before it is sent again (`crate::kinds::post`):
+/// without them that read is refused (`missing_scope`) and the post is sent anyway.
+pub const DEFAULT_BOT_SCOPES: &str = "app_mentions:read,chat:write,im:history,commands,lists:read,lists:write,channels:history,groups:history,mpim:history";
 /// Slack's authorize page (`SLACK_AUTHORIZE_URL` overrides it).
 pub const DEFAULT_AUTHORIZE_URL: &str = "https://slack.com/oauth/v2/authorize";
 

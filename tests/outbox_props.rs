@@ -128,7 +128,7 @@ impl World {
         let stored = match outcome {
             Outcome::Done => query_ids(&self.db, sql::outbox::COMPLETE_DONE, params![flight.row, flight.token, self.now, 200, 12, Null, Null]),
             Outcome::Retry { after_ms } => {
-                query_ids(&self.db, sql::outbox::COMPLETE_RETRY, params![flight.row, flight.token, self.now + after_ms, "http_500", 500])
+                query_ids(&self.db, sql::outbox::COMPLETE_RETRY, params![flight.row, flight.token, self.now + after_ms, "http_500", 500, Null])
             }
             Outcome::Park => {
                 query_ids(&self.db, sql::outbox::COMPLETE_PARK, params![flight.row, flight.token, "channel_not_found", "channel_not_found", 200, self.now])
@@ -408,4 +408,25 @@ fn a_posted_message_is_kept_on_its_row_by_the_fenced_completion() {
         .query_row("SELECT status, posted_channel, posted_ts FROM outbox WHERE id = ?1", [stale.row], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
         .unwrap();
     assert_eq!(posted, ("done".to_string(), "C1".to_string(), "1.5".to_string()));
+}
+
+#[test]
+fn a_row_taken_over_after_its_lease_expired_is_uncertain_since_its_lost_attempt_and_a_retry_settles_it() {
+    let mut world = World::new(1);
+    let uncertain = |db: &Connection| db.query_row("SELECT uncertain_since FROM outbox", [], |r| r.get::<_, Option<i64>>(0)).unwrap();
+    let first = world.now;
+    query_ids(&world.db, sql::outbox::CLAIM, params!["sweep-1", first + LEASE_MS, first, 10]);
+    assert_eq!(uncertain(&world.db), None, "a first claim knows nothing is unknown");
+    world.now += LEASE_MS; // the runtime died mid-call: nobody completed it
+    let claimed_at: i64 = world.db.query_row(sql::outbox::CLAIM, params!["sweep-2", world.now + LEASE_MS, world.now, 10], |r| r.get("claimed_at")).unwrap();
+    assert_eq!((uncertain(&world.db), claimed_at), (Some(first), world.now), "the lost attempt's start, returned with the claim");
+    world.now += LEASE_MS;
+    query_ids(&world.db, sql::outbox::CLAIM, params!["sweep-3", world.now + LEASE_MS, world.now, 10]);
+    assert_eq!(uncertain(&world.db), Some(first), "the oldest unknown attempt stays");
+    let id: i64 = world.db.query_row("SELECT id FROM outbox", [], |r| r.get(0)).unwrap();
+    world.db.query_row(sql::outbox::COMPLETE_RETRY, params![id, "sweep-3", world.now, "timeout", None::<i64>, world.now - 10], |r| r.get::<_, i64>(0)).unwrap();
+    assert_eq!(uncertain(&world.db), Some(world.now - 10), "a post that timed out");
+    query_ids(&world.db, sql::outbox::CLAIM, params!["sweep-4", world.now + LEASE_MS, world.now, 10]);
+    world.db.query_row(sql::outbox::COMPLETE_RETRY, params![id, "sweep-4", world.now, "http_503", 503, None::<i64>], |r| r.get::<_, i64>(0)).unwrap();
+    assert_eq!(uncertain(&world.db), None, "read back and sent again: Slack's answer settles it");
 }

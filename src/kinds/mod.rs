@@ -12,12 +12,15 @@
 //! The move into rooms is under way (issue 34): [`notify`], [`lists`], [`assistant`] (streamed
 //! answers), [`schedule`], [`respond_url`], [`redrive`] and [`llm`] (LLM replies) have theirs;
 //! one kind is left, a handler's Web API call (`Action::SlackApi`: posts, updates, reactions),
-//! whose job is `runtime/sweep/jobs/slack_api.rs`.
+//! whose job is `runtime/sweep/jobs/slack_api.rs`. [`post`] holds the pure half of a post made
+//! once (read back after an unknown outcome), whose wasm32 half is `platform::post`, as every kind
+//! that posts uses it.
 
 pub mod assistant;
 pub mod lists;
 pub mod llm;
 pub mod notify;
+pub mod post;
 pub mod redrive;
 pub mod respond_url;
 pub mod schedule;

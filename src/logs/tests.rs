@@ -90,6 +90,15 @@ fn every_field() -> Vec<LogLine> {
         LogLine::DirectoryError(error.clone()),
         LogLine::NetworkError(error.clone()),
         LogLine::AdminError(error),
+        LogLine::ReadBack(ReadBackLine {
+            row: 1,
+            key: "k".into(),
+            method: "conversations.replies".into(),
+            outcome: ReadBackOutcome::Fallback,
+            uncertain_since: 1,
+            ts: s(),
+            reason: s(),
+        }),
     ]
 }
 

@@ -75,6 +75,11 @@ pub enum AfterWrite {
     /// Queue a recurring schedule's next occurrence (`crate::kinds::schedule::next_due`), unless a
     /// cancel reached the occurrence while it was in flight (the store reads the row again).
     Recur(NewRow),
+    /// The row's post may already be in Slack, since this time (epoch ms): it timed out after
+    /// sending, or a read-back could not rule an earlier attempt out (`crate::kinds::post`). The
+    /// retry's completion keeps it on the row (`outbox.uncertain_since`, in the same UPDATE), so
+    /// the next attempt reads back first; a retry without it clears it. Nothing else is written.
+    Uncertain(i64),
     /// A streamed answer ended (done, or stopped by its user): forget its checkpoint
     /// (`crate::kinds::assistant::stream`). A parked or retried answer keeps it, to resume from.
     ForgetAnswer,

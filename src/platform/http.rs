@@ -35,6 +35,9 @@ pub struct SlackCall {
     pub http_status: Option<i64>,
     /// The answer's JSON (`Value::Null` without one).
     pub json: Value,
+    /// For a post (`platform::post`): since when its row's outcome is unknown after this call
+    /// (it timed out, or a read-back could not rule an earlier attempt out); kept with a retry.
+    pub uncertain_since: Option<i64>,
 }
 
 /// Calls Slack's `method` with the bot token (the attempt timeout applies) and judges the answer,
@@ -43,16 +46,17 @@ pub struct SlackCall {
 pub async fn call_slack(config: &crate::config::Config, gate: &Gate<'_>, token: &str, method: &str, args: &Value) -> SlackCall {
     use crate::slack::classify;
     if let Err(paced) = gate.admit(method, args) {
-        return SlackCall { verdict: paced, http_status: None, json: Value::Null };
+        return SlackCall { verdict: paced, http_status: None, json: Value::Null, uncertain_since: None };
     }
     match post_json(&config.slack_method_url(method), Some(token), args, config.attempt_timeout_ms).await {
         Ok(a) => {
-            SlackCall { verdict: classify::classify_web_api(a.status, a.retry_after.as_deref(), &a.json), http_status: Some(a.status as i64), json: a.json }
+            let verdict = classify::classify_web_api(a.status, a.retry_after.as_deref(), &a.json);
+            SlackCall { verdict, http_status: Some(a.status as i64), json: a.json, uncertain_since: None }
         }
-        Err(Failure::Timeout) => SlackCall { verdict: classify::timed_out(), http_status: None, json: Value::Null },
+        Err(Failure::Timeout) => SlackCall { verdict: classify::timed_out(), http_status: None, json: Value::Null, uncertain_since: None },
         Err(Failure::Network(detail)) => {
             log_network(&detail);
-            SlackCall { verdict: classify::network_error(), http_status: None, json: Value::Null }
+            SlackCall { verdict: classify::network_error(), http_status: None, json: Value::Null, uncertain_since: None }
         }
     }
 }

@@ -7,10 +7,11 @@
 use super::credential::Credential;
 use super::http::{self, Answer, Failure, SlackCall};
 use super::pacing::Gate;
+use super::post::{Poster, ReadBacks};
 use super::rows::ClaimedRow;
 use crate::app::App;
 use crate::config::Config;
-use crate::outbox::completion::JobOutcome;
+use crate::outbox::completion::{AfterWrite, JobOutcome};
 use crate::outbox::ClaimToken;
 use crate::slack::classify::{self, Verdict};
 use serde_json::Value;
@@ -36,6 +37,8 @@ pub struct Job<'a> {
     pub started: i64,
     /// The app (a redriven `handler_failed` row runs its handler again).
     pub app: &'a dyn App,
+    /// The sweep's read-backs of uncertain posts (one read per channel or thread).
+    pub reads: &'a ReadBacks,
 }
 
 impl Job<'_> {
@@ -45,6 +48,13 @@ impl Job<'_> {
             Credential::Token(token) => Ok(token),
             Credential::Unusable(verdict) => Err(JobOutcome::verdict(verdict.clone())),
         }
+    }
+
+    /// Posts a message (`chat.postMessage`) with the row's key in its metadata; if the row's
+    /// previous attempt's outcome is unknown, reads the place back first ([`super::post`]).
+    pub async fn post_message(&self, token: &str, args: &Value) -> SlackCall {
+        let poster = Poster { reads: self.reads, config: self.config, gate: self.gate, row: self.row, started: self.started };
+        super::post::post_message(&poster, token, args).await
     }
 
     /// Calls Slack's `method` with the bot token, once the pacer lets it through.
@@ -68,6 +78,7 @@ impl Job<'_> {
 
 impl From<SlackCall> for JobOutcome {
     fn from(call: SlackCall) -> JobOutcome {
-        JobOutcome { verdict: call.verdict, http_status: call.http_status, writes: Vec::new() }
+        let writes = call.uncertain_since.map(AfterWrite::Uncertain).into_iter().collect();
+        JobOutcome { verdict: call.verdict, http_status: call.http_status, writes }
     }
 }

@@ -28,5 +28,6 @@ pub mod js;
 pub mod log;
 pub mod meter;
 pub mod pacing;
+pub mod post;
 pub mod rows;
 pub mod state;

@@ -130,4 +130,16 @@ pub struct ClaimedRow {
     pub deadline_at: Option<i64>,
     /// When it entered the queue: when it was queued, or a scheduled row's due time.
     pub created_at: i64,
+    /// When its oldest attempt whose outcome is unknown began (a lease that expired mid-call, a
+    /// post that timed out), if any: a post reads back first (`crate::kinds::post`).
+    pub uncertain_since: Option<i64>,
+    /// When this claim took it.
+    pub claimed_at: i64,
+}
+
+impl ClaimedRow {
+    /// What a post's read-back needs to know of the row, when its outcome is unknown.
+    pub fn uncertain(&self) -> Option<crate::kinds::post::Uncertain> {
+        self.uncertain_since.map(|since| crate::kinds::post::Uncertain { since, claimed_at: self.claimed_at })
+    }
 }

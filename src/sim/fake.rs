@@ -295,6 +295,12 @@ impl FakeSlack {
         self.state.lock().unwrap().web.stop_as_user(channel, ts)
     }
 
+    /// Every message the bot posted in `channel` that landed (answered `ok`, also late or with its
+    /// answer lost), thread replies too, in the order they landed.
+    pub fn posts_in(&self, channel: &str) -> Vec<super::messages::FakeMessage> {
+        self.state.lock().unwrap().web.posts_in(channel)
+    }
+
     /// The streamed messages in `channel`, oldest first.
     pub fn streams_in(&self, channel: &str) -> Vec<FakeStream> {
         self.state.lock().unwrap().web.streams_in(channel)

@@ -21,6 +21,7 @@ pub mod fake;
 pub mod faults;
 pub mod lists;
 pub mod llm;
+pub mod messages;
 mod reset;
 pub mod tiers;
 pub mod web;

@@ -2,10 +2,11 @@
 //! ([`METHODS`]) and what each answers, like Slack's, with the little state Slack's answers
 //! depend on (reactions, views, streams), kept in memory.
 //!
-//! Messages are not stored, except streams and the bot's replies in threads (for
-//! `conversations.replies`): `chat.update` or `chat.delete` of any `ts` succeeds (the fake cannot
-//! know every message a test plays Slack's side of) and answers the message's own `ts`, but a
-//! stream is refused `streaming_state_conflict` while it streams. A stream closes
+//! The bot's posts are kept with their message metadata ([`super::messages`]: what
+//! `conversations.history` and `conversations.replies` read back), and its streams; `chat.update`
+//! or `chat.delete` of any `ts` succeeds (the fake cannot know every message a test plays Slack's
+//! side of) and answers the message's own `ts`, but a stream is refused
+//! `streaming_state_conflict` while it streams. A stream closes
 //! [`DEFAULT_STREAM_LIFETIME_MS`] after it starts (`FakeSlack::set_stream_lifetime`), after which
 //! appends are `message_not_in_streaming_state`; one the user stopped
 //! (`FakeSlack::stop_stream_as_user`) answers `stopped_by_user`. A
@@ -15,6 +16,8 @@
 
 use super::client::trigger_minted_at;
 use super::lists::FAKE_BOT_USER;
+use super::messages::{FakeMessage, Messages};
+pub use super::messages::{FAKE_APP_ID, FAKE_BOT_ID};
 use crate::slack::method;
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -23,10 +26,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The team of the fake's bot token (`auth.test`, `oauth.v2.access`, views' `team_id`).
 pub const FAKE_TEAM: &str = "TSIM";
-/// The fake's bot id.
-pub const FAKE_BOT_ID: &str = "BFAKE";
-/// The fake's app id.
-pub const FAKE_APP_ID: &str = "ASIM";
 /// How long a `trigger_id` can open or push a view, as Slack's: 3 s after the interaction.
 pub const TRIGGER_TTL_MS: u64 = 3_000;
 
@@ -54,6 +53,7 @@ pub const METHODS: &[&str] = &[
     method::ASSISTANT_THREADS_SET_TITLE,
     method::CONVERSATIONS_INFO,
     method::CONVERSATIONS_REPLIES,
+    method::CONVERSATIONS_HISTORY,
     method::USERS_INFO,
 ];
 
@@ -77,9 +77,8 @@ pub struct Web {
     streams: HashMap<(String, String), FakeStream>,
     /// How long a stream stays open ([`DEFAULT_STREAM_LIFETIME_MS`] unless set).
     stream_lifetime_ms: Option<u64>,
-    /// Replies the bot posted in threads (`chat.postMessage` with `thread_ts`), for
-    /// `conversations.replies`.
-    replies: Vec<(String, String, String, String)>,
+    /// The bot's posts, with their metadata, for `conversations.history` and `.replies`.
+    messages: Messages,
 }
 
 /// How long Slack keeps a stream open: about 5 minutes (undocumented; python-slack-sdk #1859).
@@ -125,6 +124,7 @@ impl Web {
             method::APPEND_STREAM => self.append_stream(args, false, now_ms),
             method::STOP_STREAM => self.append_stream(args, true, now_ms),
             method::CONVERSATIONS_REPLIES => self.thread_replies(args),
+            method::CONVERSATIONS_HISTORY => channel(args).map(|channel| self.messages.history(channel, args)),
             method::REACTIONS_ADD => self.react(args, true),
             method::REACTIONS_REMOVE => self.react(args, false),
             method::VIEWS_OPEN | method::VIEWS_PUSH => self.open_view(args, now_ms),
@@ -282,14 +282,29 @@ impl Web {
         Ok(json!({"ok": true, "channel": channel, "ts": ts, "message": message}))
     }
 
-    /// `chat.postMessage`; a reply in a thread is kept for `conversations.replies`.
+    /// `chat.postMessage`: the message is kept, with its metadata (an object, or the
+    /// JSON-encoded string a form body carries).
     fn post_message(&mut self, args: &Map<String, Value>) -> Answer {
         let answer = post_message(args)?;
-        if let (Some(thread), Some(ts)) = (text(args, "thread_ts"), answer["ts"].as_str()) {
-            let body = text(args, "text").or_else(|| text(args, "markdown_text")).unwrap_or("");
-            self.replies.push((answer["channel"].as_str().unwrap_or("").into(), thread.into(), ts.into(), body.into()));
-        }
+        let metadata = match args.get("metadata") {
+            Some(Value::String(encoded)) => serde_json::from_str(encoded).ok(),
+            Some(Value::Object(m)) => Some(Value::Object(m.clone())),
+            _ => None,
+        };
+        self.messages.add(FakeMessage {
+            channel: answer["channel"].as_str().unwrap_or("").into(),
+            ts: answer["ts"].as_str().unwrap_or("").into(),
+            thread_ts: text(args, "thread_ts").map(str::to_string),
+            text: text(args, "text").or_else(|| text(args, "markdown_text")).unwrap_or("").into(),
+            metadata: metadata.filter(|m| m.get("event_type").is_some_and(Value::is_string)),
+            bot: true,
+        });
         Ok(answer)
+    }
+
+    /// Every message the bot posted in `channel` (thread replies too), in the order they landed.
+    pub fn posts_in(&self, channel: &str) -> Vec<FakeMessage> {
+        self.messages.in_channel(channel)
     }
 
     /// `chat.update`: refused while the message streams (`streaming_state_conflict`); a stream's
@@ -303,24 +318,27 @@ impl Web {
             }
             stream.text = new_text.clone();
         }
-        for reply in self.replies.iter_mut().filter(|r| r.0 == channel && r.2 == ts) {
-            reply.3 = new_text.clone();
-        }
+        self.messages.edit(channel, ts, &new_text);
         update_message(args)
     }
 
-    /// `conversations.replies`: the bot's messages in the thread (streams and kept replies), by `ts`.
+    /// `conversations.replies`: the bot's messages in the thread (kept posts and streams).
     fn thread_replies(&mut self, args: &Map<String, Value>) -> Answer {
         let (channel, thread) = (channel(args)?, message_ts(args, "ts")?);
-        let mut messages: Vec<(String, String)> =
-            self.streams.values().filter(|s| s.channel == channel && s.thread_ts == thread).map(|s| (s.ts.clone(), s.text.clone())).collect();
-        messages.extend(self.replies.iter().filter(|r| r.0 == channel && r.1 == thread).map(|r| (r.2.clone(), r.3.clone())));
-        messages.sort();
-        let messages: Vec<Value> = messages
-            .into_iter()
-            .map(|(ts, text)| json!({"type": "message", "ts": ts, "thread_ts": thread, "text": text, "user": FAKE_BOT_USER, "bot_id": FAKE_BOT_ID}))
+        let streams = self
+            .streams
+            .values()
+            .filter(|s| s.channel == channel && s.thread_ts == thread)
+            .map(|s| FakeMessage {
+                channel: s.channel.clone(),
+                ts: s.ts.clone(),
+                thread_ts: Some(s.thread_ts.clone()),
+                text: s.text.clone(),
+                metadata: None,
+                bot: true,
+            })
             .collect();
-        Ok(json!({"ok": true, "messages": messages, "has_more": false}))
+        Ok(self.messages.replies(channel, thread, streams, args))
     }
 
     /// Streams close this long after they start.

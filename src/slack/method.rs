@@ -90,6 +90,8 @@ pub const SLACK_LISTS_ITEMS_DELETE: &str = "slackLists.items.delete";
 pub const CONVERSATIONS_INFO: &str = "conversations.info";
 /// `conversations.replies`: a thread's messages.
 pub const CONVERSATIONS_REPLIES: &str = "conversations.replies";
+/// `conversations.history`: a channel's messages.
+pub const CONVERSATIONS_HISTORY: &str = "conversations.history";
 /// `users.info`: a user's profile.
 pub const USERS_INFO: &str = "users.info";
 

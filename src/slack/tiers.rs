@@ -128,6 +128,10 @@ pub const DEFAULT_TIERS: &[(&str, Tier)] = &[
     (method::ASSISTANT_THREADS_SET_STATUS, Tier::Three),
     (method::ASSISTANT_THREADS_SET_SUGGESTED_PROMPTS, Tier::Four),
     (method::ASSISTANT_THREADS_SET_TITLE, Tier::Four),
+    // A post's read-back (`crate::kinds::post`). Slack's 2025 limit for commercially distributed
+    // non-Marketplace apps is 1 a minute: `conversations.history=1/min,conversations.replies=1/min`.
+    (method::CONVERSATIONS_HISTORY, Tier::Three),
+    (method::CONVERSATIONS_REPLIES, Tier::Three),
 ];
 
 /// One budget rule: a method's budget in a scope, or `None` (not paced in that scope).

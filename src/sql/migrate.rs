@@ -92,6 +92,8 @@ pub const TEAM: Schema<'static> = Schema {
         Migration { to: 4, name: "streamed_answers", sql: crate::kinds::assistant::sql::MIGRATION_4, floor: 4 },
         Migration { to: 5, name: "posted_on_row", sql: crate::kinds::notify::sql::MIGRATION_5, floor: 5 },
         Migration { to: 6, name: "answer_stops", sql: crate::kinds::assistant::sql::MIGRATION_6, floor: 5 },
+        // Additive (one nullable column, which version 5 never reads): the floor stays 5.
+        Migration { to: 7, name: "uncertain_posts", sql: crate::kinds::post::sql::MIGRATION_7, floor: 5 },
     ],
 };
 

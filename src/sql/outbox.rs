@@ -11,7 +11,10 @@ pub const TEAM_KEY: &str = "SELECT value FROM meta WHERE key = 'team_key'";
 /// Claims a bounded batch in one statement: ?1 claim token, ?2 lease expiry, ?3 now, ?4 limit.
 /// Eligible: pending, due, not held, and unclaimed or claimed by another sweep whose lease has
 /// expired. A sweep never takes back its own rows: they are in flight in that very sweep.
-/// Counts the attempt at claim time. *Serial* rows — a List's (effect `lists`, target
+/// Counts the attempt at claim time. A row still claimed (by a sweep whose lease expired: its
+/// attempt never completed) has an outcome nobody knows: `uncertain_since` keeps the start of the
+/// oldest such attempt (`last_attempt_at` before this claim; SET reads the row's old values), for
+/// a post's read-back (`crate::kinds::post`); the same row write, no other. *Serial* rows — a List's (effect `lists`, target
 /// `slackLists:{list}`) and a status message's (effect `status`, target `status:{name}`) — go one
 /// at a time per target: only the oldest due or claimed one is eligible, so one List never has two
 /// Slack calls in flight (no two creates racing for one record) and one status message is never
@@ -24,7 +27,8 @@ pub const TEAM_KEY: &str = "SELECT value FROM meta WHERE key = 'team_key'";
 pub const CLAIM: &str = concat!(
     "UPDATE outbox
  SET claim_token = ?1, claim_expires_at = ?2, attempts = attempts + 1,
-     first_attempt_at = COALESCE(first_attempt_at, ?3), last_attempt_at = ?3
+     first_attempt_at = COALESCE(first_attempt_at, ?3), last_attempt_at = ?3,
+     uncertain_since = CASE WHEN claim_token IS NOT NULL THEN COALESCE(uncertain_since, last_attempt_at) ELSE uncertain_since END
  WHERE id IN (
    SELECT id FROM outbox
    WHERE status = 'pending' AND next_attempt_at <= ?3 + 0
@@ -39,7 +43,8 @@ pub const CLAIM: &str = concat!(
          AND (l.next_attempt_at <= ?3 + 0 OR l.claim_token IS NOT NULL)))
    ORDER BY next_attempt_at, id
    LIMIT ?4 + 0)
- RETURNING id, idem_key, op_key, effect, target, payload, attempts, max_attempts, deadline_at, created_at"
+ RETURNING id, idem_key, op_key, effect, target, payload, attempts, max_attempts, deadline_at, created_at,
+   uncertain_since, last_attempt_at AS claimed_at"
 );
 
 /// Fenced completion as delivered: ?1 id, ?2 claim token, ?3 now, ?4 HTTP status or NULL, ?5
@@ -53,10 +58,12 @@ pub const COMPLETE_DONE: &str = "UPDATE outbox
  WHERE id = ?1 AND claim_token = ?2 AND status = 'pending' RETURNING id";
 
 /// Fenced completion as "try again": ?1 id, ?2 claim token, ?3 next attempt at, ?4 last error,
-/// ?5 HTTP status (NULLs keep the previous values). Zero returned rows = fenced.
+/// ?5 HTTP status (NULLs keep the previous values), ?6 since when the row's post may already be in
+/// Slack (`uncertain_since`: a post that timed out, a read-back not done; NULL: nothing unknown).
+/// Zero returned rows = fenced.
 pub const COMPLETE_RETRY: &str = "UPDATE outbox
  SET claim_token = NULL, claim_expires_at = NULL, next_attempt_at = ?3, last_error = COALESCE(?4, last_error),
-     last_status = COALESCE(?5, last_status)
+     last_status = COALESCE(?5, last_status), uncertain_since = ?6
  WHERE id = ?1 AND claim_token = ?2 AND status = 'pending' RETURNING id";
 
 /// Fenced completion as "wait, this was not a failed attempt" (a 429, or a call kept back for its

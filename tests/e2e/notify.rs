@@ -248,3 +248,35 @@ fn a_message_acknowledged_before_a_kill_is_posted_after_the_restart_and_a_retry_
     assert_eq!(fake.calls("chat.postMessage", &channel).len(), 2, "the refused attempt and the post");
     assert_eq!(c.all_rows(&team).len(), 1);
 }
+
+#[test]
+fn messages_in_flight_at_a_kill_are_found_by_one_read_of_their_channel_and_posted_once() {
+    let fake = FakeSlack::start();
+    let mut rt = Runtime::start(Settings::new("notify-readback", &fake).var("LEASE_MS", "2500").var("ATTEMPT_TIMEOUT_MS", "2000"));
+    let c = rt.client();
+    let (team, channel) = (unique("T"), unique("C"));
+    // Slack takes each post and answers a second later: the runtime dies before it hears back.
+    fake.script_with("chat.postMessage", &channel, Box::new(|_| Reply::Delay(Duration::from_secs(1), Box::new(Reply::Ok))));
+    let ids: Vec<i64> = (0..5)
+        .map(|i| {
+            let a = post(&c, &team, Some(&unique("rb-")), &json!({"channel": channel, "text": format!("message {i}")}).to_string(), &[]);
+            assert_eq!(a.status, 202, "{}", a.body);
+            a.json()["id"].as_i64().unwrap()
+        })
+        .collect();
+    let in_flight = || fake.calls("chat.postMessage", &channel).iter().filter(|call| call.answer.is_none()).count();
+    eventually("posts in flight", WAIT, || (in_flight() >= 3).then_some(()));
+    rt.kill();
+    rt.restart();
+    let c = rt.client();
+    let done: Vec<Value> = ids.iter().map(|id| wait_done(&c, &team, *id)).collect();
+    let posts = fake.posts_in(&channel);
+    assert_eq!(posts.len(), 5, "each message posted once: {posts:?}");
+    let posted: BTreeSet<&str> = posts.iter().map(|p| p.ts.as_str()).collect();
+    assert!(done.iter().all(|m| posted.contains(m["ts"].as_str().unwrap_or(""))), "each message keeps its post's ts: {done:?}");
+    let found = rt.log_lines().iter().filter(|l| l["kind"] == "read_back" && l["outcome"] == "found").count();
+    let reads = fake.calls("conversations.history", &channel);
+    assert!(found >= 3, "the posts in flight were found, not sent again ({found})");
+    assert!(reads.len() < found, "one read of the channel answers its uncertain rows together: {} reads for {found} found", reads.len());
+    assert!(reads.iter().all(|r| r.args.get("include_all_metadata") == Some(&json!(true))));
+}

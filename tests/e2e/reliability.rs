@@ -8,7 +8,7 @@
 use crate::support;
 
 use serde_json::{json, Value};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -116,11 +116,134 @@ fn killing_the_runtime_at_five_moments_loses_no_acknowledged_event() {
     eventually("every acknowledged event delivered", Duration::from_secs(120), || acked.iter().all(|(t, ts)| delivered(*t, ts) >= 1).then_some(()));
     let posts: usize = channels.iter().map(|c| fake.calls("chat.postMessage", c).len()).sum();
     let duplicates = posts - total;
-    eprintln!("crash test: {total} events acknowledged and delivered across {kills} kills; {posts} posts, {duplicates} duplicates (at-least-once)");
+    let read_back = |outcome: &str| rt.log_lines().iter().filter(|l| l["kind"] == "read_back" && l["outcome"] == outcome).count();
+    eprintln!(
+        "crash test: {total} events acknowledged and delivered across {kills} kills; {posts} posts, {duplicates} duplicates (at-least-once); read back: {} found, {} not there, {} fell back",
+        read_back("found"),
+        read_back("not_there"),
+        read_back("fallback")
+    );
     let c = rt.client();
     for team in &teams {
         assert_eq!(c.receipts(team), total as i64 / 5, "one receipt per event for {team}");
     }
+}
+
+/// Issue 35, goal 3: a post whose Slack call went out but whose completion was never stored (the
+/// runtime was killed while Slack took its time to answer) is read back before it is sent again,
+/// and found: 300 events, the runtime killed twice with posts in flight, one reply each.
+#[test]
+fn killing_the_runtime_while_slack_answers_slowly_posts_each_reply_once() {
+    let fake = FakeSlack::start();
+    // A lease above the attempt timeout times the batch's waves (10 rows, 5 at once), as `/healthz`
+    // asks: a call still on its way to Slack when the lease runs out is the one case a read can miss.
+    let settings = Settings::new("readback", &fake)
+        .var("LEASE_MS", "3000")
+        .var("ATTEMPT_TIMEOUT_MS", "1000")
+        .var("RETRY_SCHEDULE_MS", "200,500")
+        .var("MAX_ATTEMPTS", "50");
+    let mut rt = Runtime::start(settings);
+    let teams: Vec<String> = (0..3).map(|_| unique("T")).collect();
+    let channels: Vec<String> = (0..3).map(|_| unique("C")).collect();
+    for channel in &channels {
+        // Slack answers slowly: posts are in flight (sent, not yet answered) when the plug is pulled.
+        fake.script_with("chat.postMessage", channel, Box::new(|_| Reply::Delay(Duration::from_millis(400), Box::new(Reply::Ok))));
+    }
+    let total = 300;
+    let events: Vec<(usize, String, Value)> = (0..total)
+        .map(|i| {
+            let (t, ts) = (i % 3, format!("{}.{i:04}", 2000 + i / 3));
+            (t, ts.clone(), envelope(&teams[t], &unique("Ev"), mention(&channels[t], &ts, "slow")))
+        })
+        .collect();
+    let acked = Arc::new(Mutex::new(Vec::new()));
+    let next = Arc::new(AtomicUsize::new(0));
+    let base = rt.base_url();
+    let senders: Vec<_> = (0..8)
+        .map(|_| {
+            let (events, acked, next, base) = (events.clone(), acked.clone(), next.clone(), base.clone());
+            std::thread::spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some((t, ts, event)) = events.get(i) else { break };
+                if deliver_like_slack(&base, event) {
+                    acked.lock().unwrap().push((*t, ts.clone()));
+                }
+            })
+        })
+        .collect();
+    let in_flight = || channels.iter().map(|c| fake.calls("chat.postMessage", c).iter().filter(|call| call.answer.is_none()).count()).sum::<usize>();
+    let mut killed_in_flight = Vec::new();
+    for moment in 1..=2 {
+        let wanted = moment * total / 3;
+        eventually(&format!("{wanted} acks before crash {moment}"), Duration::from_secs(120), || (acked.lock().unwrap().len() >= wanted).then_some(()));
+        killed_in_flight.push(eventually("posts in flight", Duration::from_secs(60), || Some(in_flight()).filter(|n| *n > 0)));
+        rt.kill();
+        rt.restart();
+    }
+    for s in senders {
+        s.join().unwrap();
+    }
+    let acked = acked.lock().unwrap().clone();
+    assert_eq!(acked.len(), total, "Slack's retries got every event acknowledged");
+    let c = rt.client();
+    eventually("every row done, every call answered", Duration::from_secs(180), || {
+        (teams.iter().all(|t| c.rows(t, "pending").is_empty()) && in_flight() == 0).then_some(())
+    });
+    let mut per_thread: HashMap<(usize, String), usize> = HashMap::new();
+    for (t, channel) in channels.iter().enumerate() {
+        for post in fake.posts_in(channel) {
+            *per_thread.entry((t, post.thread_ts.clone().unwrap_or_default())).or_default() += 1;
+        }
+    }
+    let missing: Vec<_> = acked.iter().filter(|(t, ts)| !per_thread.contains_key(&(*t, ts.clone()))).collect();
+    let duplicates: usize = per_thread.values().map(|n| n - 1).sum();
+    let read_back = |outcome: &str| rt.log_lines().iter().filter(|l| l["kind"] == "read_back" && l["outcome"] == outcome).count();
+    let (found, not_there, fallback) = (read_back("found"), read_back("not_there"), read_back("fallback"));
+    eprintln!(
+        "read-back crash test: {total} events, 2 kills with {killed_in_flight:?} posts in flight; {} replies, {duplicates} duplicates; read back: {found} found, {not_there} not there, {fallback} fell back",
+        per_thread.len()
+    );
+    assert!(missing.is_empty(), "every acknowledged event has its reply: {missing:?}");
+    assert_eq!(per_thread.len(), total);
+    assert_eq!(duplicates, 0, "no reply posted twice");
+    assert!(found > 0, "posts in flight at a kill were found by reading back, not sent again");
+    assert_eq!(fallback, 0, "every read was possible");
+}
+
+/// A post whose call timed out after Slack took it is read back before it is sent again: found,
+/// the row is done with Slack's `ts` and nothing is posted twice. Where the token cannot read the
+/// thread back (`missing_scope`), the post is sent again, and the fallback logged: the one
+/// duplicate this case can still make.
+#[test]
+fn a_post_that_timed_out_is_read_back_and_without_the_scope_to_read_it_is_sent_again_and_logged() {
+    let fake = FakeSlack::start();
+    let settings = Settings::new("timedout", &fake).var("ATTEMPT_TIMEOUT_MS", "500").var("LEASE_MS", "5000").var("RETRY_SCHEDULE_MS", "200");
+    let rt = Runtime::start(settings);
+    let (team, found, refused) = (unique("T"), unique("C"), unique("C"));
+    for channel in [&found, &refused] {
+        // Slack posts the message at once, then answers too late: the attempt times out.
+        fake.script("chat.postMessage", channel, vec![Reply::Applied(Box::new(Reply::Delay(Duration::from_millis(1_500), Box::new(Reply::Ok))))]);
+    }
+    fake.script_with("conversations.replies", &refused, Box::new(|_| Reply::Error("missing_scope")));
+    let c = rt.client();
+    for channel in [&found, &refused] {
+        assert_eq!(c.event(&envelope(&team, &unique("Ev"), mention(channel, "30.1", "slow"))).status, 200);
+    }
+    eventually("both replies done", Duration::from_secs(30), || (c.rows(&team, "done").len() == 2).then_some(()));
+    let read_back = |outcome: &str| rt.log_lines().into_iter().filter(|l| l["kind"] == "read_back" && l["outcome"] == outcome).collect::<Vec<_>>();
+    // Found: one post, the row done with its ts, the read asked for the metadata.
+    assert_eq!(fake.posts_in(&found).len(), 1, "posted once");
+    assert_eq!(fake.calls("chat.postMessage", &found).len(), 1, "not sent again");
+    let reads = fake.calls("conversations.replies", &found);
+    assert!(reads.iter().all(|r| r.args.get("include_all_metadata") == Some(&json!(true)) && r.field("ts") == Some("30.1")), "{reads:?}");
+    let posted = &fake.posts_in(&found)[0];
+    let key = posted.metadata.as_ref().and_then(|m| m["event_payload"]["slackline_key"].as_str()).expect("the post names its key").to_string();
+    let found_line = read_back("found").into_iter().find(|l| l["key"] == key.as_str()).expect("a read_back found line");
+    assert_eq!(found_line["ts"].as_str(), Some(posted.ts.as_str()));
+    // Refused: sent again (a duplicate, logged as a fallback naming Slack's refusal).
+    assert_eq!(fake.posts_in(&refused).len(), 2, "without the scope to read, the post is sent again");
+    let fallback = read_back("fallback");
+    assert!(fallback.iter().any(|l| l["reason"] == "refused:missing_scope"), "{fallback:?}");
 }
 
 /// A deterministic pseudo-random sequence for the chaos script.

@@ -1,12 +1,12 @@
 //! A message another service posted through the notify API (`Action::Notify`): one
 //! `chat.postMessage`, whose answer (`channel`, `ts`) the completion keeps for
-//! `GET /api/teams/{team}/messages/{id}`.
+//! `GET /api/teams/{team}/messages/{id}`. Read back first when its previous attempt's outcome is
+//! unknown (`Job::post_message`): a post found there is kept as if just answered.
 
 use super::PostWrite;
 use crate::outbox::completion::{AfterWrite, JobOutcome};
 use crate::platform::job::Job;
 use crate::slack::classify::Verdict;
-use crate::slack::method;
 use serde_json::Value;
 
 /// Posts the message.
@@ -15,7 +15,7 @@ pub async fn post(job: &Job<'_>, args: &Value) -> JobOutcome {
         Ok(token) => token,
         Err(refused) => return refused,
     };
-    let call = job.call_slack(token, method::POST_MESSAGE, args).await;
+    let call = job.post_message(token, args).await;
     let posted = (call.verdict == Verdict::Success)
         .then(|| Some(PostWrite::Message { channel: call.json["channel"].as_str()?.into(), ts: call.json["ts"].as_str()?.into() }))
         .flatten();

@@ -33,7 +33,10 @@ pub async fn bring_up_to_date(job: &Job<'_>, name: &str) -> JobOutcome {
     if let Some(blocks) = blocks {
         args["blocks"] = blocks;
     }
-    let call = job.call_slack(token, method, &args).await;
+    let call = match method {
+        method::POST_MESSAGE => job.post_message(token, &args).await,
+        _ => job.call_slack(token, method, &args).await,
+    };
     let first =
         (method == method::POST_MESSAGE).then(|| call.json["ts"].as_str().map(str::to_string).zip(call.json["channel"].as_str().map(str::to_string))).flatten();
     let succeeded = call.verdict == Verdict::Success;

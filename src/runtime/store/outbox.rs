@@ -116,7 +116,9 @@ fn complete_one(sql: &SqlStorage, c: Completing, known: &Known) -> worker::Resul
             let (channel, ts) = posted_message(&c.writes).map_or((V::Null, V::Null), |(channel, ts)| (text(channel), text(ts)));
             rows(sql, sql::outbox::COMPLETE_DONE, vec![id, token, int(now), opt_int(c.log.http_status), int(c.log.latency_ms), channel, ts])?
         }
-        Transition::Retry { at } => rows(sql, sql::outbox::COMPLETE_RETRY, vec![id, token, int(*at), detail(), opt_int(c.log.http_status)])?,
+        Transition::Retry { at } => {
+            rows(sql, sql::outbox::COMPLETE_RETRY, vec![id, token, int(*at), detail(), opt_int(c.log.http_status), opt_int(uncertain_since(&c.writes))])?
+        }
         Transition::Wait { at, .. } => {
             let sent = int(i64::from(c.log.outcome.was_sent()));
             rows(sql, sql::outbox::COMPLETE_WAIT, vec![id, token, int(*at), detail(), opt_int(c.log.http_status), sent])?
@@ -156,6 +158,15 @@ fn posted_message(writes: &[AfterWrite]) -> Option<(&str, &str)> {
     })
 }
 
+/// Since when the row's post may already be in Slack, if the job said so (a retry keeps it on the
+/// row: `COMPLETE_RETRY`).
+fn uncertain_since(writes: &[AfterWrite]) -> Option<i64> {
+    writes.iter().find_map(|w| match w {
+        AfterWrite::Uncertain(since) => Some(*since),
+        _ => None,
+    })
+}
+
 /// Stores a job's after-writes with its completion (those [`to_store`] keeps: none when fenced).
 /// Returns the reconciliation pass a List page finished, if any.
 fn apply_after(sql: &SqlStorage, c: &Completing, writes: &[AfterWrite]) -> worker::Result<Option<RunView>> {
@@ -184,6 +195,8 @@ fn apply_after(sql: &SqlStorage, c: &Completing, writes: &[AfterWrite]) -> worke
             AfterWrite::Hold { .. } => {}
             AfterWrite::Remember { key, value } => state::remember(sql, key, value, q.now)?,
             AfterWrite::ForgetAnswer => crate::kinds::assistant::store::forget(sql, c.row_id.0)?,
+            // Kept by the retry's own UPDATE (COMPLETE_RETRY), or moot: the row is done or parked.
+            AfterWrite::Uncertain(_) => {}
             AfterWrite::State(change) => {
                 state::apply(sql, change, q.now)?;
             }

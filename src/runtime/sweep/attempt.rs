@@ -15,6 +15,7 @@ use crate::outbox::{after_attempt, before_attempt, reasons, Attempted, ClaimToke
 use crate::platform::clock;
 use crate::platform::credential::Credential;
 use crate::platform::pacing::Gate;
+use crate::platform::post::ReadBacks;
 use crate::platform::rows::ClaimedRow;
 use crate::runtime::store::{outbox::AttemptLog, outbox::Completing};
 use crate::slack::classify::Verdict;
@@ -96,7 +97,7 @@ impl Finished {
 impl Sweeper<'_> {
     /// Performs one claimed row (or expires it), started at `started`, and decides its
     /// transition; stores nothing.
-    pub(super) async fn attempt(&self, row: ClaimedRow, credential: Rc<Credential>, claim_token: &ClaimToken, started: i64) -> Finished {
+    pub(super) async fn attempt(&self, row: ClaimedRow, credential: Rc<Credential>, claim_token: &ClaimToken, reads: &ReadBacks, started: i64) -> Finished {
         let attempted = Attempted { attempts: row.attempts.max(0) as u32, max_attempts: row.max_attempts.max(1) as u32, deadline_at: row.deadline_at };
         let gate = Gate::new(self.pacer, &self.config.rate_limits, row.id);
         let action = serde_json::from_str::<Action>(&row.payload).ok();
@@ -116,6 +117,7 @@ impl Sweeper<'_> {
                             claim_token,
                             started,
                             app: self.app,
+                            reads,
                         };
                         jobs::perform(&job, action).await
                     }

@@ -28,6 +28,7 @@ use crate::outbox::pace::Pacer;
 use crate::outbox::schedule::{Drain, Step};
 use crate::outbox::{streak_alerts, ClaimToken, Outcome, Transition, Trigger, WaitCause};
 use crate::platform::credential::{self, Credential};
+use crate::platform::post::ReadBacks;
 use crate::platform::rows::ClaimedRow;
 use crate::platform::{clock, log};
 use crate::sql::known::Known;
@@ -89,6 +90,7 @@ impl Sweeper<'_> {
         let token = clock::claim_token();
         let mut drain = Drain::new(started, c.sweep_budget_ms, c.delivery_concurrency, c.batch_size as usize);
         let mut queued: VecDeque<(ClaimedRow, Rc<Credential>)> = VecDeque::new();
+        let reads = ReadBacks::default();
         let mut in_flight = FuturesUnordered::new();
         let Nudges { signals: mut woken, outstanding } = nudges;
         loop {
@@ -99,6 +101,7 @@ impl Sweeper<'_> {
                     outstanding.set(false); // this claim takes what was queued until now
                     let batch = store::outbox::claim(self.sql, &token, now + c.lease_ms, now, c.batch_size)?;
                     drain.claimed(batch.len());
+                    reads.claimed(&batch);
                     if !batch.is_empty() {
                         report.claimed += batch.len() as u32;
                         let credential = credential::resolve_cached(self.credentials, self.sql, c, now).await?;
@@ -108,7 +111,7 @@ impl Sweeper<'_> {
                 Step::Start => {
                     let (row, credential) = queued.pop_front().expect("the schedule starts only claimed rows");
                     drain.started(row.id.0, now);
-                    in_flight.push(self.attempt(row, credential, &token, now));
+                    in_flight.push(self.attempt(row, credential, &token, &reads, now));
                 }
                 Step::Wait { until } => match next_event(&mut in_flight, &mut woken, until.map(|at| at - now)).await {
                     // `outstanding` already says rows are waiting; the signal only woke the loop.

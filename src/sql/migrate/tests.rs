@@ -356,3 +356,14 @@ fn migration_6_records_stops_for_the_answers_that_existed_when_they_were_pressed
     db.0.execute(PRUNE_STOPS, params![101]).unwrap();
     assert_eq!(count(&db, "SELECT count(*) FROM answer_stops"), 0);
 }
+
+#[test]
+fn migration_7_adds_the_uncertain_column_and_keeps_floor_5_so_version_5_still_serves() {
+    let db = unversioned();
+    assert!(matches!(run(&db, &team_v(6)), Outcome::Ready(_)));
+    assert_eq!(run(&db, &team_v(7)), Outcome::Ready(Ready::Migrated { from: Stored::At(6), to: 7 }));
+    assert_eq!(TEAM.migrations[6].label(), "7_uncertain_posts");
+    assert_eq!(count(&db, "SELECT count(*) FROM pragma_table_info('outbox') WHERE name = 'uncertain_since'"), 1);
+    assert_eq!(db.floor().unwrap().as_deref(), Some("5"), "additive: the floor stays");
+    assert_eq!(run(&db, &team_v(5)), Outcome::Ready(Ready::Ahead { db: 7, code: 5, floor: 5 }), "a rollback to 5 serves it as it is");
+}

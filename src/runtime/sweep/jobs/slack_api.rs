@@ -3,12 +3,15 @@
 //! channel's) rate budget. A call the handler marked `remember(key)` keeps Slack's answer's
 //! `{channel, ts}` under that state key with its (fenced) completion; a post marked
 //! `in_thread_of(key)` reads that key now, at each attempt, and goes in the remembered message's
-//! thread, or top level if it holds none (`crate::state::thread`).
+//! thread, or top level if it holds none (`crate::state::thread`). A post carries the row's key in
+//! its metadata and is read back first when its previous attempt's outcome is unknown
+//! (`Job::post_message`); other methods are called as they are.
 
 use super::Job;
 use crate::outbox::completion::{remembered, JobOutcome};
 use crate::platform::state as store;
 use crate::slack::classify::Verdict;
+use crate::slack::method;
 use crate::state::thread::threaded;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -27,7 +30,10 @@ pub async fn call(job: &Job<'_>, method: &str, args: &Value, remember: Option<&s
             Err(e) => return JobOutcome::verdict(Verdict::transient(format!("storage: {e}"))),
         },
     };
-    let call = job.call_slack(token, method, &args).await;
+    let call = match method {
+        method::POST_MESSAGE => job.post_message(token, &args).await,
+        _ => job.call_slack(token, method, &args).await,
+    };
     let kept = remember.and_then(|key| remembered(key, &call.verdict, &call.json));
     let outcome = JobOutcome::from(call);
     match kept {
