@@ -381,6 +381,43 @@ fn lists(verb: Verb, list_id: &str, tail: &[&str]) -> Result<ApiRoute, RouteErro
     })
 }
 
+/// One of every route (ids that exercise their checks), for the tests of the routes and of
+/// the wire that carries them (`crate::wire`).
+#[cfg(test)]
+pub(crate) fn examples() -> (Vec<AdminRoute>, Vec<ApiRoute>) {
+    let (list, record) = ("F1".to_string(), "r:1.a-b_c".to_string());
+    let admin = vec![
+        AdminRoute::Stats,
+        AdminRoute::Audit,
+        AdminRoute::Outbox,
+        AdminRoute::Row { id: RowId(7) },
+        AdminRoute::Redrive { id: RowId(7) },
+        AdminRoute::Discard { id: RowId(7) },
+        AdminRoute::Scheduled,
+        AdminRoute::Cancel { id: RowId(7) },
+        AdminRoute::Sweep,
+        AdminRoute::BulkRedrive,
+        AdminRoute::State,
+        AdminRoute::Seed,
+        AdminRoute::Meter,
+    ];
+    let api = vec![
+        ApiRoute::PutColumnMap { list_id: list.clone() },
+        ApiRoute::GetColumnMap { list_id: list.clone() },
+        ApiRoute::PutRecord { list_id: list.clone(), record_id: record.clone() },
+        ApiRoute::GetRecord { list_id: list.clone(), record_id: record.clone() },
+        ApiRoute::DeleteRecord { list_id: list.clone(), record_id: record },
+        ApiRoute::Records { list_id: list.clone() },
+        ApiRoute::Reconcile { list_id: list.clone() },
+        ApiRoute::Reconciles { list_id: list },
+        ApiRoute::PostMessage,
+        ApiRoute::GetMessage { id: 12 },
+        ApiRoute::PutStatus { name: "deploy".into() },
+        ApiRoute::GetStatus { name: "deploy".into() },
+    ];
+    (admin, api)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -448,39 +485,10 @@ mod tests {
 
     #[test]
     fn every_route_travels_to_the_actor_in_its_header_unchanged() {
-        let (list, record) = ("F1".to_string(), "r:1.a-b_c".to_string());
-        let admin = [
-            AdminRoute::Stats,
-            AdminRoute::Audit,
-            AdminRoute::Outbox,
-            AdminRoute::Row { id: RowId(7) },
-            AdminRoute::Redrive { id: RowId(7) },
-            AdminRoute::Discard { id: RowId(7) },
-            AdminRoute::Scheduled,
-            AdminRoute::Cancel { id: RowId(7) },
-            AdminRoute::Sweep,
-            AdminRoute::BulkRedrive,
-            AdminRoute::State,
-            AdminRoute::Seed,
-            AdminRoute::Meter,
-        ];
+        let (admin, api) = examples();
         for route in admin {
             assert_eq!(AdminRoute::from_header(&route.to_header()), Ok(route.clone()), "{}", route.to_header());
         }
-        let api = [
-            ApiRoute::PutColumnMap { list_id: list.clone() },
-            ApiRoute::GetColumnMap { list_id: list.clone() },
-            ApiRoute::PutRecord { list_id: list.clone(), record_id: record.clone() },
-            ApiRoute::GetRecord { list_id: list.clone(), record_id: record.clone() },
-            ApiRoute::DeleteRecord { list_id: list.clone(), record_id: record.clone() },
-            ApiRoute::Records { list_id: list.clone() },
-            ApiRoute::Reconcile { list_id: list.clone() },
-            ApiRoute::Reconciles { list_id: list.clone() },
-            ApiRoute::PostMessage,
-            ApiRoute::GetMessage { id: 12 },
-            ApiRoute::PutStatus { name: "deploy".into() },
-            ApiRoute::GetStatus { name: "deploy".into() },
-        ];
         for route in api {
             assert_eq!(ApiRoute::from_header(&route.to_header()), Ok(route.clone()), "{}", route.to_header());
         }

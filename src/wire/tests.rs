@@ -2,36 +2,7 @@ use super::*;
 use crate::outbox::RowId;
 
 fn every_route() -> Vec<Routed> {
-    let list = || "F0LIST".to_string();
-    let admin = [
-        AdminRoute::Stats,
-        AdminRoute::Audit,
-        AdminRoute::Outbox,
-        AdminRoute::Row { id: RowId(7) },
-        AdminRoute::Redrive { id: RowId(7) },
-        AdminRoute::Discard { id: RowId(7) },
-        AdminRoute::Scheduled,
-        AdminRoute::Cancel { id: RowId(7) },
-        AdminRoute::Sweep,
-        AdminRoute::BulkRedrive,
-        AdminRoute::State,
-        AdminRoute::Seed,
-        AdminRoute::Meter,
-    ];
-    let api = [
-        ApiRoute::PutColumnMap { list_id: list() },
-        ApiRoute::GetColumnMap { list_id: list() },
-        ApiRoute::PutRecord { list_id: list(), record_id: "r1".into() },
-        ApiRoute::GetRecord { list_id: list(), record_id: "r1".into() },
-        ApiRoute::DeleteRecord { list_id: list(), record_id: "r1".into() },
-        ApiRoute::Records { list_id: list() },
-        ApiRoute::Reconcile { list_id: list() },
-        ApiRoute::Reconciles { list_id: list() },
-        ApiRoute::PostMessage,
-        ApiRoute::GetMessage { id: 3 },
-        ApiRoute::PutStatus { name: "deploys".into() },
-        ApiRoute::GetStatus { name: "deploys".into() },
-    ];
+    let (admin, api) = crate::routes::examples();
     admin.into_iter().map(Routed::Admin).chain(api.into_iter().map(Routed::Api)).collect()
 }
 

@@ -67,6 +67,26 @@ fn deliver_like_slack(base: &str, event: &Value) -> bool {
     false
 }
 
+/// Sends `events` (team index, message ts, envelope) from 8 threads the way Slack does
+/// ([`deliver_like_slack`]): what got its 200 (team index and ts), and the threads to join.
+#[allow(clippy::type_complexity)]
+fn send_like_slack(base: &str, events: &[(usize, String, Value)]) -> (Arc<Mutex<Vec<(usize, String)>>>, Vec<std::thread::JoinHandle<()>>) {
+    let (events, acked, next) = (Arc::new(events.to_vec()), Arc::new(Mutex::new(Vec::new())), Arc::new(AtomicUsize::new(0)));
+    let senders = (0..8)
+        .map(|_| {
+            let (events, acked, next, base) = (events.clone(), acked.clone(), next.clone(), base.to_string());
+            std::thread::spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some((t, ts, event)) = events.get(i) else { break };
+                if deliver_like_slack(&base, event) {
+                    acked.lock().unwrap().push((*t, ts.clone()));
+                }
+            })
+        })
+        .collect();
+    (acked, senders)
+}
+
 #[test]
 fn killing_the_runtime_at_five_moments_loses_no_acknowledged_event() {
     let fake = FakeSlack::start();
@@ -86,21 +106,7 @@ fn killing_the_runtime_at_five_moments_loses_no_acknowledged_event() {
             (t, ts.clone(), envelope(&teams[t], &unique("Ev"), mention(&channels[t], &ts, "crash")))
         })
         .collect();
-    let acked = Arc::new(Mutex::new(Vec::new()));
-    let next = Arc::new(AtomicUsize::new(0));
-    let base = rt.base_url();
-    let senders: Vec<_> = (0..8)
-        .map(|_| {
-            let (events, acked, next, base) = (events.clone(), acked.clone(), next.clone(), base.clone());
-            std::thread::spawn(move || loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some((t, ts, event)) = events.get(i) else { break };
-                if deliver_like_slack(&base, event) {
-                    acked.lock().unwrap().push((*t, ts.clone()));
-                }
-            })
-        })
-        .collect();
+    let (acked, senders) = send_like_slack(&rt.base_url(), &events);
     for moment in 1..=kills {
         let wanted = moment * total / (kills + 1);
         eventually(&format!("{wanted} acks before crash {moment}"), Duration::from_secs(120), || (acked.lock().unwrap().len() >= wanted).then_some(()));
@@ -156,21 +162,7 @@ fn killing_the_runtime_while_slack_answers_slowly_posts_each_reply_once() {
             (t, ts.clone(), envelope(&teams[t], &unique("Ev"), mention(&channels[t], &ts, "slow")))
         })
         .collect();
-    let acked = Arc::new(Mutex::new(Vec::new()));
-    let next = Arc::new(AtomicUsize::new(0));
-    let base = rt.base_url();
-    let senders: Vec<_> = (0..8)
-        .map(|_| {
-            let (events, acked, next, base) = (events.clone(), acked.clone(), next.clone(), base.clone());
-            std::thread::spawn(move || loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some((t, ts, event)) = events.get(i) else { break };
-                if deliver_like_slack(&base, event) {
-                    acked.lock().unwrap().push((*t, ts.clone()));
-                }
-            })
-        })
-        .collect();
+    let (acked, senders) = send_like_slack(&rt.base_url(), &events);
     let in_flight = || channels.iter().map(|c| fake.calls("chat.postMessage", c).iter().filter(|call| call.answer.is_none()).count()).sum::<usize>();
     let mut killed_in_flight = Vec::new();
     for moment in 1..=2 {
