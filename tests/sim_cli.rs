@@ -29,6 +29,7 @@ fn each_subcommand_answers_help_with_its_options_and_exit_0() {
         ("options", &["--action-id <ID>", "--block-id <ID>", "--query <Q>", "--wait <METHOD>"]),
         ("react", &["--name <EMOJI>", "--channel <C>", "--ts <TS>", "--wait <METHOD>"]),
         ("home", &["--wait <METHOD>"]),
+        ("stop", &["--channel <D>", "--thread <TS>", "--stream-ts <TS>", "--wait <METHOD>"]),
     ];
     for (sub, own) in inputs {
         let (code, stdout, stderr) = sim(&[sub, "--help"]);
@@ -50,7 +51,7 @@ fn each_subcommand_answers_help_with_its_options_and_exit_0() {
         assert_eq!(stdout.contains("--text <T>"), text, "{sub}: {stdout}");
     }
     let (code, stdout, _) = sim(&["--help"]);
-    let all = ["serve", "mention", "dm", "command", "click", "storm", "shortcut", "submit", "options", "react", "home", "triage"];
+    let all = ["serve", "mention", "dm", "command", "click", "storm", "shortcut", "submit", "options", "react", "home", "stop", "triage"];
     assert!(code == 0 && all.iter().all(|s| stdout.contains(s)), "{stdout}");
 }
 
@@ -67,6 +68,7 @@ fn a_bad_command_line_exits_2_and_names_the_flag() {
         (&["options", "--query", "x"], "--action-id <ID>"),
         (&["react", "--name"], "'--name <EMOJI>'"),
         (&["home", "--text", "hi"], "unexpected argument '--text'"),
+        (&["stop", "--channel", "D1"], "--thread <TS>"),
         (&[], "Usage: slackline-sim <COMMAND>"),
     ] {
         let (code, stdout, stderr) = sim(args);

@@ -1,4 +1,4 @@
-//! `slackline-sim`'s newer inputs (`shortcut`, `submit`, `options`, `react`, `home`) against a
+//! `slackline-sim`'s newer inputs (`shortcut`, `submit`, `options`, `react`, `home`, `stop`) against a
 //! real listener: a tiny HTTP server that records what it receives and answers 200 with a JSON
 //! body. Each request must be signed with the secret, go to Slack's path, and parse with
 //! slackline's own parsers into the payload Slack would send; the report shows the ack's body.
@@ -147,6 +147,18 @@ fn react_sends_a_reaction_added_on_a_message() {
     assert_eq!((e.raw["type"].as_str(), e.raw["user"].as_str(), e.raw["reaction"].as_str()), (Some("reaction_added"), Some("U1"), Some("eyes")));
     assert_eq!(e.raw["item"], json!({"type": "message", "channel": "C9", "ts": "1700000000.000100"}));
     assert!(e.raw["item_user"].is_string() && e.raw["event_ts"].is_string());
+    assert!(report.contains("status 200"), "{report}");
+}
+
+#[test]
+fn stop_sends_an_agent_session_stopped_that_slackline_reads_as_a_stop_of_that_thread() {
+    let listener = Listener::start(json!({}), || {});
+    let report = sim("stop --channel D7 --thread 1700000000.000100 --stream-ts 1700000001.000200", &listener.url);
+    let e = listener.event();
+    assert_eq!(e.event.type_name(), "agent_session_stopped");
+    let dispatch = Dispatch::Event(e.clone());
+    assert_eq!(dispatch.stops_answer(), Some(("D7", "1700000000.000100")), "the thread whose answer stops");
+    assert_eq!((e.raw["user"].as_str(), e.raw["streaming_message_ts"].clone()), (Some("U1"), json!(["1700000001.000200"])));
     assert!(report.contains("status 200"), "{report}");
 }
 

@@ -3,8 +3,8 @@
 //! its report as text, or an error for `main` to print with a non-zero exit.
 
 use super::client::{
-    app_home_opened, app_rate_limited, block_suggestion, direct_message, envelope, fresh_id, fresh_trigger_id, fresh_ts, global_shortcut, mention,
-    message_shortcut, reaction_added, resolve_click, view_submission, SendError, SimCall, Target,
+    agent_session_stopped, app_home_opened, app_rate_limited, block_suggestion, direct_message, envelope, fresh_id, fresh_trigger_id, fresh_ts,
+    global_shortcut, mention, message_shortcut, reaction_added, resolve_click, view_submission, SendError, SimCall, Target,
 };
 use super::fake::FakeSlack;
 use super::faults::Faults;
@@ -65,6 +65,9 @@ enum Sub {
     /// Sends an `app_home_opened` (the Home tab) for U1; prints the ack.
     #[command(args_override_self = true)]
     Home(InputOptions),
+    /// Presses Stop on the agent's answer in a thread (`agent_session_stopped` for U1); prints the ack.
+    #[command(args_override_self = true)]
+    Stop(StopOptions),
     /// Runs examples/triage's flow: /incident, its modal submitted, Acknowledge, Resolve; prints what Slack received at each step.
     #[command(args_override_self = true)]
     Triage(ClientOptions),
@@ -201,6 +204,22 @@ pub struct ReactOptions {
     ts: Option<String>,
 }
 
+/// `stop`'s options.
+#[derive(Debug, Clone, PartialEq, Args)]
+pub struct StopOptions {
+    #[command(flatten)]
+    input: InputOptions,
+    /// The conversation (the agent's DM, or a channel)
+    #[arg(long, value_name = "D")]
+    channel: String,
+    /// The thread whose answer is stopped
+    #[arg(long, value_name = "TS")]
+    thread: String,
+    /// The streaming message Stop was pressed on [default: none named]
+    #[arg(long = "stream-ts", value_name = "TS")]
+    stream_ts: Option<String>,
+}
+
 /// One of Slack's inputs that an app may or may not answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Input {
@@ -238,6 +257,15 @@ pub enum Input {
     },
     /// `home`: an `app_home_opened`.
     Home,
+    /// `stop`: an `agent_session_stopped`.
+    Stop {
+        /// `--channel`.
+        channel: String,
+        /// `--thread`.
+        thread_ts: String,
+        /// `--stream-ts`.
+        stream_ts: Option<String>,
+    },
 }
 
 /// A command line, a setting or a file that could not be used (exit 2).
@@ -301,6 +329,7 @@ pub fn parse_command_line(args: &[String]) -> Result<(String, Options), clap::Er
         Sub::Options(o) => input("options", o.input, Input::Suggest { action_id: o.action_id, block_id: o.block_id, query: o.query }),
         Sub::React(o) => input("react", o.input, Input::React { name: o.name, channel: o.channel, ts: o.ts }),
         Sub::Home(o) => input("home", o, Input::Home),
+        Sub::Stop(o) => input("stop", o.input, Input::Stop { channel: o.channel, thread_ts: o.thread, stream_ts: o.stream_ts }),
     })
 }
 
@@ -525,6 +554,9 @@ fn run_input(common: &ClientOptions, wait: Option<&str>, input: &Input) -> Resul
             target.event(&envelope(&team, &fresh_id("Ev"), reaction_added(&channel, &ts, name)), &[])?
         }
         Input::Home => target.event(&envelope(&team, &fresh_id("Ev"), app_home_opened(&fresh_id("D"))), &[])?,
+        Input::Stop { channel, thread_ts, stream_ts } => {
+            target.event(&envelope(&team, &fresh_id("Ev"), agent_session_stopped(channel, thread_ts, stream_ts.as_slice())), &[])?
+        }
     };
     let head = acked(&ack)?;
     let body = if ack.body.trim().is_empty() { "(empty)".to_string() } else { ack.body.trim().to_string() };

@@ -353,6 +353,12 @@ pub fn app_home_opened(channel: &str) -> Value {
     json!({"type": "app_home_opened", "user": "U1", "channel": channel, "tab": "home", "event_ts": fresh_ts()})
 }
 
+/// An `agent_session_stopped`: `U1` pressed Stop on the agent's answer in `thread_ts` of
+/// `channel` (on the streaming messages named, if any).
+pub fn agent_session_stopped(channel: &str, thread_ts: &str, streaming: &[String]) -> Value {
+    json!({"type": "agent_session_stopped", "user": "U1", "channel": channel, "thread_ts": thread_ts, "streaming_message_ts": streaming, "event_ts": fresh_ts()})
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
