@@ -7,7 +7,7 @@
 //! Invariant: a room imports the pure core, `platform` and its own files, never the actors
 //! (`crate::runtime`) nor another kind's room (`tests/layout.rs` checks both); the actors import
 //! the rooms. A room's store and job are the engine's to call, not the crate's API: crate-private
-//! in [`assistant`], [`lists`], [`schedule`], [`redrive`], [`respond_url`] and [`llm`].
+//! in every room ([`notify`]'s jobs are `post` and `status`).
 //!
 //! The move into rooms is under way (issue 34): [`notify`], [`lists`], [`assistant`] (streamed
 //! answers), [`schedule`], [`respond_url`], [`redrive`] and [`llm`] (LLM replies) have theirs;

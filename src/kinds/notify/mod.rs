@@ -16,12 +16,12 @@
 //!   sends the newest state, so a delayed delivery can never overwrite a newer one in Slack.
 
 #[cfg(target_arch = "wasm32")]
-pub mod post;
+pub(crate) mod post;
 pub mod sql;
 #[cfg(target_arch = "wasm32")]
-pub mod status;
+pub(crate) mod status;
 #[cfg(target_arch = "wasm32")]
-pub mod store;
+pub(crate) mod store;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
