@@ -67,8 +67,8 @@ async fn next_release_route(env: &Env, config: &Config, team: &TeamKey) -> Resul
     let headers = worker::Headers::new();
     headers.set(crate::routes::ROUTE_HEADER, next_release::ROUTE)?;
     next_release::name_version(config, &headers)?;
-    let (status, answered, text) = team::call_within(env, team.as_str(), worker::Method::Post, "/api", None, Some(headers), config.ack_budget_ms).await?;
-    team::Answer { status, headers: answered, text }.into_response().map_err(FrontDoorError::from)
+    let answer = team::call_within(env, team.as_str(), worker::Method::Post, "/api", None, Some(headers), config.ack_budget_ms).await?;
+    answer.into_response().map_err(FrontDoorError::from)
 }
 
 impl From<RouteError> for FrontDoorError {

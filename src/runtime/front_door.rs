@@ -266,7 +266,7 @@ async fn note_rate_limited(env: &Env, team_id: &str, minute: i64, deadline: Dead
     }
     let left_ms = time_left(deadline)?;
     let body = serde_json::to_string(&RateLimitedNotice { minute_rate_limited: minute }).map_err(|e| FrontDoorError::Internal(e.to_string()))?;
-    let (status, _, text) = team::call_within(env, team_id, Method::Post, crate::wire::RATE_LIMITED_PATH, Some(body), None, left_ms).await?;
+    let team::Answer { status, text, .. } = team::call_within(env, team_id, Method::Post, crate::wire::RATE_LIMITED_PATH, Some(body), None, left_ms).await?;
     match status {
         200 => Ok(()),
         _ => Err(FrontDoorError::Internal(format!("actor answered {status}: {text}"))),
@@ -286,7 +286,7 @@ async fn record_at_actor((env, config): (&Env, &Config), d: &Dispatch, deadline:
     if hooks.for_the_actor() {
         hooks.forward(&headers)?;
     }
-    let (status, _, text) = team::call_within(env, d.team_key(), Method::Post, "/ingest", Some(body), Some(headers), left_ms).await?;
+    let team::Answer { status, text, .. } = team::call_within(env, d.team_key(), Method::Post, "/ingest", Some(body), Some(headers), left_ms).await?;
     match status {
         200 => serde_json::from_str::<IngestOutcome>(&text).map_err(|e| FrontDoorError::Internal(format!("actor's answer is not an ingest outcome: {e}"))),
         503 if text.contains(team::TOO_LATE) => Err(FrontDoorError::ActorTimeout),

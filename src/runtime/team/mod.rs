@@ -68,14 +68,17 @@ pub async fn call_within(
     body: Option<String>,
     headers: Option<worker::Headers>,
     budget_ms: i64,
-) -> std::result::Result<(u16, worker::Headers, String), Late> {
+) -> std::result::Result<Answer, Late> {
     let signal = crate::platform::js::timeout_signal(budget_ms);
-    let answer = async {
-        let response = super::call_actor(env, BINDING, team_key, super::ActorCall { method, path, body, headers, signal: Some(&signal) }).await?;
-        let (status, headers) = (response.status_code(), response.headers().clone());
-        Ok::<_, worker::Error>((status, headers, super::body_text(response).await?))
-    };
-    answer.await.map_err(|e| if signal.aborted() { Late::OverBudget } else { Late::Failed(e) })
+    let call = super::ActorCall { method, path, body, headers, signal: Some(&signal) };
+    answer_of(env, team_key, call).await.map_err(|e| Late::of(e, Some(&signal)))
+}
+
+/// One call to the team actor named `team_key`, its answer read whole.
+async fn answer_of(env: &Env, team_key: &str, call: super::ActorCall<'_>) -> Result<Answer> {
+    let response = super::call_actor(env, BINDING, team_key, call).await?;
+    let (status, headers) = (response.status_code(), response.headers().clone());
+    Ok(Answer { status, headers, text: super::body_text(response).await? })
 }
 
 /// Sends a routed call (an admin or service API route) to the team actor named `team_key`, in the
@@ -98,13 +101,15 @@ pub async fn call_routed(
         async move {
             headers.set(ROUTE_HEADER, &out.route)?;
             let path = format!("{}{query}", out.path);
-            let call = super::ActorCall { method: Method::from(out.verb.as_str().to_string()), path: &path, body, headers: Some(headers), signal };
-            let response = super::call_actor(env, BINDING, team_key, call).await?;
-            let (status, headers) = (response.status_code(), response.headers().clone());
-            Ok::<_, worker::Error>(Answer { status, headers, text: super::body_text(response).await? })
+            answer_of(
+                env,
+                team_key,
+                super::ActorCall { method: Method::from(out.verb.as_str().to_string()), path: &path, body, headers: Some(headers), signal },
+            )
+            .await
         }
     };
-    let late = |e| if signal.as_ref().is_some_and(|s| s.aborted()) { Late::OverBudget } else { Late::Failed(e) };
+    let late = |e| Late::of(e, signal.as_ref());
     let first = send(RouteForm::Header).await.map_err(late)?;
     if !wire::retry_in_path_form(first.status, first.headers.get(wire::HEADER).ok().flatten().as_deref()) {
         return Ok(first);
@@ -147,6 +152,16 @@ pub enum Late {
     OverBudget,
     /// The call failed.
     Failed(worker::Error),
+}
+
+impl Late {
+    /// Why a call with `signal` (its budget's timer, if any) failed with `e`.
+    fn of(e: worker::Error, signal: Option<&worker::web_sys::AbortSignal>) -> Late {
+        match signal {
+            Some(s) if s.aborted() => Late::OverBudget,
+            _ => Late::Failed(e),
+        }
+    }
 }
 
 /// The team key, sent by the front door with `/api/…` requests (an actor reached only through the
