@@ -17,8 +17,9 @@
 //!   helper returns: `.named`, `.deadline`, `.blocks`, `.remember`, `.in_thread_of`),
 //!   [`HandlerResult`] and [`HandlerError`] (an `Err` parks the event as `handler_failed`);
 //! - **what a handler receives**: [`MessageIn`], [`EventIn`], [`SlashCommand`], [`ActionIn`],
-//!   [`ViewIn`], [`ShortcutIn`], [`OptionsIn`], and for assistant threads [`AssistantThread`]
-//!   and [`Prompt`];
+//!   [`ViewIn`], [`ShortcutIn`], [`OptionsIn`], for the agent's DM (`agent_view`) [`AgentDm`],
+//!   [`AgentThread`] and what the user looks at ([`AgentContext`], [`ContextEntity`],
+//!   [`Viewed`]), and for legacy assistant threads [`AssistantThread`]; [`Prompt`] for both;
 //! - **typed events** for [`EventIn::parse`]: [`ReactionEvent`], [`AppHomeOpened`],
 //!   [`MemberChannel`], [`ChannelEvent`], [`TeamJoin`], [`LinkShared`], [`MessageChanged`],
 //!   [`MessageDeleted`];
@@ -45,6 +46,7 @@
 //! # let _ = app(&Vars::of(&[]));
 //! ```
 
+pub use crate::app::listen::agent::{AgentContext, AgentDm, AgentThread, ContextEntity, Viewed};
 pub use crate::app::listen::assistant::{AssistantThread, Prompt};
 pub use crate::app::listen::{
     ActionIn, AppHomeOpened, ChannelEvent, Cx, EffectRef, EventIn, HandlerError, HandlerResult, LinkShared, Listeners, MemberChannel, MessageChanged,

@@ -1,5 +1,7 @@
 //! A test kit for apps, native (no runtime): Slack-shaped payload builders that go through the
 //! very parsers the Worker runs ([`mention`], [`message`], [`dm`], [`event`], [`command`],
+//! the assistant's and the agent's events ([`assistant_thread_started`], [`agent_opened`],
+//! [`agent_dm`], [`agent_reply`], [`app_context_changed`]),
 //! [`action`], [`view_submission`], [`shortcut`], [`message_shortcut`], [`options`]), and
 //! [`handle`], which runs an app on one of them and returns what the team actor would record: the
 //! ack's body and the effects (method, arguments, key), or why it was ignored or failed.
@@ -56,6 +58,7 @@ mod queued;
 pub use crate::slack::envelope::Dispatch;
 pub use queued::{Queued, Schedule};
 
+use crate::app::listen::agent::{ContextEntity, Viewed};
 use crate::app::{decide, App, Context, Decision};
 use crate::effect::{Action, Effect};
 use crate::slack::envelope::{parse_command_form, parse_events_body, parse_interaction_form, Inbound};
@@ -142,6 +145,30 @@ pub fn assistant_message(user: &str, thread_ts: &str, text: &str) -> Dispatch {
     event(
         json!({"type": "message", "channel_type": "im", "channel": format!("D{user}"), "user": user, "text": text, "ts": ts, "thread_ts": thread_ts, "event_ts": ts}),
     )
+}
+
+/// `user` opening the agent's DM (`app_home_opened` on the Messages tab, `agent_view`); the DM is
+/// `D{user}`, as for [`dm`].
+pub fn agent_opened(user: &str) -> Dispatch {
+    event(json!({"type": "app_home_opened", "user": user, "channel": format!("D{user}"), "tab": "messages", "event_ts": fresh_ts()}))
+}
+
+/// `user` writing `text` at the top level of the agent's DM: under `agent_view` the root of its
+/// own thread (the same message as [`dm`], named for what it starts).
+pub fn agent_dm(user: &str, text: &str) -> Dispatch {
+    dm(user, text)
+}
+
+/// `user` replying `text` in the agent's DM, in the thread of their message `thread_ts`.
+pub fn agent_reply(user: &str, thread_ts: &str, text: &str) -> Dispatch {
+    assistant_message(user, thread_ts, text)
+}
+
+/// What `user` looks at changing to `viewing` (`app_context_changed` in their DM with the agent;
+/// each entity in [`TEAM`]; none: they look at nothing Slack shares).
+pub fn app_context_changed(user: &str, viewing: &[Viewed]) -> Dispatch {
+    let entities: Vec<ContextEntity> = viewing.iter().map(|v| ContextEntity::new(v.clone(), Some(TEAM))).collect();
+    event(json!({"type": "app_context_changed", "user": user, "channel": format!("D{user}"), "context": {"entities": entities}, "event_ts": fresh_ts()}))
 }
 
 /// The slash command `name` with `text`, run by `U1` in `C1`.

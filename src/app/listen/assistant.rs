@@ -75,6 +75,30 @@ impl Prompt {
     }
 }
 
+/// A thread the assistant helpers address ([`Cx::set_status`], [`Cx::set_title`]): an assistant
+/// thread, or a conversation in the agent's DM ([`super::agent::AgentThread`]).
+pub trait ThreadAddress {
+    /// The DM channel.
+    fn channel_id(&self) -> &str;
+    /// The thread's root.
+    fn thread_ts(&self) -> &str;
+}
+
+impl ThreadAddress for AssistantThread {
+    fn channel_id(&self) -> &str {
+        &self.channel_id
+    }
+
+    fn thread_ts(&self) -> &str {
+        &self.thread_ts
+    }
+}
+
+/// The arguments naming a thread, as the `assistant.threads.*` methods take them.
+fn thread_args(thread: &impl ThreadAddress) -> Value {
+    json!({ "channel_id": thread.channel_id(), "thread_ts": thread.thread_ts() })
+}
+
 /// The state key under which a thread's context is kept.
 pub fn context_key(channel_id: &str, thread_ts: &str) -> String {
     format!("assistant:context:{channel_id}:{thread_ts}")
@@ -91,10 +115,6 @@ impl AssistantThread {
             user_id: field("user_id"),
             context: thread.get("context").map(|c| serde_json::from_value(c.clone()).unwrap_or_default()).unwrap_or_default(),
         })
-    }
-
-    fn args(&self) -> Value {
-        json!({ "channel_id": self.channel_id, "thread_ts": self.thread_ts })
     }
 }
 
@@ -152,8 +172,8 @@ impl Cx {
     /// The thread's status under the app's name ("is thinking…"), with up to 10 loading messages
     /// Slack rotates through. Slack clears it when the app posts in the thread, or after 2
     /// minutes without a message; an empty status clears it.
-    pub fn set_status(&mut self, thread: &AssistantThread, status: &str, loading_messages: &[&str]) -> EffectRef<'_> {
-        let mut args = thread.args();
+    pub fn set_status(&mut self, thread: &impl ThreadAddress, status: &str, loading_messages: &[&str]) -> EffectRef<'_> {
+        let mut args = thread_args(thread);
         args["status"] = json!(status);
         if !loading_messages.is_empty() {
             args["loading_messages"] = json!(loading_messages.iter().take(10).collect::<Vec<_>>());
@@ -161,9 +181,10 @@ impl Cx {
         self.api(method::ASSISTANT_THREADS_SET_STATUS, args).named("set_status")
     }
 
-    /// Up to four prompts the user can pick, with an optional title above them.
+    /// Up to four prompts the user can pick in a legacy assistant thread, with an optional title
+    /// above them (under `agent_view`, prompts go to the Messages tab: [`Cx::set_agent_prompts`]).
     pub fn set_suggested_prompts(&mut self, thread: &AssistantThread, title: Option<&str>, prompts: &[Prompt]) -> EffectRef<'_> {
-        let mut args = thread.args();
+        let mut args = thread_args(thread);
         args["prompts"] = json!(prompts.iter().take(4).collect::<Vec<_>>());
         if let Some(title) = title {
             args["title"] = json!(title);
@@ -176,7 +197,8 @@ impl Cx {
     /// `stopStream`, with feedback buttons), for the message's author. Durable like every effect,
     /// and more: its progress is checkpointed before every call, so a crash or a lost lease
     /// mid-answer leaves one answer, continued where it stopped (docs/assistant.md). In an
-    /// assistant thread, `message` is the user's message there.
+    /// assistant thread, `message` is the user's message there; in the agent's DM, the answer goes
+    /// in the thread of the user's message (its own `ts` when it is top-level).
     pub fn stream_answer(&mut self, message: &MessageIn<'_>, prompt: &str) -> EffectRef<'_> {
         let team = message.raw.get("team").or_else(|| message.raw.get("user_team")).and_then(Value::as_str);
         let action = streamed_answer(message.message, prompt, team.unwrap_or(&message.envelope.team_key));
@@ -184,8 +206,8 @@ impl Cx {
     }
 
     /// The thread's title in the user's history.
-    pub fn set_title(&mut self, thread: &AssistantThread, title: &str) -> EffectRef<'_> {
-        let mut args = thread.args();
+    pub fn set_title(&mut self, thread: &impl ThreadAddress, title: &str) -> EffectRef<'_> {
+        let mut args = thread_args(thread);
         args["title"] = json!(title);
         self.api(method::ASSISTANT_THREADS_SET_TITLE, args).named("set_title")
     }

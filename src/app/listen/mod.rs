@@ -29,9 +29,14 @@
 //! - `event("message_changed")` (any subtype's name) matches a `message` event of that subtype;
 //!   `message(pattern)` matches messages people write (no subtype, or `thread_broadcast`,
 //!   `file_share`);
+//! - Slack's agent surfaces have listeners of their own: [`agent`] (the agent's DM under
+//!   `agent_view`: `agent_opened`, `agent_message`, `agent_context_changed`) and [`assistant`]
+//!   (legacy assistant threads); `agent_opened` takes only the Messages tab's `app_home_opened`,
+//!   so an `event("app_home_opened")` after it still gets the Home tab;
 //! - a handler's `Err` never loses its event: the decision is [`Decision::Failed`], which the team
 //!   actor records.
 
+pub mod agent;
 pub mod assistant;
 pub mod cx;
 pub mod input;
@@ -189,6 +194,10 @@ enum Route {
     Message(Pattern, MessageHandler),
     /// A message a user writes in an assistant thread ([`assistant`]).
     AssistantMessage(MessageHandler),
+    /// The agent's DM opened on its Messages tab ([`agent`]).
+    AgentOpened(EventHandler),
+    /// A message a person writes in a DM with the app ([`agent`]).
+    AgentMessage(MessageHandler),
     Command(String, CommandHandler),
     Action(ActionMatch, ActionHandler),
     ViewSubmission(String, ViewHandler),
@@ -393,10 +402,12 @@ impl Listeners {
                 (Route::AssistantMessage(h), Some(m)) if type_name == "message" && written_by_people(m) && assistant::in_assistant_thread(m) => {
                     Some(run_message(h, m, Vec::new(), envelope, ctx))
                 }
-                (Route::Event(t, h), _) if t == type_name || subtype == Some(t.as_str()) => {
-                    let origin = message.map(message_origin).unwrap_or_else(|| event_origin(envelope));
-                    let input = EventIn { envelope, raw: &envelope.raw };
-                    Some(Listeners::run(|cx| h(&input, cx), origin, ctx))
+                (Route::AgentMessage(h), Some(m)) if type_name == "message" && written_by_people(m) && agent::in_agent_dm(m) => {
+                    Some(run_message(h, m, Vec::new(), envelope, ctx))
+                }
+                (Route::Event(t, h), _) if t == type_name || subtype == Some(t.as_str()) => Some(run_event(h, message, envelope, ctx)),
+                (Route::AgentOpened(h), None) if type_name == agent::APP_HOME_OPENED && agent::opens_messages_tab(&envelope.raw) => {
+                    Some(run_event(h, None, envelope, ctx))
                 }
                 _ => None,
             };
@@ -463,6 +474,12 @@ impl Listeners {
         }
         HandlerOutput::of(Decision::Ignore("no_listener"))
     }
+}
+
+fn run_event(h: &EventHandler, message: Option<&Message>, envelope: &EventEnvelope, ctx: &Context) -> HandlerOutput {
+    let origin = message.map(message_origin).unwrap_or_else(|| event_origin(envelope));
+    let input = EventIn { envelope, raw: &envelope.raw };
+    Listeners::run(|cx| h(&input, cx), origin, ctx)
 }
 
 fn run_message(h: &MessageHandler, m: &Message, matches: Vec<String>, envelope: &EventEnvelope, ctx: &Context) -> HandlerOutput {
