@@ -2,11 +2,15 @@
 //! command through its `response_url`, and a "Mark resolved" button that updates the reply.
 //!
 //! With an LLM configured, replies and command answers come from a chat completion (a chained
-//! effect: the completion first, then the post); in an assistant thread the answer is streamed
-//! into the thread as the model writes it (`Action::StreamAnswer`, under a "thinking" status),
-//! and a new assistant thread gets suggested prompts. Without one, the reply quotes the mention.
+//! effect: the completion first, then the post). In the agent's DM (`agent_view`) every message is
+//! answered by streaming the model's answer into its thread as the model writes it
+//! (`Action::StreamAnswer`, under a "thinking" status): a top-level message into its own thread,
+//! a reply into the thread it continues, a legacy assistant thread's message into that thread;
+//! opening the DM's Messages tab pins suggested prompts to it. A new legacy assistant thread
+//! gets suggested prompts, LLM or not. Without an LLM, the reply quotes the mention or the DM.
 
-use super::listen::assistant::{in_assistant_thread, streamed_answer, AssistantThread, Prompt};
+use super::listen::agent::{in_agent_dm, opens_messages_tab, tab_prompts_args, APP_HOME_OPENED};
+use super::listen::assistant::{streamed_answer, AssistantThread, Prompt};
 use super::{App, Context, Decision, HandlerOutput};
 use crate::effect::{truncate_chars, Action, Effect, Followup};
 use crate::slack::envelope::{Dispatch, Event, EventEnvelope, Interaction, InteractionKind, Message, SlashCommand};
@@ -62,6 +66,7 @@ impl DefaultApp {
             }
             Event::AppUninstalled | Event::TokensRevoked { .. } | Event::AgentSessionStopped { .. } => Decision::Ignore("handled_by_slackline"),
             Event::Other { .. } if envelope.event.type_name() == "assistant_thread_started" => assistant_thread_started(envelope),
+            Event::Other { .. } if envelope.event.type_name() == APP_HOME_OPENED => agent_opened(envelope, ctx),
             Event::Other { .. } => Decision::Ignore("unhandled_event_type"),
         }
     }
@@ -124,7 +129,7 @@ fn reply_unless_ignored(m: &Message, envelope: &EventEnvelope, ctx: &Context, ad
     if !addressed {
         return Decision::Ignore("not_addressed");
     }
-    if ctx.llm_enabled && in_assistant_thread(m) {
+    if ctx.llm_enabled && in_agent_dm(m) {
         return Decision::Enqueue(streamed_reply(m, &envelope.team_key));
     }
     Decision::Enqueue(vec![reply(m, ctx)])
@@ -142,8 +147,26 @@ fn assistant_thread_started(envelope: &EventEnvelope) -> Decision {
     }])
 }
 
-/// With an LLM, a message in an assistant thread is answered there, streamed as it is written,
-/// under a "thinking" status.
+/// With an LLM, the agent's DM (its Messages tab) opened: two prompts pinned to the tab. Without
+/// one, as before: the DM answers with a quote, so prompts to the model would mislead.
+fn agent_opened(envelope: &EventEnvelope, ctx: &Context) -> Decision {
+    if !ctx.llm_enabled {
+        return Decision::Ignore("unhandled_event_type");
+    }
+    if !opens_messages_tab(&envelope.raw) {
+        return Decision::Ignore("not_the_messages_tab");
+    }
+    let Some(channel) = envelope.raw.get("channel").and_then(Value::as_str) else { return Decision::Ignore("malformed_agent_dm") };
+    let prompts = [Prompt::new("What can you do?", "What can you do?"), Prompt::new("Say hello", "Say hello")];
+    Decision::Enqueue(vec![Effect {
+        key: format!("ev:{}:prompts", envelope.event_id),
+        action: Action::slack_api(method::ASSISTANT_THREADS_SET_SUGGESTED_PROMPTS, tab_prompts_args(channel, Some("How can I help?"), &prompts)),
+        deadline_after_ms: Some(REPLY_DEADLINE_MS),
+    }])
+}
+
+/// With an LLM, a message in the agent's DM is answered in its thread (its own `ts` when it is
+/// top-level), streamed as it is written, under a "thinking" status.
 fn streamed_reply(m: &Message, team_key: &str) -> Vec<Effect> {
     let key = format!("msg:{}:{}:reply", m.channel, m.ts);
     let thread_ts = m.thread_ts.clone().unwrap_or_else(|| m.ts.clone());

@@ -161,13 +161,52 @@ fn with_an_llm_a_message_in_an_assistant_thread_is_streamed_under_a_status() {
 }
 
 #[test]
-fn without_an_llm_or_outside_a_thread_a_dm_is_answered_as_before() {
+fn without_an_llm_a_dm_in_a_thread_or_not_is_answered_with_a_post_as_before() {
     let threaded = Message { channel: "D1".into(), channel_type: Some("im".into()), thread_ts: Some("9.0".into()), ..message("hi") };
-    let e = effects(DefaultApp.on_event(&envelope(Event::Message(threaded)), &plain()));
-    assert!(matches!(e[..], [Effect { action: Action::SlackApi { .. }, .. }]));
     let top = Message { channel: "D1".into(), channel_type: Some("im".into()), ..message("hi") };
+    for m in [threaded, top] {
+        let e = effects(DefaultApp.on_event(&envelope(Event::Message(m)), &plain()));
+        assert!(matches!(&e[..], [Effect { action: Action::SlackApi { method, .. }, .. }] if method == "chat.postMessage"), "{e:?}");
+    }
+}
+
+#[test]
+fn with_an_llm_a_top_level_dm_is_streamed_into_the_thread_it_starts() {
+    let top = Message { channel: "D1".into(), channel_type: Some("im".into()), ..message("what changed?") };
     let e = effects(DefaultApp.on_event(&envelope(Event::Message(top)), &llm()));
-    assert!(matches!(e[..], [Effect { action: Action::LlmReply { .. }, .. }]));
+    let Action::SlackApi { method, args, .. } = &e[0].action else { panic!("a status first") };
+    assert_eq!((method.as_str(), args["thread_ts"].as_str()), ("assistant.threads.setStatus", Some("10.1")));
+    let Action::StreamAnswer { prompt, thread_ts, .. } = &e[1].action else { panic!("a streamed answer") };
+    assert_eq!((prompt.as_str(), thread_ts.as_str(), e[1].key.as_str()), ("what changed?", "10.1", "msg:D1:10.1:reply"), "its own ts is the root");
+}
+
+#[test]
+fn with_an_llm_a_mention_in_a_channel_still_gets_one_post() {
+    let e = effects(DefaultApp.on_event(&envelope(Event::Message(message("<@UBOT> hi"))), &llm()));
+    assert!(matches!(e[..], [Effect { action: Action::LlmReply { .. }, .. }]), "{e:?}");
+}
+
+fn home_opened(tab: &str) -> EventEnvelope {
+    let raw = serde_json::json!({"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": tab, "event_ts": "9.9"});
+    EventEnvelope { raw, ..envelope(Event::Other { event_type: "app_home_opened".into() }) }
+}
+
+#[test]
+fn with_an_llm_opening_the_messages_tab_pins_prompts_to_the_tab() {
+    let e = effects(DefaultApp.on_event(&home_opened("messages"), &llm()));
+    assert_eq!((e.len(), e[0].key.as_str()), (1, "ev:Ev1:prompts"));
+    let Action::SlackApi { method, args, .. } = &e[0].action else { panic!() };
+    assert_eq!((method.as_str(), args["channel_id"].as_str()), ("assistant.threads.setSuggestedPrompts", Some("D1")));
+    assert!(args.get("thread_ts").is_none(), "the tab's prompts take no thread: {args}");
+    assert_eq!(args["prompts"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn the_home_tab_or_no_llm_leaves_an_opened_dm_alone() {
+    assert_eq!(DefaultApp.on_event(&home_opened("home"), &llm()), Decision::Ignore("not_the_messages_tab"));
+    assert_eq!(DefaultApp.on_event(&home_opened("messages"), &plain()), Decision::Ignore("unhandled_event_type"));
+    let broken = EventEnvelope { raw: serde_json::json!({"type": "app_home_opened", "tab": "messages"}), ..home_opened("messages") };
+    assert_eq!(DefaultApp.on_event(&broken, &llm()), Decision::Ignore("malformed_agent_dm"));
 }
 
 #[test]
