@@ -1,19 +1,40 @@
-//! The committed Slack app manifest asks for exactly what the code uses: the default bot scopes,
-//! the stable routes, and the events slackline handles.
+//! The committed Slack app manifests (the shipped bot's `manifest.json`, and `template/`'s, which
+//! `make new` copies) ask for exactly what the code uses: the default bot scopes, the stable
+//! routes, the events slackline handles, and the agent messaging experience (`agent_view`) the
+//! shipped bot serves, within Slack's limits.
 #![cfg(not(target_arch = "wasm32"))]
 
 use serde_json::Value;
 use slackline::oauth::DEFAULT_BOT_SCOPES;
 
+/// Slack's limit on `features.agent_view.agent_description`, in characters.
+const AGENT_DESCRIPTION_MAX: usize = 300;
+/// Slack's limit on `features.agent_view.suggested_prompts`.
+const SUGGESTED_PROMPTS_MAX: usize = 4;
+
+fn read(path: &str) -> Value {
+    let text = std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
 fn manifest() -> Value {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/manifest.json")).unwrap();
-    serde_json::from_str(&text).unwrap()
+    read("manifest.json")
+}
+
+/// Both manifests, by path.
+fn manifests() -> [(&'static str, Value); 2] {
+    [("manifest.json", manifest()), ("template/manifest.json", read("template/manifest.json"))]
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect()
 }
 
 #[test]
-fn the_manifest_asks_for_the_default_bot_scopes() {
-    let scopes: Vec<String> = manifest()["oauth_config"]["scopes"]["bot"].as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect();
-    assert_eq!(scopes.join(","), DEFAULT_BOT_SCOPES);
+fn the_manifests_ask_for_the_default_bot_scopes() {
+    for (path, m) in manifests() {
+        assert_eq!(strings(&m["oauth_config"]["scopes"]["bot"]).join(","), DEFAULT_BOT_SCOPES, "{path}");
+    }
 }
 
 #[test]
@@ -32,9 +53,30 @@ fn the_manifest_points_at_the_stable_routes() {
 }
 
 #[test]
-fn the_manifest_subscribes_to_the_events_slackline_handles() {
-    let events = manifest()["settings"]["event_subscriptions"]["bot_events"].clone();
-    for event in ["app_mention", "message.im", "app_uninstalled", "tokens_revoked"] {
-        assert!(events.as_array().unwrap().iter().any(|e| e == event), "{event}");
+fn the_manifests_subscribe_to_the_events_slackline_handles() {
+    let handled = ["app_mention", "message.im", "app_uninstalled", "tokens_revoked", "app_home_opened", "app_context_changed", "agent_session_stopped"];
+    for (path, m) in manifests() {
+        let events = strings(&m["settings"]["event_subscriptions"]["bot_events"]);
+        for event in handled {
+            assert!(events.iter().any(|e| e == event), "{path}: {event}");
+        }
+    }
+}
+
+#[test]
+fn the_manifests_declare_the_agent_view_within_slacks_limits() {
+    for (path, m) in manifests() {
+        let agent = &m["features"]["agent_view"];
+        let description = agent["agent_description"].as_str().unwrap_or_else(|| panic!("{path}: no agent_view.agent_description"));
+        let chars = description.chars().count();
+        assert!((1..=AGENT_DESCRIPTION_MAX).contains(&chars), "{path}: a description of {chars} characters");
+        let prompts = agent["suggested_prompts"].as_array().unwrap_or_else(|| panic!("{path}: no agent_view.suggested_prompts"));
+        assert!((1..=SUGGESTED_PROMPTS_MAX).contains(&prompts.len()), "{path}: {} prompts", prompts.len());
+        for p in prompts {
+            let filled = |field: &str| p[field].as_str().is_some_and(|s| !s.trim().is_empty());
+            assert!(filled("title") && filled("message"), "{path}: a prompt needs a title and a message: {p}");
+        }
+        assert_eq!(m["features"]["app_home"]["messages_tab_enabled"], true, "{path}: the agent's DM is its Messages tab");
+        assert!(m["features"].get("assistant_view").is_none(), "{path}: new apps have only agent_view");
     }
 }

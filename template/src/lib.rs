@@ -14,6 +14,16 @@ pub fn app() -> Listeners {
             cx.reply(&format!("Hi <@{}>! You said: {}", m.message.user.as_deref().unwrap_or("there"), m.words()));
             Ok(())
         })
+        // The agent's DM (its Messages tab): prompts pinned to the tab when the user opens it, and
+        // every message answered in its thread (a top-level one starts its own).
+        .agent_opened(|dm, cx| {
+            cx.set_agent_prompts(dm, Some("Try one of these"), &[Prompt::new("What can you do?", "What can you do?"), Prompt::new("Say hello", "Say hello")]);
+            Ok(())
+        })
+        .agent_message(|m, _, cx| {
+            cx.reply(&format!("You said: {}", m.words()));
+            Ok(())
+        })
         .message(Pattern::contains("hello"), |_, cx| {
             cx.react("wave");
             Ok(())
@@ -30,7 +40,7 @@ slackline::worker!(app);
 #[cfg(test)]
 mod tests {
     use super::app;
-    use slackline::testing::{command, handle, mention, message};
+    use slackline::testing::{agent_dm, agent_opened, agent_reply, command, handle, mention, message};
 
     #[test]
     fn a_mention_gets_a_threaded_reply() {
@@ -45,6 +55,16 @@ mod tests {
     fn hello_gets_a_wave_and_other_chatter_nothing() {
         assert_eq!(handle(&app(), &message("C1", "U1", "Hello team")).calls()[0].1["name"], "wave");
         assert_eq!(handle(&app(), &message("C1", "U1", "lunch?")).ignored, Some("no_listener"));
+    }
+
+    #[test]
+    fn the_agent_dm_gets_its_prompts_and_each_message_an_answer_in_its_thread() {
+        let (method, args) = &handle(&app(), &agent_opened("U1")).calls()[0];
+        assert_eq!((method.as_str(), args["prompts"].as_array().map(Vec::len)), ("assistant.threads.setSuggestedPrompts", Some(2)));
+        let (_, args) = &handle(&app(), &agent_dm("U1", "hello there")).calls()[0];
+        assert_eq!(args["text"], "You said: hello there");
+        let (_, args) = &handle(&app(), &agent_reply("U1", "1700000000.000001", "and more")).calls()[0];
+        assert_eq!(args["thread_ts"], "1700000000.000001");
     }
 
     #[test]
