@@ -272,6 +272,14 @@ fn assistant_threads_methods_need_their_thread() {
     ok(call(&fake, "assistant.threads.setSuggestedPrompts", json!({"channel_id": "D1", "thread_ts": "1.2", "prompts": [{"title": "a", "message": "b"}]})));
     assert_eq!(error_of(&call(&fake, "assistant.threads.setTitle", json!({"channel_id": "D1", "thread_ts": "1.2"}))), "invalid_arguments");
     assert_eq!(error_of(&call(&fake, "assistant.threads.setStatus", json!({"thread_ts": "1.2", "status": "x"}))), "channel_not_found");
+    assert_eq!(error_of(&call(&fake, "assistant.threads.setStatus", json!({"channel_id": "D1", "status": "x"}))), "message_not_found");
+}
+
+#[test]
+fn suggested_prompts_without_a_thread_pin_to_the_agent_s_messages_tab() {
+    let fake = FakeSlack::start();
+    ok(call(&fake, "assistant.threads.setSuggestedPrompts", json!({"channel_id": "D1", "title": "Try", "prompts": [{"title": "a", "message": "b"}]})));
+    assert_eq!(error_of(&call(&fake, "assistant.threads.setSuggestedPrompts", json!({"channel_id": "D1"}))), "invalid_arguments");
 }
 
 #[test]

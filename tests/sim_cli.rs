@@ -30,6 +30,8 @@ fn each_subcommand_answers_help_with_its_options_and_exit_0() {
         ("react", &["--name <EMOJI>", "--channel <C>", "--ts <TS>", "--wait <METHOD>"]),
         ("home", &["--wait <METHOD>"]),
         ("stop", &["--channel <D>", "--thread <TS>", "--stream-ts <TS>", "--wait <METHOD>"]),
+        ("agent-open", &["--user <U>", "--dm <D>", "--wait <METHOD>"]),
+        ("context", &["--user <U>", "--dm <D>", "--channel <C>", "--canvas <F>", "--list <F>", "--message <C:TS>", "--wait <METHOD>"]),
     ];
     for (sub, own) in inputs {
         let (code, stdout, stderr) = sim(&[sub, "--help"]);
@@ -39,6 +41,12 @@ fn each_subcommand_answers_help_with_its_options_and_exit_0() {
             assert!(stdout.contains(flag), "{sub} --help lacks {flag}:\n{stdout}");
         }
         assert!(!stdout.contains("--text <T>") && !stdout.contains("--port <N>"), "{sub}: {stdout}");
+    }
+    // agent-dm writes a message: it takes --text, required, and no more of the others' flags.
+    let (code, stdout, stderr) = sim(&["agent-dm", "--help"]);
+    assert_eq!((code, stderr.as_str()), (0, ""), "agent-dm --help");
+    for flag in common.iter().chain(&["--user <U>", "--dm <D>", "--text <T>", "--thread <TS>", "--wait <METHOD>"]) {
+        assert!(stdout.contains(flag), "agent-dm --help lacks {flag}:\n{stdout}");
     }
     for (sub, text) in [("serve", false), ("mention", true), ("dm", true), ("command", true), ("click", false), ("storm", false), ("triage", false)] {
         let (code, stdout, stderr) = sim(&[sub, "--help"]);
@@ -51,7 +59,24 @@ fn each_subcommand_answers_help_with_its_options_and_exit_0() {
         assert_eq!(stdout.contains("--text <T>"), text, "{sub}: {stdout}");
     }
     let (code, stdout, _) = sim(&["--help"]);
-    let all = ["serve", "mention", "dm", "command", "click", "storm", "shortcut", "submit", "options", "react", "home", "stop", "triage"];
+    let all = [
+        "serve",
+        "mention",
+        "dm",
+        "command",
+        "click",
+        "storm",
+        "shortcut",
+        "submit",
+        "options",
+        "react",
+        "home",
+        "stop",
+        "agent-open",
+        "agent-dm",
+        "context",
+        "triage",
+    ];
     assert!(code == 0 && all.iter().all(|s| stdout.contains(s)), "{stdout}");
 }
 
@@ -69,6 +94,9 @@ fn a_bad_command_line_exits_2_and_names_the_flag() {
         (&["react", "--name"], "'--name <EMOJI>'"),
         (&["home", "--text", "hi"], "unexpected argument '--text'"),
         (&["stop", "--channel", "D1"], "--thread <TS>"),
+        (&["agent-dm", "--thread", "1.2"], "--text <T>"),
+        (&["context", "--message", "C1"], "--message takes CHANNEL:TS, not `C1`"),
+        (&["agent-open", "--text", "hi"], "unexpected argument '--text'"),
         (&[], "Usage: slackline-sim <COMMAND>"),
     ] {
         let (code, stdout, stderr) = sim(args);

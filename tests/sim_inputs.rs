@@ -1,10 +1,11 @@
-//! `slackline-sim`'s newer inputs (`shortcut`, `submit`, `options`, `react`, `home`, `stop`) against a
-//! real listener: a tiny HTTP server that records what it receives and answers 200 with a JSON
+//! `slackline-sim`'s newer inputs (`shortcut`, `submit`, `options`, `react`, `home`, `stop`,
+//! `agent-open`, `agent-dm`, `context`) against a real listener: a tiny HTTP server that records what it receives and answers 200 with a JSON
 //! body. Each request must be signed with the secret, go to Slack's path, and parse with
 //! slackline's own parsers into the payload Slack would send; the report shows the ack's body.
 #![cfg(not(target_arch = "wasm32"))]
 
 use serde_json::{json, Value};
+use slackline::prelude::{AgentContext, Listeners, Prompt, Viewed};
 use slackline::sim::cli::{parse, run_client};
 use slackline::sim::fake::FakeSlack;
 use slackline::slack::envelope::{parse_events_body, parse_interaction_form, Dispatch, EventEnvelope, Inbound, Interaction};
@@ -160,6 +161,71 @@ fn stop_sends_an_agent_session_stopped_that_slackline_reads_as_a_stop_of_that_th
     assert_eq!(dispatch.stops_answer(), Some(("D7", "1700000000.000100")), "the thread whose answer stops");
     assert_eq!((e.raw["user"].as_str(), e.raw["streaming_message_ts"].clone()), (Some("U1"), json!(["1700000001.000200"])));
     assert!(report.contains("status 200"), "{report}");
+}
+
+/// An agent on slackline's listener API: what it did with an event the simulator sent — the
+/// prompts it pinned (the DM), or the thread and context a message was handed.
+fn agent_run(e: &EventEnvelope) -> slackline::testing::Handled {
+    let app = Listeners::new()
+        .agent_opened(|dm, cx| {
+            cx.set_agent_prompts(dm, None, &[Prompt::new("Hi", "Say hi")]);
+            Ok(())
+        })
+        .agent_context_changed(|_, _| Ok(()))
+        .agent_message(|_, thread, cx| {
+            let viewing = thread.context.channel_id().unwrap_or("nothing");
+            cx.reply(&format!("{} {} {viewing}", thread.user_id, thread.thread_ts));
+            Ok(())
+        });
+    slackline::testing::Team::new().handle(&app, &Dispatch::Event(e.clone()))
+}
+
+#[test]
+fn agent_open_sends_the_messages_tab_s_app_home_opened_that_agent_opened_takes() {
+    let listener = Listener::start(json!({}), || {});
+    let report = sim("agent-open --user U5", &listener.url);
+    let e = listener.event();
+    assert_eq!((e.event.type_name(), e.raw["tab"].as_str(), e.raw["channel"].as_str()), ("app_home_opened", Some("messages"), Some("DU5")));
+    let calls = agent_run(&e).calls();
+    assert_eq!((calls[0].0.as_str(), calls[0].1["channel_id"].as_str()), ("assistant.threads.setSuggestedPrompts", Some("DU5")));
+    assert!(report.contains("status 200"), "{report}");
+}
+
+#[test]
+fn agent_dm_sends_a_top_level_message_that_roots_its_thread_and_with_thread_a_reply_in_it() {
+    let listener = Listener::start(json!({}), || {});
+    let report = sim("agent-dm --text hello --dm D77", &listener.url);
+    let e = listener.event();
+    let ts = e.raw["ts"].as_str().unwrap().to_string();
+    assert_eq!((e.raw["channel_type"].as_str(), e.raw["channel"].as_str(), e.raw.get("thread_ts")), (Some("im"), Some("D77"), None));
+    assert_eq!(agent_run(&e).calls()[0].1["text"], format!("U1 {ts} nothing"), "a top-level message is its own thread's root");
+    assert!(report.contains(&format!("message ts={ts} in D77, thread {ts}")), "{report}");
+
+    let listener = Listener::start(json!({}), || {});
+    sim(&format!("agent-dm --text more --dm D77 --thread {ts}"), &listener.url);
+    let reply = listener.event();
+    assert_ne!(reply.raw["ts"].as_str(), Some(ts.as_str()));
+    assert_eq!(agent_run(&reply).calls()[0].1["text"], format!("U1 {ts} nothing"), "a reply continues the thread");
+}
+
+#[test]
+fn context_sends_an_app_context_changed_that_slackline_reads_typed() {
+    let listener = Listener::start(json!({}), || {});
+    let report = sim("context --user U5 --channel C9 --canvas F1 --list F2 --message C7:1700000000.000100", &listener.url);
+    let e = listener.event();
+    assert_eq!((e.event.type_name(), e.raw["user"].as_str(), e.raw["channel"].as_str()), ("app_context_changed", Some("U5"), Some("DU5")));
+    let context = AgentContext::from_slack(&e.raw["context"]).expect("a context slackline reads");
+    let viewed: Vec<Viewed> = context.entities.iter().map(|c| c.viewed.clone()).collect();
+    let message = Viewed::Message { channel_id: "C7".into(), message_ts: "1700000000.000100".into() };
+    assert_eq!(viewed, [Viewed::Channel("C9".into()), Viewed::Canvas("F1".into()), Viewed::List("F2".into()), message]);
+    assert!(context.entities.iter().all(|c| c.team_id.as_deref() == Some("TSIM")));
+    let kept = agent_run(&e).written();
+    assert_eq!((kept.len(), kept[0].0.as_str()), (1, "agent:context:DU5:U5"), "kept for the user's next message");
+    assert!(report.contains("status 200"), "{report}");
+
+    let listener = Listener::start(json!({}), || {});
+    sim("context", &listener.url);
+    assert_eq!(AgentContext::from_slack(&listener.event().raw["context"]), Ok(AgentContext::default()), "no flag: nothing viewed");
 }
 
 #[test]

@@ -2,14 +2,17 @@
 //! the subcommand's options; a usage error names what is wrong (exit 2). Each subcommand returns
 //! its report as text, or an error for `main` to print with a non-zero exit.
 
+use super::client::Ack;
 use super::client::{
-    agent_session_stopped, app_home_opened, app_rate_limited, block_suggestion, direct_message, envelope, fresh_id, fresh_trigger_id, fresh_ts,
-    global_shortcut, mention, message_shortcut, reaction_added, resolve_click, view_submission, SendError, SimCall, Target,
+    agent_message, agent_opened, agent_session_stopped, app_context_changed, app_home_opened, app_rate_limited, block_suggestion, direct_message, envelope,
+    fresh_id, fresh_trigger_id, fresh_ts, global_shortcut, mention, message_shortcut, reaction_added, resolve_click, view_submission, SendError, SimCall,
+    Target,
 };
 use super::fake::FakeSlack;
 use super::faults::Faults;
 use crate::slack::method;
 use clap::{Args, CommandFactory, Parser, Subcommand};
+use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
 /// The command line.
@@ -68,6 +71,15 @@ enum Sub {
     /// Presses Stop on the agent's answer in a thread (`agent_session_stopped` for U1); prints the ack.
     #[command(args_override_self = true)]
     Stop(StopOptions),
+    /// Opens the agent's DM on its Messages tab (`app_home_opened`, tab `messages`); prints the ack.
+    #[command(args_override_self = true, name = "agent-open")]
+    AgentOpen(agent::OpenOptions),
+    /// Writes in the agent's DM: a top-level message (its own thread's root), or with --thread a reply; prints the ack and the message's ts.
+    #[command(args_override_self = true, name = "agent-dm")]
+    AgentDm(agent::DmOptions),
+    /// Changes what the user looks at beside the agent's DM (`app_context_changed`): a channel, canvas, list or message; prints the ack.
+    #[command(args_override_self = true)]
+    Context(agent::ContextOptions),
     /// Runs examples/triage's flow: /incident, its modal submitted, Acknowledge, Resolve; prints what Slack received at each step.
     #[command(args_override_self = true)]
     Triage(ClientOptions),
@@ -266,6 +278,34 @@ pub enum Input {
         /// `--stream-ts`.
         stream_ts: Option<String>,
     },
+    /// `agent-open`: an `app_home_opened` on the Messages tab.
+    AgentOpen {
+        /// `--user`.
+        user: String,
+        /// `--dm`.
+        dm: String,
+    },
+    /// `agent-dm`: a message in the agent's DM.
+    AgentDm {
+        /// `--user`.
+        user: String,
+        /// `--dm`.
+        dm: String,
+        /// `--text`.
+        text: String,
+        /// `--thread`: the thread it replies in (none: top-level).
+        thread_ts: Option<String>,
+    },
+    /// `context`: an `app_context_changed`.
+    Context {
+        /// `--user`.
+        user: String,
+        /// `--dm`.
+        dm: String,
+        /// What `--channel`, `--canvas`, `--list`, `--message` name, in Slack's shape (the
+        /// team's id is added when sent).
+        entities: Vec<serde_json::Value>,
+    },
 }
 
 /// A command line, a setting or a file that could not be used (exit 2).
@@ -284,7 +324,8 @@ pub enum Options {
         /// `--text`.
         text: Option<String>,
     },
-    /// `shortcut`, `submit`, `options`, `react` or `home`'s.
+    /// `shortcut`, `submit`, `options`, `react`, `home`, `stop`, `agent-open`, `agent-dm` or
+    /// `context`'s.
     Input {
         /// The common ones.
         common: ClientOptions,
@@ -330,6 +371,18 @@ pub fn parse_command_line(args: &[String]) -> Result<(String, Options), clap::Er
         Sub::React(o) => input("react", o.input, Input::React { name: o.name, channel: o.channel, ts: o.ts }),
         Sub::Home(o) => input("home", o, Input::Home),
         Sub::Stop(o) => input("stop", o.input, Input::Stop { channel: o.channel, thread_ts: o.thread, stream_ts: o.stream_ts }),
+        Sub::AgentOpen(o) => {
+            let (options, sent) = o.input();
+            input("agent-open", options, sent)
+        }
+        Sub::AgentDm(o) => {
+            let (options, sent) = o.input();
+            input("agent-dm", options, sent)
+        }
+        Sub::Context(o) => {
+            let (options, sent) = o.input();
+            input("context", options, sent)
+        }
     })
 }
 
@@ -461,7 +514,8 @@ fn delivered(target: &Target, before: usize, sent_at: Instant, timeout: Duration
 }
 
 /// Runs one client subcommand against a running slackline and fake Slack (for `shortcut`,
-/// `submit`, `options`, `react` and `home`, the fake only with `--wait`).
+/// `submit`, `options`, `react`, `home`, `stop`, `agent-open`, `agent-dm` and `context`, the fake
+/// only with `--wait`).
 pub fn run_client(command: &str, options: &Options) -> Result<String, Failure> {
     if let Options::Input { common, wait, input } = options {
         return run_input(common, wait.as_deref(), input);
@@ -488,7 +542,10 @@ pub fn run_client(command: &str, options: &Options) -> Result<String, Failure> {
             let head = acked(&ack)?;
             Ok(format!(
                 "{head}\n{}",
-                delivered(&target, before, ack.at, timeout, "reply", |c| c.method == method::POST_MESSAGE && c.field("channel") == Some(&channel))?
+                // A post, or (the shipped bot with an LLM: the agent's DM) a streamed answer.
+                delivered(&target, before, ack.at, timeout, "reply", |c| {
+                    matches!(c.method.as_str(), method::POST_MESSAGE | method::START_STREAM) && c.field("channel") == Some(&channel)
+                })?
             ))
         }
         "command" => {
@@ -541,29 +598,14 @@ fn run_input(common: &ClientOptions, wait: Option<&str>, input: &Input) -> Resul
         Some(_) => Some(target.call_count()?),
         None => None,
     };
-    let ack = match input {
-        Input::Shortcut { callback_id, message: false } => target.interaction(&global_shortcut(&team, callback_id))?,
-        Input::Shortcut { callback_id, message: true } => {
-            let response_url = target.response_url(&fresh_id("hook"));
-            target.interaction(&message_shortcut(&team, callback_id, &fresh_id("C"), &fresh_ts(), &response_url))?
-        }
-        Input::Submit { callback_id, values } => target.interaction(&view_submission(&team, callback_id, values))?,
-        Input::Suggest { action_id, block_id, query } => target.interaction(&block_suggestion(&team, action_id, block_id, query))?,
-        Input::React { name, channel, ts } => {
-            let (channel, ts) = (channel.clone().unwrap_or_else(|| fresh_id("C")), ts.clone().unwrap_or_else(fresh_ts));
-            target.event(&envelope(&team, &fresh_id("Ev"), reaction_added(&channel, &ts, name)), &[])?
-        }
-        Input::Home => target.event(&envelope(&team, &fresh_id("Ev"), app_home_opened(&fresh_id("D"))), &[])?,
-        Input::Stop { channel, thread_ts, stream_ts } => {
-            target.event(&envelope(&team, &fresh_id("Ev"), agent_session_stopped(channel, thread_ts, stream_ts.as_slice())), &[])?
-        }
-    };
+    let (ack, note) = send(&target, &team, input)?;
     let head = acked(&ack)?;
     let body = if ack.body.trim().is_empty() { "(empty)".to_string() } else { ack.body.trim().to_string() };
     let report = format!(
         "{head}: status {}
-  body: {body}",
-        ack.status
+  body: {body}{}",
+        ack.status,
+        note.map(|n| format!("\n  {n}")).unwrap_or_default()
     );
     match (wait, before) {
         (Some(method), Some(before)) => {
@@ -576,6 +618,46 @@ fn run_input(common: &ClientOptions, wait: Option<&str>, input: &Input) -> Resul
         }
         _ => Ok(report),
     }
+}
+
+/// Sends `input` for `team`; returns the ack, and what the report should add about what was sent
+/// (the `ts` of the message `agent-dm` wrote, for a later `--thread`).
+fn send(target: &Target, team: &str, input: &Input) -> Result<(Ack, Option<String>), SendError> {
+    let event = |payload: Value| target.event(&envelope(team, &fresh_id("Ev"), payload), &[]);
+    let ack = match input {
+        Input::Shortcut { callback_id, message: false } => target.interaction(&global_shortcut(team, callback_id))?,
+        Input::Shortcut { callback_id, message: true } => {
+            let response_url = target.response_url(&fresh_id("hook"));
+            target.interaction(&message_shortcut(team, callback_id, &fresh_id("C"), &fresh_ts(), &response_url))?
+        }
+        Input::Submit { callback_id, values } => target.interaction(&view_submission(team, callback_id, values))?,
+        Input::Suggest { action_id, block_id, query } => target.interaction(&block_suggestion(team, action_id, block_id, query))?,
+        Input::React { name, channel, ts } => {
+            let (channel, ts) = (channel.clone().unwrap_or_else(|| fresh_id("C")), ts.clone().unwrap_or_else(fresh_ts));
+            event(reaction_added(&channel, &ts, name))?
+        }
+        Input::Home => event(app_home_opened(&fresh_id("D")))?,
+        Input::Stop { channel, thread_ts, stream_ts } => event(agent_session_stopped(channel, thread_ts, stream_ts.as_slice()))?,
+        Input::AgentOpen { user, dm } => event(agent_opened(user, dm))?,
+        Input::AgentDm { user, dm, text, thread_ts } => {
+            let ts = fresh_ts();
+            let ack = event(agent_message(user, dm, &ts, thread_ts.as_deref(), text))?;
+            let thread = thread_ts.as_deref().unwrap_or(&ts);
+            return Ok((ack, Some(format!("message ts={ts} in {dm}, thread {thread} (reply with --thread {thread})"))));
+        }
+        Input::Context { user, dm, entities } => {
+            let in_team: Vec<Value> = entities
+                .iter()
+                .cloned()
+                .map(|mut e| {
+                    e["team_id"] = json!(team);
+                    e
+                })
+                .collect();
+            event(app_context_changed(user, dm, &in_team))?
+        }
+    };
+    Ok((ack, None))
 }
 
 /// Slack's delivery behaviour for one message: the envelope, its retries 1..3 (with
@@ -614,6 +696,7 @@ fn storm(target: &Target, team: &str, before: usize, timeout: Duration) -> Resul
     }
 }
 
+pub mod agent;
 pub mod triage;
 
 #[cfg(test)]

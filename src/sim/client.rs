@@ -1,6 +1,7 @@
 //! The simulator's Slack side: signed requests to a running slackline, shaped like Slack's own
 //! (an `app_mention`, a DM, a `reaction_added`, an `app_home_opened`, a slash command, a button
-//! click, a global or message shortcut, a `view_submission`, a `block_suggestion`), and the fake
+//! click, a global or message shortcut, a `view_submission`, a `block_suggestion`, the agent's
+//! DM opened, written in and its context changed, its Stop pressed), and the fake
 //! Slack's record of what slackline sent back, read over HTTP (`GET /_sim/calls?after=N`).
 
 use crate::slack::signature::SigningSecret;
@@ -351,6 +352,27 @@ pub fn reaction_added(channel: &str, ts: &str, reaction: &str) -> Value {
 /// An `app_home_opened`: `U1` opened the app's Home tab; `channel` is the app's DM with them.
 pub fn app_home_opened(channel: &str) -> Value {
     json!({"type": "app_home_opened", "user": "U1", "channel": channel, "tab": "home", "event_ts": fresh_ts()})
+}
+
+/// An `app_home_opened` on the Messages tab (`agent_view`): `user` opened the agent's DM `dm`.
+pub fn agent_opened(user: &str, dm: &str) -> Value {
+    json!({"type": "app_home_opened", "user": user, "channel": dm, "tab": "messages", "event_ts": fresh_ts()})
+}
+
+/// `user`'s message `ts` in the agent's DM `dm`: top-level (the root of its own thread), or a
+/// reply in the thread `thread_ts`.
+pub fn agent_message(user: &str, dm: &str, ts: &str, thread_ts: Option<&str>, text: &str) -> Value {
+    let mut event = json!({"type": "message", "channel_type": "im", "channel": dm, "user": user, "text": text, "ts": ts, "event_ts": ts});
+    if let Some(thread_ts) = thread_ts {
+        event["thread_ts"] = json!(thread_ts);
+    }
+    event
+}
+
+/// What `user` looks at beside the agent's DM `dm` changed (`app_context_changed`): `entities`
+/// in Slack's shape (`{type: "slack#/types/channel_id", value, team_id}`, …); none: nothing.
+pub fn app_context_changed(user: &str, dm: &str, entities: &[Value]) -> Value {
+    json!({"type": "app_context_changed", "user": user, "channel": dm, "context": {"entities": entities}, "event_ts": fresh_ts()})
 }
 
 /// An `agent_session_stopped`: `U1` pressed Stop on the agent's answer in `thread_ts` of

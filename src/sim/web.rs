@@ -130,9 +130,9 @@ impl Web {
             method::VIEWS_OPEN | method::VIEWS_PUSH => self.open_view(args, now_ms),
             method::VIEWS_UPDATE => self.update_view(args),
             method::VIEWS_PUBLISH => self.publish_view(args),
-            method::ASSISTANT_THREADS_SET_STATUS => assistant(args, "status"),
-            method::ASSISTANT_THREADS_SET_SUGGESTED_PROMPTS => assistant(args, "prompts"),
-            method::ASSISTANT_THREADS_SET_TITLE => assistant(args, "title"),
+            method::ASSISTANT_THREADS_SET_STATUS => assistant(args, "status", Thread::Required),
+            method::ASSISTANT_THREADS_SET_SUGGESTED_PROMPTS => assistant(args, "prompts", Thread::Optional),
+            method::ASSISTANT_THREADS_SET_TITLE => assistant(args, "title", Thread::Required),
             method::CONVERSATIONS_INFO => conversation(args),
             method::USERS_INFO => user(args),
             _ => Err(refusal("unknown_method")),
@@ -408,9 +408,21 @@ fn permalink(args: &Map<String, Value>) -> Answer {
     Ok(json!({"ok": true, "channel": channel, "permalink": format!("https://simulated.slack.com/archives/{channel}/p{}", ts.replace('.', ""))}))
 }
 
-fn assistant(args: &Map<String, Value>, field: &str) -> Answer {
+/// Whether an `assistant.threads.*` method needs a `thread_ts`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Thread {
+    /// A thread's status or title: it names the thread.
+    Required,
+    /// Suggested prompts: a legacy assistant thread's (with it), or the agent's Messages tab's
+    /// (`agent_view`, without).
+    Optional,
+}
+
+fn assistant(args: &Map<String, Value>, field: &str, thread: Thread) -> Answer {
     text(args, "channel_id").ok_or_else(|| refusal("channel_not_found"))?;
-    message_ts(args, "thread_ts")?;
+    if thread == Thread::Required || args.contains_key("thread_ts") {
+        message_ts(args, "thread_ts")?;
+    }
     if args.get(field).is_none() {
         return Err(missing(field));
     }

@@ -51,6 +51,26 @@ fn flags_are_parsed_per_subcommand() {
 }
 
 #[test]
+fn the_agent_inputs_name_one_conversation_whose_dm_defaults_to_the_user_s() {
+    let input = |line: &str| match parse(&args(line)).unwrap().1 {
+        Options::Input { input, .. } => input,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(input("agent-open"), Input::AgentOpen { user: "U1".into(), dm: "DU1".into() });
+    assert_eq!(
+        input("agent-dm --user U7 --text hi --thread 1.2"),
+        Input::AgentDm { user: "U7".into(), dm: "DU7".into(), text: "hi".into(), thread_ts: Some("1.2".into()) }
+    );
+    let Input::Context { user, dm, entities } = input("context --dm D9 --list F2 --channel C1") else { panic!() };
+    assert_eq!((user.as_str(), dm.as_str()), ("U1", "D9"));
+    assert_eq!(
+        entities,
+        [json!({"type": "slack#/types/channel_id", "value": "C1"}), json!({"type": "slack#/types/list_id", "value": "F2"})],
+        "in Slack's shape, channel first"
+    );
+}
+
+#[test]
 fn a_script_is_read_and_flags_override_it() {
     let path = std::env::temp_dir().join(format!("slackline-sim-faults-{}.json", std::process::id()));
     std::fs::write(&path, r#"{"seed": 7, "slow_ms": 300, "fail_rate": 0.1, "retry_after_s": 2, "errors": {"chat.update": "message_not_found"}}"#).unwrap();
@@ -96,6 +116,10 @@ fn every_subcommand_has_its_help_with_exit_code_zero() {
         ("options", "--action-id", "--port"),
         ("react", "--name", "--text"),
         ("home", "--wait", "--text"),
+        ("stop", "--stream-ts", "--text"),
+        ("agent-open", "--dm", "--text"),
+        ("agent-dm", "--thread", "--port"),
+        ("context", "--canvas", "--text"),
     ] {
         let help = parse_command_line(&args(&format!("{sub} --help"))).unwrap_err();
         let text = help.render().to_string();
