@@ -21,7 +21,8 @@ pub const STATE_COOKIE: &str = "slackline_oauth_state";
 /// attempt's outcome is unknown be read back before it is sent again (`crate::kinds::post`):
 /// without them that read is refused (`missing_scope`) and the post is sent anyway.
 /// `assistant:write` is an agent's (`agent_view`): the Messages tab's prompts, a thread's status.
-pub const DEFAULT_BOT_SCOPES: &str = "app_mentions:read,chat:write,im:history,commands,lists:read,lists:write,channels:history,groups:history,mpim:history,assistant:write";
+pub const DEFAULT_BOT_SCOPES: &str =
+    "app_mentions:read,chat:write,im:history,commands,lists:read,lists:write,channels:history,groups:history,mpim:history,assistant:write";
 /// Slack's authorize page (`SLACK_AUTHORIZE_URL` overrides it).
 pub const DEFAULT_AUTHORIZE_URL: &str = "https://slack.com/oauth/v2/authorize";
 
