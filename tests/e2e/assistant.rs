@@ -4,6 +4,9 @@
 //! that streams tokens at a set rate (`slackline::sim::llm`) to a fake Slack whose streams behave
 //! like Slack's (a lifetime, `streaming_state_conflict`, `stopped_by_user`).
 //!
+//! The agent's DM (`agent_view`) is served the same way: a top-level message is answered in the
+//! thread it starts, a reply in that thread, and opening the DM pins prompts to its Messages tab.
+//!
 //! What each test checks is what the user sees: the thread's messages, their text, and that none
 //! is left streaming. Every answer must read as the model's one answer (its messages' texts, in
 //! order, are exactly the model's text), however it was interrupted.
@@ -113,6 +116,72 @@ fn a_message_in_an_assistant_thread_gets_one_streamed_answer_however_often_it_ar
     eventually("the row done", WAIT, || {
         (c.rows(&conv.team, "done").iter().any(|r| r["payload"].as_str().unwrap_or("").contains("stream_answer"))).then_some(())
     });
+}
+
+/// A user's message in the agent's DM (`agent_view`): top-level (no `thread_ts`: the root of its
+/// own thread), or a reply in the thread `thread_ts`.
+fn agent_message(channel: &str, ts: &str, thread_ts: Option<&str>, text: &str) -> Value {
+    let mut message = json!({"type": "message", "channel_type": "im", "channel": channel, "user": "U1", "text": text, "ts": ts, "event_ts": ts});
+    if let Some(thread_ts) = thread_ts {
+        message["thread_ts"] = json!(thread_ts);
+    }
+    message
+}
+
+/// How often the model was asked `prompt`.
+fn asked(llm: &FakeLlm, prompt: &str) -> usize {
+    llm.requests().iter().filter(|r| r.to_string().contains(prompt)).count()
+}
+
+#[test]
+fn an_agent_dm_message_is_answered_once_in_its_own_thread_and_a_reply_there_continues_it() {
+    let a = assistant();
+    let c = a.rt.client();
+    let (team, channel) = (unique("T"), unique("D"));
+    let root = format!("{}.000100", now_secs());
+    let first = unique("agent-first-");
+    let message = envelope(&team, &unique("Ev"), agent_message(&channel, &root, None, &first));
+    assert_eq!(c.event(&message).status, 200);
+    assert_eq!(c.event_delivery(&message.to_string(), Some("1"), &[]).status, 200, "Slack's retry");
+    let mut fresh_id = message.clone();
+    fresh_id["event_id"] = json!(unique("Ev"));
+    assert_eq!(c.event(&fresh_id).status, 200, "the same message under a new event id");
+
+    let streams = finished(&a.fake, &channel);
+    assert_eq!(streams.len(), 1, "one answer however often the message came: {streams:?}");
+    assert_eq!((streams[0].thread_ts.as_str(), streams[0].text.as_str()), (root.as_str(), FakeLlm::answer_to(&first, 40).as_str()));
+    let starts = a.fake.calls("chat.startStream", &channel);
+    assert_eq!((starts.len(), starts[0].field("thread_ts")), (1, Some(root.as_str())), "the stream opens in the thread the message starts");
+    assert_eq!(asked(&a.llm, &first), 1, "the model is asked once");
+
+    let follow_up = unique("agent-reply-");
+    let reply_ts = format!("{}.000200", now_secs());
+    assert_eq!(c.event(&envelope(&team, &unique("Ev"), agent_message(&channel, &reply_ts, Some(&root), &follow_up))).status, 200);
+    let streams = eventually("the reply's answer finished too", WAIT, || {
+        let streams = a.fake.streams_in(&channel);
+        (streams.iter().filter(|s| s.blocks).count() == 2 && streams.iter().all(|s| !s.streaming)).then_some(streams)
+    });
+    assert_eq!(streams.len(), 2, "{streams:?}");
+    assert!(streams.iter().all(|s| s.thread_ts == root), "both answers in the one thread: {streams:?}");
+    assert_eq!(streams[1].text, FakeLlm::answer_to(&follow_up, 40));
+    assert_eq!(asked(&a.llm, &follow_up), 1);
+    let statuses = a.fake.wait_calls("assistant.threads.setStatus", &channel, 2, WAIT);
+    assert!(statuses.iter().all(|s| s.field("thread_ts") == Some(root.as_str())), "the status shows on the thread's root");
+    eventually("both answers' rows done", WAIT, || {
+        let done = c.rows(&team, "done").iter().filter(|r| r["payload"].as_str().unwrap_or("").contains("stream_answer")).count();
+        (done == 2 && c.rows(&team, "pending").is_empty()).then_some(())
+    });
+    assert_eq!(a.fake.calls("chat.startStream", &channel).len(), 2, "nothing more for the duplicates");
+}
+
+#[test]
+fn opening_the_agent_dm_pins_the_prompts_to_its_messages_tab() {
+    let a = assistant();
+    let (team, channel) = (unique("T"), unique("D"));
+    let opened = json!({"type": "app_home_opened", "user": "U1", "channel": channel, "tab": "messages", "event_ts": format!("{}.000300", now_secs())});
+    assert_eq!(a.rt.client().event(&envelope(&team, &unique("Ev"), opened)).status, 200);
+    let prompts = a.fake.wait_calls("assistant.threads.setSuggestedPrompts", &channel, 1, WAIT);
+    assert_eq!((prompts.len(), prompts[0].field("channel_id"), prompts[0].field("thread_ts")), (1, Some(channel.as_str()), None), "the tab's, no thread");
 }
 
 #[test]
