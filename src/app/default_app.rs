@@ -8,7 +8,7 @@
 
 use super::listen::assistant::{in_assistant_thread, streamed_answer, AssistantThread, Prompt};
 use super::{App, Context, Decision, HandlerOutput};
-use crate::effect::{truncate_chars, Action, Effect, Followup};
+use crate::kinds::registry::{truncate_chars, Action, Effect, Followup};
 use crate::slack::envelope::{Dispatch, Event, EventEnvelope, Interaction, InteractionKind, Message, SlashCommand};
 use crate::slack::method;
 use serde_json::{json, Value};

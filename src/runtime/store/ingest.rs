@@ -1,9 +1,9 @@
 //! The ingest unit: a receipt, the handler's state change and the outbox rows its effects call
 //! for, all or nothing.
 
-use crate::effect::Action;
 use crate::ingest::Receipt;
 use crate::kinds::redrive::store as redrive;
+use crate::kinds::registry::Action;
 use crate::kinds::schedule::store as scheduled;
 pub use crate::outbox::completion::NewRow;
 use crate::platform::exec::{int, rows, run, text, tx_sync};

@@ -1,39 +1,35 @@
-//! The jobs the sweep performs: [`perform`] picks the row's job by its action. Each takes the
-//! claimed row's [`Job`] (`platform::job`: storage, settings, the bot token, the pacer's gate) and
-//! ends with one [`JobOutcome`]: the verdict, Slack's HTTP status, and what the completion stores
-//! with it (`AfterWrite`s). The jobs of a kind that has its room (`crate::kinds`) live there; the
-//! one left here is a handler's Web API call (`slack_api`).
+//! The registry's wasm32 half: [`perform`] picks the job of a claimed row by its [`Action`]. Each
+//! job lives in its kind's room, takes the claimed row's [`Job`] (`platform::job`: storage,
+//! settings, the bot token, the pacer's gate) and ends with one [`JobOutcome`]: the verdict,
+//! Slack's HTTP status, and what the completion stores with it (`AfterWrite`s).
 //!
-//! Adding a kind of effect: one `Action` variant, its room (`crate::kinds`) with its job, one arm
-//! in [`perform`], and at most one `AfterWrite` variant.
+//! Adding a kind of effect: its room, its variant in `super::registry`, and its arm here.
 
-mod slack_api;
-
-use crate::effect::Action;
-use crate::kinds::{llm, notify, redrive, respond_url};
+use super::registry::Action;
+use super::{assistant, lists, llm, notify, redrive, respond_url, slack_api};
 use crate::outbox::completion::JobOutcome;
-pub use crate::platform::job::Job;
+use crate::platform::job::Job;
 use crate::slack::classify::Verdict;
 
 /// Performs the row's action.
-pub async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
+pub(crate) async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
     match action {
-        Action::SlackApi { method, args, remember, thread_of } => slack_api::call(job, method, args, remember.as_deref(), thread_of.as_deref()).await,
+        Action::SlackApi { method, args, remember, thread_of } => slack_api::job::call(job, method, args, remember.as_deref(), thread_of.as_deref()).await,
         Action::Notify { args } => notify::post::post(job, args).await,
         Action::Status { name } => notify::status::bring_up_to_date(job, name).await,
         Action::RespondUrl { url, body } => respond_url::job::post(job, url, body).await,
         Action::LlmReply { prompt, then } => llm::job::answer(job, prompt, then).await,
         Action::StreamAnswer { prompt, channel, thread_ts, recipient_user_id, recipient_team_id } => {
-            let to = crate::kinds::assistant::calls::Target {
+            let to = assistant::calls::Target {
                 prompt,
                 channel,
                 thread_ts,
                 recipient_user_id: recipient_user_id.as_deref(),
                 recipient_team_id: recipient_team_id.as_deref(),
             };
-            crate::kinds::assistant::job::answer(job, &to).await
+            assistant::job::answer(job, &to).await
         }
-        Action::Lists { list_id, job: list_job } => crate::kinds::lists::job::run(job, list_id, list_job).await,
+        Action::Lists { list_id, job: list_job } => lists::job::run(job, list_id, list_job).await,
         Action::Handle { dispatch } => redrive::job::run(job, dispatch),
         // Due now: the scheduled effect itself (its recurrence is the attempt's, `attempt.rs`).
         Action::Scheduled { effect, .. } => Box::pin(perform(job, effect)).await,
