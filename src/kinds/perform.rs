@@ -29,6 +29,10 @@ pub(crate) async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
             };
             assistant::job::answer(job, &to).await
         }
+        Action::Session { channel, thread_ts, status, title, initiator_user_id } => {
+            let call = assistant::session::SessionCall { channel, thread_ts, title: title.as_deref(), initiator_user_id: initiator_user_id.as_deref() };
+            assistant::session_job::bring_up_to_date(job, &call, *status).await
+        }
         Action::Lists { list_id, job: list_job } => lists::job::run(job, list_id, list_job).await,
         Action::Handle { dispatch } => redrive::job::run(job, dispatch),
         // Due now: the scheduled effect itself (its recurrence is the attempt's, `attempt.rs`).

@@ -130,6 +130,23 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         recipient_team_id: Option<String>,
     },
+    /// An agent session's status in a thread (`agents.sessions.setStatus`, `cx.session`): the
+    /// thread's newest intent is sent, not necessarily this row's, so a session never goes back
+    /// to an older status because rows raced ([`crate::kinds::assistant::session`]).
+    Session {
+        /// The conversation.
+        channel: String,
+        /// The thread of the session.
+        thread_ts: String,
+        /// The status this row states.
+        status: crate::kinds::assistant::session::SessionStatus,
+        /// The session's title (counts when the call creates the session).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        title: Option<String>,
+        /// Who started it (counts when the call creates the session).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        initiator_user_id: Option<String>,
+    },
     /// A message another service posted through the notify API (`crate::kinds::notify`): a
     /// `chat.postMessage` whose answer (`channel`, `ts`) is kept for `GET …/messages/{id}`.
     Notify {
@@ -193,6 +210,7 @@ impl Action {
             Action::RespondUrl { .. } => "response_url".into(),
             Action::LlmReply { .. } => "llm".into(),
             Action::StreamAnswer { .. } => "stream".into(),
+            Action::Session { .. } => method::AGENTS_SESSIONS_SET_STATUS.into(),
             Action::Notify { .. } => method::POST_MESSAGE.into(),
             Action::Status { name } => format!("status:{name}"),
             Action::Handle { .. } => "handler".into(),
@@ -233,6 +251,7 @@ impl Action {
             Action::RespondUrl { .. } => "response_url",
             Action::LlmReply { .. } => "llm",
             Action::StreamAnswer { .. } => "stream",
+            Action::Session { .. } => "session",
             Action::Notify { .. } => "notify",
             Action::Status { .. } => STATUS,
             Action::Handle { .. } => "handler",
@@ -258,6 +277,7 @@ impl Action {
                 format!("notify API post in {channel}: “{}”", snippet(&args["text"]))
             }
             Action::Status { name } => format!("status message “{name}”"),
+            Action::Session { channel, thread_ts, status, .. } => format!("agent session in {channel} thread {thread_ts}: {}", status.as_str()),
             Action::Handle { dispatch } => {
                 let what = dispatch.pointer("/event/type").or_else(|| dispatch.get("command")).or_else(|| dispatch.get("payload_type"));
                 format!("the app's handler on a {} (runs again when redriven)", what.and_then(Value::as_str).unwrap_or("request"))

@@ -12,6 +12,7 @@
 //! [`Cx`](crate::app::listen::Cx) helper or an [`EffectRef`](crate::app::listen::EffectRef)
 //! method decides read as two different `Queued`s.
 
+use crate::kinds::assistant::session::{set_status, SessionCall};
 use crate::kinds::lists::api::ListJob;
 use crate::kinds::registry::{Action, Effect};
 use crate::kinds::schedule::When;
@@ -86,6 +87,11 @@ fn call(action: &Action) -> (String, Value) {
             ("list_record".into(), json!({ "list_id": list_id, "record_id": record_id, "fields": fields }))
         }
         Action::CancelSchedule { key } => ("cancel".into(), json!({ "key": key })),
+        Action::Session { channel, thread_ts, status, title, initiator_user_id } => {
+            let call = SessionCall { channel, thread_ts, title: title.as_deref(), initiator_user_id: initiator_user_id.as_deref() };
+            let (method, args) = set_status(&call, *status);
+            (method.into(), args)
+        }
         // No helper queues the others (the notify and status APIs', a redrive's, a List's sync).
         other => (other.label().into(), fields(other)),
     }
