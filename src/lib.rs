@@ -69,18 +69,19 @@
 //!   [`app::DefaultApp`];
 //! - [`state`]: app state: the handler's view (reads now, writes with the unit), its limits, the
 //!   reader trait and an in-memory store;
-//! - [`effect`]: the effects an app asks for, keyed by the fact they react to;
 //! - [`ingest`]: the ingest unit's outcome, the team actor's typed answer to the front door;
 //! - [`outbox`]: the outbox state machine, the sweep's timing, the pacer and the [`outbox::retry`]
 //!   policy (clock and jitter passed in);
-//! - [`kinds`]: the kinds of work, one room each (under way): [`kinds::notify`] (the notify API's
+//! - [`kinds`]: the kinds of work: [`kinds::registry`] (the effects an app asks for, keyed by the
+//!   fact they react to, and what each kind of row does), and one room each: [`kinds::notify`] (the notify API's
 //!   messages with an idempotency key, versioned status messages), [`kinds::lists`] (records
 //!   mirrored into Slack Lists: the column map, create outcomes, reconciliation),
 //!   [`kinds::assistant`] (streamed LLM answers: the model's events, the answer's state machine,
 //!   its checkpoints), [`kinds::schedule`] (scheduled effects: due times, their keys,
 //!   recurrence, what a cancel decides), [`kinds::respond_url`] (answers posted to a
 //!   `response_url`), [`kinds::redrive`] (failed handlers' requests, parked and run again) and
-//!   [`kinds::llm`] (LLM replies: the request, the answer's text) and [`kinds::post`] (a post
+//!   [`kinds::llm`] (LLM replies: the request, the answer's text), [`kinds::slack_api`] (a
+//!   handler's Web API call) and [`kinds::post`] (a post
 //!   read back before it is sent again after an unknown outcome: the key in its metadata, the
 //!   read's window, the decision);
 //! - [`routes`]: the admin and service API routes, parsed once, and the one JSON error body;
@@ -100,8 +101,8 @@
 //! Thin adapters (`runtime`, wasm32 only; tested end to end in workerd):
 //! - `runtime::front_door`: the Worker's `fetch`: verify, parse, route, wait for the actor;
 //! - `runtime::team`: the `TeamActor` Durable Object: the atomic ingest unit and the alarm;
-//! - `runtime::sweep`: the alarm path: the delivery loop, the registry's dispatch to each kind's
-//!   job;
+//! - `runtime::sweep`: the alarm path: the delivery loop (each row's job is picked by
+//!   `kinds::perform`, in the kind's room);
 //! - `runtime::directory`: the `Directory` Durable Object: the teams, consumed OAuth states;
 //! - `runtime::store`: the engine's statements (ingest, outbox, admin, directory), bound and run.
 //!
@@ -115,7 +116,6 @@ pub mod admission;
 pub mod app;
 pub mod config;
 pub mod crypto;
-pub mod effect;
 pub mod ingest;
 pub mod kinds;
 pub mod lockout;

@@ -60,7 +60,7 @@ pub use queued::{Queued, Schedule};
 
 use crate::app::listen::agent::{ContextEntity, Viewed};
 use crate::app::{decide, App, Context, Decision};
-use crate::effect::{Action, Effect};
+use crate::kinds::registry::{Action, Effect};
 use crate::slack::envelope::{parse_command_form, parse_events_body, parse_interaction_form, Inbound};
 use crate::state::{MemState, StateChange, StateWrite};
 use serde::Serialize;

@@ -140,6 +140,30 @@ fn streams_start_append_and_stop_once() {
 }
 
 #[test]
+fn sessions_are_created_by_their_first_status_or_a_stream_and_moved_by_stop_stream() {
+    let fake = FakeSlack::start();
+    let first = json!({"channel_id": "D1", "thread_ts": "1.1", "status": "processing", "title": "Triage", "initiator_user_id": "U1"});
+    ok(call(&fake, "agents.sessions.setStatus", first));
+    ok(call(&fake, "agents.sessions.setStatus", json!({"channel_id": "D1", "thread_ts": "1.1", "status": "suspended", "title": "ignored"})));
+    let session = fake.session("D1", "1.1").expect("created by its first status");
+    assert_eq!((session.title.as_deref(), session.initiator_user_id.as_deref(), session.status()), (Some("Triage"), Some("U1"), "suspended"));
+    let bad = json!({"channel_id": "D1", "thread_ts": "1.1", "status": "paused"});
+    assert_eq!(error_of(&call(&fake, "agents.sessions.setStatus", bad)), "invalid_arguments");
+    ok(call(&fake, "agents.sessions.rename", json!({"channel_id": "D1", "thread_ts": "1.1", "title": "Triage: done"})));
+    assert_eq!(fake.session("D1", "1.1").unwrap().title.as_deref(), Some("Triage: done"));
+    assert_eq!(error_of(&call(&fake, "agents.sessions.rename", json!({"channel_id": "D1", "thread_ts": "9.9", "title": "x"}))), "session_not_found");
+    // A stream enrolls its thread (processing) and its stop sets `session_status` (default active).
+    let ts = ok(call(&fake, "chat.startStream", json!({"channel": "D2", "thread_ts": "2.2"})))["ts"].as_str().unwrap().to_string();
+    assert_eq!(fake.session("D2", "2.2").unwrap().status(), "processing");
+    ok(call(&fake, "chat.stopStream", json!({"channel": "D2", "ts": ts, "session_status": "suspended"})));
+    assert_eq!(fake.session("D2", "2.2").unwrap().statuses, ["processing", "suspended"]);
+    let ts = ok(call(&fake, "chat.startStream", json!({"channel": "D2", "thread_ts": "2.2"})))["ts"].as_str().unwrap().to_string();
+    assert_eq!(error_of(&call(&fake, "chat.stopStream", json!({"channel": "D2", "ts": ts, "session_status": "paused"}))), "invalid_arguments");
+    ok(call(&fake, "chat.stopStream", json!({"channel": "D2", "ts": ts})));
+    assert_eq!(fake.session("D2", "2.2").unwrap().status(), "active");
+}
+
+#[test]
 fn a_stream_in_a_channel_needs_its_recipient_and_one_in_a_dm_does_not() {
     let fake = FakeSlack::start();
     assert_eq!(error_of(&call(&fake, "chat.startStream", json!({"channel": "C1", "thread_ts": "1.2"}))), "invalid_arguments");

@@ -282,7 +282,7 @@ pub struct ScheduledRow {
 impl ScheduledRow {
     /// The view of a pending row, if it is a scheduled one.
     pub fn of(row: &OutboxRow) -> Option<ScheduledRow> {
-        let Ok(crate::effect::Action::Scheduled { key, when, scheduled_at, .. }) = serde_json::from_str(&row.payload) else { return None };
+        let Ok(crate::kinds::registry::Action::Scheduled { key, when, scheduled_at, .. }) = serde_json::from_str(&row.payload) else { return None };
         Some(ScheduledRow {
             id: row.id,
             key,
@@ -339,9 +339,9 @@ mod tests {
 
     #[test]
     fn a_scheduled_row_shows_its_key_and_due_time_and_any_other_row_is_not_one() {
-        let post = crate::effect::Action::slack_api("chat.postMessage", serde_json::json!({"channel": "C1", "text": "still open"}));
+        let post = crate::kinds::registry::Action::slack_api("chat.postMessage", serde_json::json!({"channel": "C1", "text": "still open"}));
         let when = crate::kinds::schedule::When::at(5_000).every(crate::kinds::schedule::DAY_MS);
-        let payload = crate::effect::Action::Scheduled { key: "k".into(), when, scheduled_at: Some(1), effect: Box::new(post.clone()) };
+        let payload = crate::kinds::registry::Action::Scheduled { key: "k".into(), when, scheduled_at: Some(1), effect: Box::new(post.clone()) };
         let row = OutboxRow { id: 3, payload: serde_json::to_string(&payload).unwrap(), created_at: 5_000, next_attempt_at: 5_000, ..OutboxRow::default() };
         let view = ScheduledRow::of(&row).expect("a scheduled row");
         assert_eq!((view.key.as_str(), view.due_at, view.every_ms, view.scheduled_at), ("k", 5_000, Some(crate::kinds::schedule::DAY_MS), Some(1)));

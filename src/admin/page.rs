@@ -8,10 +8,8 @@
 
 use super::state::StatePage;
 use super::{OutboxRow, ScheduledRow, Stats};
-use crate::effect::Action;
-use crate::kinds::lists::api::ListJob;
+use crate::kinds::registry::Action;
 use hmac::{Hmac, Mac};
-use serde_json::Value;
 use sha2::Sha256;
 
 /// The session cookie's name.
@@ -61,35 +59,9 @@ pub fn utc(ms: i64) -> String {
     format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC", secs / 3600, secs / 60 % 60, secs % 60)
 }
 
-/// What a row does, in words.
+/// What a row does, in words (unreadable payloads too).
 pub fn describe(payload: &str) -> String {
-    let snippet = |v: &Value| v.as_str().map(|t| crate::effect::truncate_chars(t, 80)).unwrap_or_default();
-    match serde_json::from_str::<Action>(payload) {
-        Ok(Action::SlackApi { method, args, .. }) => {
-            let channel = args.get("channel").and_then(Value::as_str).unwrap_or("?");
-            format!("{method} in {channel}: “{}”", snippet(&args["text"]))
-        }
-        Ok(Action::RespondUrl { body, .. }) => format!("answer to a command: “{}”", snippet(&body["text"])),
-        Ok(Action::LlmReply { prompt, .. }) => format!("LLM reply to “{}”", crate::effect::truncate_chars(&prompt, 80)),
-        Ok(Action::StreamAnswer { prompt, channel, .. }) => format!("streamed LLM answer in {channel} to “{}”", crate::effect::truncate_chars(&prompt, 80)),
-        Ok(Action::Notify { args }) => {
-            let channel = args.get("channel").and_then(Value::as_str).unwrap_or("?");
-            format!("notify API post in {channel}: “{}”", snippet(&args["text"]))
-        }
-        Ok(Action::Status { name }) => format!("status message “{name}”"),
-        Ok(Action::Handle { dispatch }) => {
-            let what = dispatch.pointer("/event/type").or_else(|| dispatch.get("command")).or_else(|| dispatch.get("payload_type"));
-            format!("the app's handler on a {} (runs again when redriven)", what.and_then(Value::as_str).unwrap_or("request"))
-        }
-        Ok(Action::Lists { list_id, job: ListJob::Sync { record_id } }) => format!("sync of record “{record_id}” to List {list_id}"),
-        Ok(Action::Lists { list_id, job: ListJob::Reconcile { run } }) => format!("reconciliation pass {run} of List {list_id}"),
-        Ok(Action::Lists { list_id, job: ListJob::Put { record_id, .. } }) => format!("record “{record_id}” stored for List {list_id}"),
-        Ok(Action::Scheduled { key, effect, .. }) => {
-            format!("{} (scheduled “{key}”)", describe(&serde_json::to_string(&effect).unwrap_or_default()))
-        }
-        Ok(Action::CancelSchedule { key }) => format!("cancel of the schedule “{key}”"),
-        Err(_) => "unreadable payload".into(),
-    }
+    serde_json::from_str::<Action>(payload).map(|action| action.describe()).unwrap_or_else(|_| "unreadable payload".into())
 }
 
 fn shell(title: &str, body: &str) -> String {
@@ -245,7 +217,7 @@ fn state_section(state: &StatePage) -> String {
         .entries
         .iter()
         .map(|e| {
-            let value = crate::effect::truncate_chars(&e.value.to_string(), 200);
+            let value = crate::kinds::registry::truncate_chars(&e.value.to_string(), 200);
             format!("<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>", escape(&e.key), escape(&value), e.bytes, utc(e.updated_at))
         })
         .collect();

@@ -12,7 +12,7 @@
 use super::listen::agent::{in_agent_dm, opens_messages_tab, tab_prompts_args, APP_HOME_OPENED};
 use super::listen::assistant::{streamed_answer, AssistantThread, Prompt};
 use super::{App, Context, Decision, HandlerOutput};
-use crate::effect::{truncate_chars, Action, Effect, Followup};
+use crate::kinds::registry::{truncate_chars, Action, Effect, Followup};
 use crate::slack::envelope::{Dispatch, Event, EventEnvelope, Interaction, InteractionKind, Message, SlashCommand};
 use crate::slack::method;
 use serde_json::{json, Value};

@@ -39,7 +39,7 @@ pub use crate::config::Vars;
 pub use default_app::{strip_mentions, DefaultApp, RESOLVE_ACTION_ID};
 pub use make::{make_app, MakeApp};
 
-use crate::effect::Effect;
+use crate::kinds::registry::Effect;
 use crate::slack::envelope::Dispatch;
 use crate::state::{StateChange, StateReader};
 use serde_json::Value;

@@ -13,7 +13,9 @@
 //!   state change;
 //! - `post`: posts "tally" in the channel and remembers Slack's answer under `post:{channel}:{ts}`;
 //! - `secret`: stores `secret:{ts}` (a key under a prefix the tally marks secret: redacted in the
-//!   admin API).
+//!   admin API);
+//! - `session`: states the thread's agent session `processing` and streams an answer; `waits`:
+//!   streams an answer, then states the session `suspended` (the agent-session tests).
 //!
 //! The button `slackline_tally_update` (its value: a remembered key) edits the remembered message
 //! (`chat.update` of its `ts`).
@@ -51,6 +53,9 @@ fn on_message(m: &MessageIn<'_>, cx: &mut Cx) -> HandlerResult {
         cx.state().put(&format!("{SECRET_PREFIX}{}", m.message.ts), "hunter2")?;
         return Ok(());
     }
+    if word("session") || word("waits") {
+        return agent_session(m, cx, word("waits"));
+    }
     vote(cx, &post)?;
     if word("fail") {
         return Err("the tally was told to fail".into());
@@ -60,6 +65,21 @@ fn on_message(m: &MessageIn<'_>, cx: &mut Cx) -> HandlerResult {
     }
     if word("big") {
         cx.state().put("votes:big", &"x".repeat(MAX_VALUE_BYTES))?;
+    }
+    Ok(())
+}
+
+/// An agent's turn in the message's thread, with its session: `session` states `processing`
+/// (titled) and streams the answer; `waits` streams the answer, then states `suspended` (the
+/// agent waits on a person once it has answered).
+fn agent_session(m: &MessageIn<'_>, cx: &mut Cx, waits: bool) -> HandlerResult {
+    let (channel, thread) = (m.message.channel.clone(), m.message.thread_ts.clone().unwrap_or_else(|| m.message.ts.clone()));
+    if !waits {
+        cx.session(&channel, &thread).title("tally session").processing();
+    }
+    cx.stream_answer(m, &m.message.text);
+    if waits {
+        cx.session(&channel, &thread).suspended();
     }
     Ok(())
 }

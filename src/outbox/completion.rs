@@ -5,12 +5,12 @@
 //! the store writes the completion and, **only if the claim still held**, every after-write, all
 //! in one unit.
 //!
-//! Adding a kind of effect adds one job file in `runtime/sweep/jobs/` and at most one
+//! Adding a kind of effect adds its room's job (`crate::kinds`) and at most one
 //! [`AfterWrite`] variant (with the store function that applies it).
 
-use crate::effect::{Action, Effect};
 use crate::kinds::lists::end::ListsEnd;
 use crate::kinds::notify::PostWrite;
+use crate::kinds::registry::{Action, Effect};
 use crate::slack::classify::Verdict;
 use serde_json::Value;
 

@@ -5,7 +5,7 @@
 //! modules import each other one way.
 
 use super::exec::{int, opt_int, rows, run, text};
-use crate::effect::Action;
+use crate::kinds::registry::Action;
 use crate::sql;
 use serde::Deserialize;
 use serde_json::Value;

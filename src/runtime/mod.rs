@@ -11,7 +11,7 @@
 //!   reads, the alarm;
 //! - [`directory`]: the `Directory` Durable Object: the list of teams and consumed OAuth states;
 //! - [`sweep`]: the alarm path: the delivery loop, the bot token at delivery time
-//!   (`sweep::credential`), and one file per kind of job (`sweep::jobs`);
+//!   (`sweep::credential`); the jobs are the kinds' (`crate::kinds`, picked by `kinds::perform`);
 //! - [`store`]: the only module that runs SQL;
 //!
 //! The primitives they stand on (statement execution, row inserts, HTTP, the pacer, time, logs,

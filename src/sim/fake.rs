@@ -27,7 +27,7 @@
 use super::lists::Lists;
 pub use super::lists::{FakeRow, FAKE_BOT_USER};
 use super::tiers::Enforcer;
-pub use super::web::{knows, FakeStream, FAKE_TEAM};
+pub use super::web::{knows, FakeSession, FakeStream, FAKE_TEAM};
 use super::web::{refusal, Web};
 use crate::slack::method;
 use serde_json::{json, Map, Value};
@@ -299,6 +299,11 @@ impl FakeSlack {
     /// answer lost), thread replies too, in the order they landed.
     pub fn posts_in(&self, channel: &str) -> Vec<super::messages::FakeMessage> {
         self.state.lock().unwrap().web.posts_in(channel)
+    }
+
+    /// The agent session of `thread` in `channel` (its statuses in the order they landed), if any.
+    pub fn session(&self, channel: &str, thread: &str) -> Option<FakeSession> {
+        self.state.lock().unwrap().web.session(channel, thread)
     }
 
     /// The streamed messages in `channel`, oldest first.

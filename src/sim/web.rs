@@ -12,7 +12,9 @@
 //! (`FakeSlack::stop_stream_as_user`) answers `stopped_by_user`. A
 //! `trigger_id` minted by the simulator ([`super::client::fresh_trigger_id`]) carries its time,
 //! and `views.open` / `views.push` refuse it as `expired_trigger_id` after [`TRIGGER_TTL_MS`]; any
-//! other `trigger_id` is taken as fresh.
+//! other `trigger_id` is taken as fresh. Agent sessions ([`FakeSession`]) are created by their
+//! first `agents.sessions.setStatus` or a stream started in their thread, and keep every status in
+//! the order the calls landed (`chat.stopStream`'s `session_status`, default `active`, included).
 
 use super::client::trigger_minted_at;
 use super::lists::FAKE_BOT_USER;
@@ -51,6 +53,8 @@ pub const METHODS: &[&str] = &[
     method::ASSISTANT_THREADS_SET_STATUS,
     method::ASSISTANT_THREADS_SET_SUGGESTED_PROMPTS,
     method::ASSISTANT_THREADS_SET_TITLE,
+    method::AGENTS_SESSIONS_SET_STATUS,
+    method::AGENTS_SESSIONS_RENAME,
     method::CONVERSATIONS_INFO,
     method::CONVERSATIONS_REPLIES,
     method::CONVERSATIONS_HISTORY,
@@ -79,7 +83,32 @@ pub struct Web {
     stream_lifetime_ms: Option<u64>,
     /// The bot's posts, with their metadata, for `conversations.history` and `.replies`.
     messages: Messages,
+    /// Agent sessions, by (channel, thread ts).
+    sessions: HashMap<(String, String), FakeSession>,
 }
+
+/// An agent session, as the fake keeps it: created by the first `agents.sessions.setStatus` or
+/// by a stream started in its thread (Slack enrolls streaming apps), moved by `setStatus` and by
+/// `chat.stopStream`'s `session_status` (default `active`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FakeSession {
+    /// Its title (the creating call's, or the last rename's).
+    pub title: Option<String>,
+    /// Who started it (the creating call's).
+    pub initiator_user_id: Option<String>,
+    /// Every status it was set to, in the order the calls landed: the last is its status.
+    pub statuses: Vec<String>,
+}
+
+impl FakeSession {
+    /// Its status now.
+    pub fn status(&self) -> &str {
+        self.statuses.last().map_or("", String::as_str)
+    }
+}
+
+/// The statuses Slack knows for a session.
+const SESSION_STATUSES: [&str; 4] = ["processing", "active", "suspended", "closed"];
 
 /// How long Slack keeps a stream open: about 5 minutes (undocumented; python-slack-sdk #1859).
 pub const DEFAULT_STREAM_LIFETIME_MS: u64 = 300_000;
@@ -133,6 +162,8 @@ impl Web {
             method::ASSISTANT_THREADS_SET_STATUS => assistant(args, "status", Thread::Required),
             method::ASSISTANT_THREADS_SET_SUGGESTED_PROMPTS => assistant(args, "prompts", Thread::Optional),
             method::ASSISTANT_THREADS_SET_TITLE => assistant(args, "title", Thread::Required),
+            method::AGENTS_SESSIONS_SET_STATUS => self.set_session_status(args),
+            method::AGENTS_SESSIONS_RENAME => self.rename_session(args),
             method::CONVERSATIONS_INFO => conversation(args),
             method::USERS_INFO => user(args),
             _ => Err(refusal("unknown_method")),
@@ -241,6 +272,7 @@ impl Web {
             started_ms: now_ms,
         };
         self.streams.insert((channel.to_string(), ts.clone()), stream);
+        self.session_moves(channel, thread_ts, "processing");
         Ok(json!({"ok": true, "channel": channel, "ts": ts}))
     }
 
@@ -265,6 +297,10 @@ impl Web {
         if added.chars().count() > 12_000 {
             return Err(refusal("msg_too_long"));
         }
+        let session_status = text(args, "session_status").unwrap_or("active").to_string();
+        if stop && !SESSION_STATUSES.contains(&session_status.as_str()) {
+            return Err(refusal("invalid_arguments"));
+        }
         let Some(stream) = self.live_stream(channel, ts, now_ms) else { return Err(refusal("message_not_found")) };
         if stream.stopped_by_user {
             return Err(refusal("stopped_by_user"));
@@ -278,7 +314,9 @@ impl Web {
         }
         stream.streaming = false;
         stream.blocks = args.get("blocks").is_some_and(|b| !b.is_null());
-        let message = json!({"type": "message", "text": stream.text, "user": FAKE_BOT_USER, "bot_id": FAKE_BOT_ID, "ts": ts});
+        let (thread_ts, shown) = (stream.thread_ts.clone(), stream.text.clone());
+        self.session_moves(channel, &thread_ts, &session_status);
+        let message = json!({"type": "message", "text": shown, "user": FAKE_BOT_USER, "bot_id": FAKE_BOT_ID, "ts": ts});
         Ok(json!({"ok": true, "channel": channel, "ts": ts, "message": message}))
     }
 
@@ -352,6 +390,50 @@ impl Web {
         stream.stopped_by_user = true;
         stream.streaming = false;
         true
+    }
+
+    /// `agents.sessions.setStatus`: creates the session on its first call (with its title, at most
+    /// 200 characters, and initiator), then moves it; an unknown status is `invalid_arguments`.
+    fn set_session_status(&mut self, args: &Map<String, Value>) -> Answer {
+        let channel = text(args, "channel_id").ok_or_else(|| missing("channel_id"))?;
+        let thread = text(args, "thread_ts").ok_or_else(|| missing("thread_ts"))?;
+        let status = text(args, "status").filter(|s| SESSION_STATUSES.contains(s)).ok_or_else(|| refusal("invalid_arguments"))?;
+        if text(args, "title").is_some_and(|t| t.chars().count() > 200) {
+            return Err(refusal("invalid_arguments"));
+        }
+        let key = (channel.to_string(), thread.to_string());
+        let session = self.sessions.entry(key).or_insert_with(|| FakeSession {
+            title: text(args, "title").map(str::to_string),
+            initiator_user_id: text(args, "initiator_user_id").map(str::to_string),
+            statuses: Vec::new(),
+        });
+        session.statuses.push(status.to_string());
+        Ok(json!({"ok": true}))
+    }
+
+    /// `agents.sessions.rename`: a session that exists (else `session_not_found`).
+    fn rename_session(&mut self, args: &Map<String, Value>) -> Answer {
+        let channel = text(args, "channel_id").ok_or_else(|| missing("channel_id"))?;
+        let title = text(args, "title").filter(|t| !t.is_empty() && t.chars().count() <= 200).ok_or_else(|| refusal("invalid_arguments"))?;
+        let thread = text(args, "thread_ts").unwrap_or("");
+        let session = self.sessions.get_mut(&(channel.to_string(), thread.to_string())).ok_or_else(|| refusal("session_not_found"))?;
+        session.title = Some(title.to_string());
+        Ok(json!({"ok": true}))
+    }
+
+    /// A stream moved the session of its thread (creating it: streaming apps are enrolled).
+    fn session_moves(&mut self, channel: &str, thread: &str, status: &str) {
+        let session = self.sessions.entry((channel.to_string(), thread.to_string())).or_insert_with(|| FakeSession {
+            title: None,
+            initiator_user_id: None,
+            statuses: Vec::new(),
+        });
+        session.statuses.push(status.to_string());
+    }
+
+    /// The agent session of `thread` in `channel`, if one was created.
+    pub fn session(&self, channel: &str, thread: &str) -> Option<FakeSession> {
+        self.sessions.get(&(channel.to_string(), thread.to_string())).cloned()
     }
 
     /// The streams in `channel`, oldest first.

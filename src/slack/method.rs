@@ -67,6 +67,14 @@ pub const ASSISTANT_THREADS_SET_SUGGESTED_PROMPTS: &str = "assistant.threads.set
 /// `assistant.threads.setTitle`: a thread's title in the history.
 pub const ASSISTANT_THREADS_SET_TITLE: &str = "assistant.threads.setTitle";
 
+// agents.sessions.*: an agent's session in a thread (2026-08).
+
+/// `agents.sessions.setStatus`: a session's status (`processing`, `active`, `suspended`,
+/// `closed`); the first call creates the session (its `title` and `initiator_user_id` count then).
+pub const AGENTS_SESSIONS_SET_STATUS: &str = "agents.sessions.setStatus";
+/// `agents.sessions.rename`: a session's title.
+pub const AGENTS_SESSIONS_RENAME: &str = "agents.sessions.rename";
+
 // slackLists.*: Slack Lists and their rows.
 
 /// `slackLists.create`: a new list.

@@ -94,6 +94,8 @@ pub const TEAM: Schema<'static> = Schema {
         Migration { to: 6, name: "answer_stops", sql: crate::kinds::assistant::sql::MIGRATION_6, floor: 5 },
         // Additive (one nullable column, which version 5 never reads): the floor stays 5.
         Migration { to: 7, name: "uncertain_posts", sql: crate::kinds::post::sql::MIGRATION_7, floor: 5 },
+        // Additive (a table version 5 never names): the floor stays 5.
+        Migration { to: 8, name: "agent_sessions", sql: crate::kinds::assistant::sql::MIGRATION_8, floor: 5 },
     ],
 };
 

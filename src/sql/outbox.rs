@@ -1,6 +1,6 @@
 //! The alarm path: claims, fenced completions, holds, attempt history, counters, failure streaks, the sweep's end and housekeeping; the actor's team key.
 
-use crate::effect::serial_effects;
+use crate::kinds::registry::serial_effects;
 
 /// Remembers the actor's own team key: ?1 the key.
 pub const REMEMBER_TEAM_KEY: &str = "INSERT INTO meta(key, value) VALUES ('team_key', ?1) ON CONFLICT(key) DO NOTHING";

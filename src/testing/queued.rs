@@ -2,7 +2,7 @@
 //! calls, with which arguments, its key and deadline, when it is scheduled, what it cancels, what
 //! it remembers — read with [`Handled::queued`](super::Handled::queued).
 //!
-//! **Why.** The effects a handler returns are slackline's own types ([`crate::effect::Action`],
+//! **Why.** The effects a handler returns are slackline's own types ([`crate::kinds::registry::Action`],
 //! the Lists jobs, the schedule's wrapper), shaped for the outbox that stores and performs them,
 //! and free to change with it. A bot's test that matched on them would break with every such
 //! change, and would have to know how a scheduled post nests inside its schedule. A `Queued` is
@@ -12,8 +12,9 @@
 //! [`Cx`](crate::app::listen::Cx) helper or an [`EffectRef`](crate::app::listen::EffectRef)
 //! method decides read as two different `Queued`s.
 
-use crate::effect::{Action, Effect};
+use crate::kinds::assistant::session::{set_status, SessionCall};
 use crate::kinds::lists::api::ListJob;
+use crate::kinds::registry::{Action, Effect};
 use crate::kinds::schedule::When;
 use serde_json::{json, Value};
 
@@ -86,6 +87,11 @@ fn call(action: &Action) -> (String, Value) {
             ("list_record".into(), json!({ "list_id": list_id, "record_id": record_id, "fields": fields }))
         }
         Action::CancelSchedule { key } => ("cancel".into(), json!({ "key": key })),
+        Action::Session { channel, thread_ts, status, title, initiator_user_id } => {
+            let call = SessionCall { channel, thread_ts, title: title.as_deref(), initiator_user_id: initiator_user_id.as_deref() };
+            let (method, args) = set_status(&call, *status);
+            (method.into(), args)
+        }
         // No helper queues the others (the notify and status APIs', a redrive's, a List's sync).
         other => (other.label().into(), fields(other)),
     }

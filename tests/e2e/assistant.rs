@@ -276,6 +276,46 @@ fn a_stop_recorded_before_the_answer_opened_its_message_means_it_never_opens() {
     assert_eq!(text_of(&streams), FakeLlm::answer_to(&next, 40));
 }
 
+/// The thread's agent session at the fake, once `team`'s rows have all ended.
+fn session_when_settled(a: &Assistant, conv: &Conversation) -> slackline::sim::fake::FakeSession {
+    finished(&a.fake, &conv.channel);
+    let c = a.rt.client();
+    eventually(&format!("{}'s rows ended", conv.team), WAIT, || {
+        (c.rows(&conv.team, "done").len() >= 2 && c.rows(&conv.team, "pending").is_empty()).then_some(())
+    });
+    assert!(c.rows(&conv.team, "parked").is_empty(), "nothing parked");
+    a.fake.session(&conv.channel, &conv.thread_ts).expect("the thread has a session")
+}
+
+#[test]
+fn a_processing_status_held_back_past_the_answers_end_does_not_undo_it() {
+    // The agent states `processing` and streams its answer; Slack holds the status back (429) until
+    // the answer has ended. Sent as it was stated, it would land last and leave the user a Stop
+    // button on nothing: the newest intent (the ended answer: active) is what lands last.
+    let a = assistant();
+    let conv = Conversation::new();
+    a.fake.script("agents.sessions.setStatus", &conv.channel, vec![Reply::RateLimited(2)]);
+    conv.ask(&a.rt, &format!("slackline-tally session {} [llm tokens=40 rate=200]", unique("held-")));
+    let session = session_when_settled(a, &conv);
+    assert_eq!(session.status(), "active", "the answer's end wins: {:?}", session.statuses);
+    let calls = a.fake.calls("agents.sessions.setStatus", &conv.channel);
+    assert!(calls.len() >= 2 && calls[0].rate_limited, "held back, then sent: {} calls", calls.len());
+    assert_eq!(calls.last().and_then(|c| c.field("status")), Some("active"));
+}
+
+#[test]
+fn a_session_suspended_after_its_answer_was_queued_stays_suspended_when_the_answer_ends_later() {
+    // The agent streams its answer, then states `suspended` (it waits on a person). The status
+    // lands while the answer still streams; the answer's stop must not set the session back.
+    let a = assistant();
+    let conv = Conversation::new();
+    conv.ask(&a.rt, &format!("slackline-tally waits {} [llm tokens=100 rate=50]", unique("waits-")));
+    let session = session_when_settled(a, &conv);
+    assert_eq!(session.status(), "suspended", "{:?}", session.statuses);
+    let stop = a.fake.calls("chat.stopStream", &conv.channel);
+    assert_eq!(stop.last().and_then(|c| c.field("session_status")), Some("suspended"), "the stop names the newer status");
+}
+
 #[test]
 fn a_429_storm_on_appends_is_held_and_retried_without_losing_text() {
     let a = assistant();

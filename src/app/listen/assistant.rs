@@ -26,7 +26,7 @@
 //! ```
 
 use super::{Cx, EffectRef, HandlerResult, Listeners, MessageIn, Route};
-use crate::effect::Action;
+use crate::kinds::registry::Action;
 use crate::slack::envelope::Message;
 use crate::slack::method;
 use serde::{Deserialize, Serialize};

@@ -20,8 +20,8 @@
 //! cancels it with `cx.cancel(key)`). Schedules and cancels apply in the order the handler made
 //! them, in the same unit as the receipt.
 
-use crate::effect::{Action, Effect, Followup};
 use crate::kinds::lists::api::{valid_list_id, valid_record_id, ListJob};
+use crate::kinds::registry::{Action, Effect, Followup};
 use crate::kinds::schedule::{self, When};
 use crate::slack::method;
 use crate::state::thread::can_thread;

@@ -40,10 +40,12 @@ pub mod agent;
 pub mod assistant;
 pub mod cx;
 pub mod input;
+pub mod session;
 
 pub use crate::kinds::schedule::{When, DAY_MS, MINUTE_MS};
 pub use cx::{Cx, EffectRef, Origin, Scheduling};
 pub use input::*;
+pub use session::Session;
 
 use super::{App, Context, Decision, HandlerOutput};
 use crate::slack::envelope::{Dispatch, Event, EventEnvelope, Interaction, InteractionKind, Message, SlashCommand};

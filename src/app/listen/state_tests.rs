@@ -1,7 +1,7 @@
 //! The listener API and the team's state: what a handler hands over to the unit.
 
 use super::*;
-use crate::effect::Action;
+use crate::kinds::registry::Action;
 use crate::state::{StateWrite, MAX_VALUE_BYTES};
 use crate::testing::{event, mention, message, view_submission, Team};
 use serde_json::json;

@@ -1,5 +1,5 @@
 use super::*;
-use crate::effect::Action;
+use crate::kinds::registry::Action;
 use crate::slack::envelope::Dispatch;
 use crate::testing::{self, action, command, event, handle, mention, message, message_shortcut, options, shortcut, view_submission};
 use serde_json::json;
@@ -209,10 +209,10 @@ fn the_llm_reply_goes_where_a_reply_goes() {
     let in_thread = handle(&app, &mention("C1", "U1", "<@UBOT> summarise"));
     let Action::LlmReply { prompt, then } = &in_thread.effects[0].action else { panic!() };
     assert_eq!(prompt, "summarise");
-    assert!(matches!(then, crate::effect::Followup::Thread { channel, .. } if channel == "C1"));
+    assert!(matches!(then, crate::kinds::registry::Followup::Thread { channel, .. } if channel == "C1"));
     let by_url = handle(&app, &command("/ask", "why"));
     let Action::LlmReply { then, .. } = &by_url.effects[0].action else { panic!() };
-    assert!(matches!(then, crate::effect::Followup::ResponseUrl { .. }));
+    assert!(matches!(then, crate::kinds::registry::Followup::ResponseUrl { .. }));
 }
 
 #[test]

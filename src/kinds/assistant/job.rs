@@ -101,6 +101,14 @@ fn stop_recorded(job: &Job<'_>, to: &Target<'_>) -> bool {
     answers::stopped(job.sql, to.channel, to.thread_ts, job.row.id.0).unwrap_or(false)
 }
 
+/// The session status the answer's last `stopStream` sets: a status the app stated for the
+/// thread after this answer was queued (`session::stop_status`), else Slack's default (`active`).
+/// A read that fails leaves the default: the session row that stated it sends it again.
+fn session_status_at_stop(job: &Job<'_>, to: &Target<'_>) -> Option<super::session::SessionStatus> {
+    let newest = answers::newest(job.sql, to.channel, to.thread_ts).ok().flatten();
+    super::session::stop_status(job.row.id.0, newest.as_ref())
+}
+
 /// How an answer's end is stored.
 fn ended(end: End) -> JobOutcome {
     match end {
@@ -162,7 +170,12 @@ async fn read(m: &mut Model, answer: &mut Answer, until: Option<i64>, now: i64) 
 
 /// Makes one Slack call of the answer and says how it went.
 async fn perform(job: &Job<'_>, token: &str, to: &Target<'_>, call: &Call) -> Reply {
-    let (method, args) = calls::request(to, call);
+    let (method, mut args) = calls::request(to, call);
+    if matches!(call, Call::Stop { last: true, .. }) {
+        if let Some(status) = session_status_at_stop(job, to) {
+            args["session_status"] = json!(status.as_str());
+        }
+    }
     let answer = job.call_slack(token, method, &args).await;
     calls::reply(to, call, &answer.verdict, &answer.json)
 }

@@ -54,3 +54,35 @@ pub const STOPPED: &str = "SELECT 1 AS stopped FROM answer_stops WHERE channel =
 
 /// Forgets stops older than ?1 (housekeeping: no answer runs that long).
 pub const PRUNE_STOPS: &str = "DELETE FROM answer_stops WHERE at < ?1";
+
+/// Migration 8 (`agent_sessions`): each thread's newest session intent
+/// (`crate::kinds::assistant::session`): the outbox row that carries it (`row_id`, queue order),
+/// its status (NULL for a streamed answer, which sets the status itself), and when it was noted.
+/// Additive (the previous release never names the table: floor 5).
+pub const MIGRATION_8: &str = "CREATE TABLE agent_sessions (
+  channel TEXT NOT NULL,
+  thread_ts TEXT NOT NULL,
+  row_id INTEGER NOT NULL,
+  status TEXT,
+  at INTEGER NOT NULL,
+  PRIMARY KEY (channel, thread_ts)
+) WITHOUT ROWID";
+
+/// Notes a session row's intent (inside the ingest unit): ?1 channel, ?2 thread ts, ?3 the row's
+/// id, ?4 its status, ?5 now. A newer row's intent replaces an older one, never the reverse.
+pub const NOTE_INTENT: &str = "INSERT INTO agent_sessions(channel, thread_ts, row_id, status, at) VALUES (?1, ?2, ?3, ?4, ?5)
+  ON CONFLICT(channel, thread_ts) DO UPDATE SET row_id = excluded.row_id, status = excluded.status, at = excluded.at
+  WHERE excluded.row_id > agent_sessions.row_id";
+
+/// Notes a streamed answer queued in a thread that has a session (inside the ingest unit): ?1
+/// channel, ?2 thread ts, ?3 the answer's row id, ?4 now. A thread without a session writes nothing.
+pub const NOTE_ANSWER: &str = "UPDATE agent_sessions SET row_id = ?3, status = NULL, at = ?4
+  WHERE channel = ?1 AND thread_ts = ?2 AND row_id < ?3";
+
+/// The newest intent of thread ?2 of channel ?1, and the status of the row that carries it (NULL
+/// once the row is pruned).
+pub const NEWEST: &str = "SELECT s.row_id, s.status, (SELECT o.status FROM outbox o WHERE o.id = s.row_id) AS row_status
+  FROM agent_sessions s WHERE s.channel = ?1 AND s.thread_ts = ?2";
+
+/// Forgets sessions whose newest intent was noted before ?1 (housekeeping, with the receipts).
+pub const PRUNE_SESSIONS: &str = "DELETE FROM agent_sessions WHERE at < ?1";

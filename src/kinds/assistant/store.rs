@@ -1,7 +1,9 @@
 //! Streamed answers' checkpoints over the actor's SQLite: read when an attempt starts, written
 //! (with the claim's lease extended) before every Slack call — only while the claim holds — and
-//! forgotten with the row's completion.
+//! forgotten with the row's completion; the Stops users pressed; each thread's newest session
+//! intent (`super::session`).
 
+use super::session::{Intent, Newest, SessionStatus};
 use super::stream::Checkpoint;
 use crate::outbox::completion::Fence;
 use crate::outbox::ClaimToken;
@@ -64,4 +66,38 @@ pub fn stopped(sql: &SqlStorage, channel: &str, thread_ts: &str, row_id: i64) ->
 /// Forgets the stops recorded before `cutoff` (housekeeping).
 pub fn prune_stops(sql: &SqlStorage, cutoff: i64) -> worker::Result<()> {
     run(sql, super::sql::PRUNE_STOPS, vec![int(cutoff)])
+}
+
+/// Notes session row `row_id`'s intent for its thread (inside the ingest unit).
+pub fn note_intent(sql: &SqlStorage, channel: &str, thread_ts: &str, row_id: i64, status: SessionStatus, now: i64) -> worker::Result<()> {
+    run(sql, super::sql::NOTE_INTENT, vec![text(channel), text(thread_ts), int(row_id), text(status.as_str()), int(now)])
+}
+
+/// Notes streamed answer `row_id` in its thread, if the thread has a session (inside the ingest
+/// unit; no row written otherwise).
+pub fn note_answer(sql: &SqlStorage, channel: &str, thread_ts: &str, row_id: i64, now: i64) -> worker::Result<()> {
+    run(sql, super::sql::NOTE_ANSWER, vec![text(channel), text(thread_ts), int(row_id), int(now)])
+}
+
+/// The newest session intent noted for `thread_ts` of `channel`.
+pub fn newest(sql: &SqlStorage, channel: &str, thread_ts: &str) -> worker::Result<Option<Newest>> {
+    #[derive(Deserialize)]
+    struct Row {
+        row_id: i64,
+        status: Option<String>,
+        row_status: Option<String>,
+    }
+    let found: Vec<Row> = rows(sql, super::sql::NEWEST, vec![text(channel), text(thread_ts)])?;
+    Ok(found.into_iter().next().map(|r| {
+        let intent = match r.status.as_deref().and_then(SessionStatus::parse) {
+            Some(status) => Intent::Status(status),
+            None => Intent::Answer { ended: r.row_status.as_deref() != Some("pending") },
+        };
+        Newest { row: r.row_id, intent }
+    }))
+}
+
+/// Forgets the sessions last noted before `cutoff` (housekeeping).
+pub fn prune_sessions(sql: &SqlStorage, cutoff: i64) -> worker::Result<()> {
+    run(sql, super::sql::PRUNE_SESSIONS, vec![int(cutoff)])
 }

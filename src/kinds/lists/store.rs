@@ -7,7 +7,7 @@ use super::end::ListsWrite;
 use super::reconcile::{self, classify, next, worth_reporting, Finding, ListedRow, Next, Page, Pass, RecordRef, Report};
 use super::sync::{RecordSync, RecordWrite, SyncState};
 use super::ColumnMap;
-use crate::effect::Action;
+use crate::kinds::registry::Action;
 use crate::outbox::{ClaimToken, RowId};
 use crate::platform::exec::{int, rows, run, text, tx_sync};
 use crate::platform::rows::{insert_action, queue_serial, Queue};

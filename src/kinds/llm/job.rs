@@ -3,7 +3,7 @@
 //! as this row's fenced completion, under this row's key (`{key}:post`).
 
 use super::{content, request};
-use crate::effect::Followup;
+use crate::kinds::registry::Followup;
 use crate::outbox::completion::{AfterWrite, JobOutcome, NewRow};
 use crate::outbox::reasons;
 use crate::platform::job::Job;

@@ -1,6 +1,6 @@
 //! LLM replies (`Action::LlmReply`, `cx.llm_reply`): a prompt sent to an OpenAI-compatible chat
 //! completion (`LlmConfig`: its URL, model and key), whose answer becomes a follow-up row — a
-//! threaded post or a `response_url` message (`crate::effect::Followup`) — queued with this row's
+//! threaded post or a `response_url` message (`crate::kinds::registry::Followup`) — queued with this row's
 //! fenced completion, under this row's key. This file is the room's pure half: the request
 //! ([`request`]) and the answer's text ([`content`]); beside it, wasm32 only, its job (`job`: the
 //! call, judged, and the follow-up queued). It has no SQL of its own: the follow-up is an ordinary

@@ -4,7 +4,7 @@
 //! one unit.
 
 use super::{key_of_row, row_key, Invalid, MessageView, PostWrite, StatusUpdate, StatusView};
-use crate::effect::Action;
+use crate::kinds::registry::Action;
 use crate::platform::exec::{int, rows, run, text, tx_sync};
 use crate::platform::rows::{insert_action, queue_serial, Queue};
 use serde::Deserialize;

@@ -1,6 +1,6 @@
 //! A failed handler's request parked, inside the ingest unit that records its receipt.
 
-use crate::effect::Action;
+use crate::kinds::registry::Action;
 use crate::platform::exec::{int, run, text};
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V};

@@ -31,7 +31,7 @@
 //! sweep's `perform`), and the attempt queues a recurring one's next occurrence
 //! ([`next_occurrence`]).
 
-use crate::effect::{Action, Effect};
+use crate::kinds::registry::{Action, Effect};
 use crate::outbox::completion::NewRow;
 use serde::Serialize;
 

@@ -5,7 +5,7 @@
 
 use super::{Cancel, Cancelled};
 use crate::admin::OutboxRow;
-use crate::effect::Action;
+use crate::kinds::registry::Action;
 use crate::outbox::completion::NewRow;
 use crate::outbox::{reasons, RowId};
 use crate::platform::exec::{int, rows, run, text, tx_sync};

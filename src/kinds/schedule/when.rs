@@ -1,5 +1,5 @@
 //! When a scheduled effect falls due, and how often it repeats: plain time values, with no
-//! knowledge of effects, so the effect that carries one ([`crate::effect::Action::Scheduled`])
+//! knowledge of effects, so the effect that carries one ([`crate::kinds::registry::Action::Scheduled`])
 //! and the scheduling logic beside it ([`super`]: keys, recurrence, cancel) both build on it
 //! without importing each other in a circle.
 

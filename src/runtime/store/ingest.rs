@@ -1,9 +1,10 @@
 //! The ingest unit: a receipt, the handler's state change and the outbox rows its effects call
 //! for, all or nothing.
 
-use crate::effect::Action;
 use crate::ingest::Receipt;
+use crate::kinds::assistant::store as answers;
 use crate::kinds::redrive::store as redrive;
+use crate::kinds::registry::Action;
 use crate::kinds::schedule::store as scheduled;
 pub use crate::outbox::completion::NewRow;
 use crate::platform::exec::{int, rows, run, text, tx_sync};
@@ -28,6 +29,9 @@ pub(super) fn insert_rows(sql: &SqlStorage, op_key: &str, rows_to_insert: &[NewR
             Action::Scheduled { key, .. } => scheduled::queue(sql, key, row, op_key, max_attempts, now)?,
             action => insert_action(sql, action, Queue { key: &row.effect.key, op_key, max_attempts, due: now, deadline_at: row.deadline_at, now })?,
         };
+        if let Some(row_id) = inserted {
+            note_session(sql, &row.effect.action, row_id, now)?;
+        }
         if inserted.is_some() {
             queued += 1
         } else {
@@ -35,6 +39,16 @@ pub(super) fn insert_rows(sql: &SqlStorage, op_key: &str, rows_to_insert: &[NewR
         }
     }
     Ok((queued, already))
+}
+
+/// Notes a session row's intent, or a streamed answer in a thread with a session, for the session's
+/// newest-intent-wins order (`kinds::assistant::session`).
+fn note_session(sql: &SqlStorage, action: &Action, row_id: i64, now: i64) -> worker::Result<()> {
+    match action {
+        Action::Session { channel, thread_ts, status, .. } => answers::note_intent(sql, channel, thread_ts, row_id, *status, now),
+        Action::StreamAnswer { channel, thread_ts, .. } => answers::note_answer(sql, channel, thread_ts, row_id, now),
+        _ => Ok(()),
+    }
 }
 
 /// What the ingest unit recorded.

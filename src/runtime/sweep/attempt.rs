@@ -1,19 +1,20 @@
 //! One claimed row's attempt: expire it if its deadline passed, else perform its job
-//! ([`super::jobs`]) behind the pacer, decide its transition (`outbox::after_attempt`), and add
+//! (`kinds::perform`, the kind's room) behind the pacer, decide its transition (`outbox::after_attempt`), and add
 //! the hold a 429 calls for. Nothing is stored here: the loop stores what finished together in
 //! one unit ([`Finished::completing`]).
 
-use super::jobs::{self, Job};
 use super::Sweeper;
 use crate::config::Config;
-use crate::effect::{is_serial, Action};
 use crate::kinds::lists::store::Queueing;
+use crate::kinds::perform::perform;
+use crate::kinds::registry::{is_serial, Action};
 use crate::kinds::schedule as scheduled;
 use crate::logs::{Alert, DeliveryLine};
 use crate::outbox::completion::{AfterWrite, JobOutcome};
 use crate::outbox::{after_attempt, before_attempt, reasons, Attempted, ClaimToken, Outcome, Transition};
 use crate::platform::clock;
 use crate::platform::credential::Credential;
+use crate::platform::job::Job;
 use crate::platform::pacing::Gate;
 use crate::platform::post::ReadBacks;
 use crate::platform::rows::ClaimedRow;
@@ -119,7 +120,7 @@ impl Sweeper<'_> {
                             app: self.app,
                             reads,
                         };
-                        jobs::perform(&job, action).await
+                        perform(&job, action).await
                     }
                     None => JobOutcome::verdict(Verdict::Permanent { code: reasons::BAD_PAYLOAD.into() }),
                 };

@@ -6,16 +6,15 @@
 //! alarm from the returned report on every path. Those timing decisions are the pure
 //! [`crate::outbox::schedule`]'s; this loop only does what it says.
 //!
-//! The folder follows the path: [`attempt`] (one row: expire, perform, decide), [`jobs`] (one
-//! file per kind of effect, each ending with one `JobOutcome`), [`credential`] (the bot token at
-//! delivery time), [`nudge`] (an ingest waking a running sweep).
+//! The folder follows the path: [`attempt`] (one row: expire, perform, decide; the job itself is
+//! the kind's, picked by `kinds::perform`), [`credential`] (the bot token at delivery time),
+//! [`nudge`] (an ingest waking a running sweep).
 //!
 //! Invariants: the claim is one UPDATE (no SELECT-then-UPDATE); a completion whose claim was taken
 //! over is counted as fenced and changes nothing; a row past its deadline is parked without being
 //! performed; a crash anywhere leaves claimed rows to be reclaimed when their lease expires.
 
 mod attempt;
-mod jobs;
 mod nudge;
 
 pub use nudge::{nudges, Nudge, Nudges};

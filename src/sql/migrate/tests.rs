@@ -367,3 +367,35 @@ fn migration_7_adds_the_uncertain_column_and_keeps_floor_5_so_version_5_still_se
     assert_eq!(db.floor().unwrap().as_deref(), Some("5"), "additive: the floor stays");
     assert_eq!(run(&db, &team_v(5)), Outcome::Ready(Ready::Ahead { db: 7, code: 5, floor: 5 }), "a rollback to 5 serves it as it is");
 }
+
+#[test]
+fn migration_8_keeps_each_threads_newest_session_intent_and_floor_5() {
+    use crate::kinds::assistant::sql::{NEWEST, NOTE_ANSWER, NOTE_INTENT, PRUNE_SESSIONS};
+    let db = unversioned();
+    assert!(matches!(run(&db, &team_v(7)), Outcome::Ready(_)));
+    assert_eq!(run(&db, &team_v(8)), Outcome::Ready(Ready::Migrated { from: Stored::At(7), to: 8 }));
+    assert_eq!(TEAM.migrations[7].label(), "8_agent_sessions");
+    assert_eq!(db.floor().unwrap().as_deref(), Some("5"), "additive: the floor stays");
+    let insert = "INSERT INTO outbox(id, idem_key, op_key, effect, target, payload, status, attempts, max_attempts, next_attempt_at, created_at)
+      VALUES (?1, ?2, 'Ev1', 'stream', 'stream', '{}', ?3, 0, 6, 5, 5)";
+    let newest = |thread: &str| {
+        db.0.query_row(NEWEST, params!["D1", thread], |r| {
+            Ok((r.get::<_, i64>("row_id")?, r.get::<_, Option<String>>("status")?, r.get::<_, Option<String>>("row_status")?))
+        })
+        .ok()
+    };
+    db.0.execute(NOTE_ANSWER, params!["D1", "1.1", 3, 10]).unwrap();
+    assert_eq!(newest("1.1"), None, "an answer in a thread without a session writes nothing");
+    db.0.execute(insert, params![5, "s5", "pending"]).unwrap();
+    db.0.execute(NOTE_INTENT, params!["D1", "1.1", 5, "processing", 10]).unwrap();
+    db.0.execute(NOTE_INTENT, params!["D1", "1.1", 4, "closed", 11]).unwrap();
+    assert_eq!(newest("1.1"), Some((5, Some("processing".into()), Some("pending".into()))), "an older row's intent never replaces a newer one");
+    db.0.execute(insert, params![7, "a7", "done"]).unwrap();
+    db.0.execute(NOTE_ANSWER, params!["D1", "1.1", 7, 12]).unwrap();
+    assert_eq!(newest("1.1"), Some((7, None, Some("done".into()))), "a newer answer: the status is its own, and its row ended");
+    db.0.execute(NOTE_INTENT, params!["D1", "1.1", 9, "suspended", 13]).unwrap();
+    assert_eq!(newest("1.1").map(|n| n.1), Some(Some("suspended".into())), "a row not in the outbox yet (or pruned) still orders");
+    db.0.execute(PRUNE_SESSIONS, params![14]).unwrap();
+    assert_eq!(count(&db, "SELECT count(*) FROM agent_sessions"), 0);
+    assert_eq!(run(&db, &team_v(5)), Outcome::Ready(Ready::Ahead { db: 8, code: 5, floor: 5 }), "a rollback to 5 serves it as it is");
+}

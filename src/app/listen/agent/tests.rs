@@ -1,7 +1,7 @@
 use super::*;
 use crate::app::listen::assistant::context_key as assistant_context_key;
 use crate::app::listen::Pattern;
-use crate::effect::Action;
+use crate::kinds::registry::Action;
 use crate::testing::{agent_dm, agent_opened, agent_reply, app_context_changed, assistant_message, event, message, Team, TEAM};
 
 /// An agent in the style of the guide: prompts on the Messages tab, the context kept, every DM

@@ -1,10 +1,24 @@
-//! Effects: what the app asks the outbox to do after the ack.
+//! The registry of the kinds of work: [`Effect`] (a row to queue: its idempotency key, its
+//! [`Action`], its deadline) and [`Action`], what a row does, with the few facts the engine
+//! needs of every kind — its rate-limit target ([`Action::target`]), its label in logs, the admin
+//! API and the serial table ([`Action::label`], [`SERIAL`]), and its words on the admin page
+//! ([`Action::describe`]). The job that performs each variant is picked in `super::perform`
+//! (wasm32); the job itself lives in the kind's room (`kinds/<kind>/`).
+//!
+//! Why one file: adding a kind of effect is its room plus one variant here and its arms in this
+//! file's matches and in `perform`'s; the compiler lists every arm a new variant still needs.
+//! Nothing else in the engine names a kind.
 //!
 //! Each [`Effect`] carries an idempotency key built from the *fact* it reacts to (for example
 //! `msg:{channel}:{ts}:reply`), never from the envelope: the same Slack message arriving as both
 //! `message` and `app_mention`, or again with a fresh `event_id`, yields the same key, and the
 //! outbox's UNIQUE constraint keeps one row.
+//!
+//! Invariant: a variant's serialized form is stored in outbox rows (`payload`), so a variant or a
+//! field is only ever added (new fields `#[serde(default)]`), never renamed, while a release that
+//! wrote it may still have rows pending.
 
+use crate::kinds::lists::api::ListJob;
 use crate::slack::method;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -18,6 +32,51 @@ pub struct Effect {
     pub action: Action,
     /// Give up (park as `expired`) if not delivered within this many ms of being queued.
     pub deadline_after_ms: Option<i64>,
+}
+
+/// Where an LLM answer is delivered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "to", rename_all = "snake_case")]
+pub enum Followup {
+    /// A threaded reply with `chat.postMessage`.
+    Thread {
+        /// Channel id.
+        channel: String,
+        /// The thread's parent `ts`.
+        thread_ts: String,
+    },
+    /// A message to a `response_url`.
+    ResponseUrl {
+        /// The `response_url`.
+        url: String,
+    },
+}
+
+/// Slack's limit on a message's `text` is 40,000 characters; stay well inside it.
+pub const MAX_REPLY_CHARS: usize = 3_000;
+
+/// Cuts `text` to at most `max` characters, marking the cut.
+pub fn truncate_chars(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+impl Followup {
+    /// The effect that delivers `answer`, keyed under the parent's key.
+    pub fn effect(&self, parent_key: &str, answer: &str, deadline_after_ms: Option<i64>) -> Effect {
+        let text = truncate_chars(answer, MAX_REPLY_CHARS);
+        let action = match self {
+            Followup::Thread { channel, thread_ts } => {
+                Action::slack_api(method::POST_MESSAGE, json!({ "channel": channel, "thread_ts": thread_ts, "text": text }))
+            }
+            Followup::ResponseUrl { url } => Action::RespondUrl { url: url.clone(), body: json!({ "response_type": "ephemeral", "text": text }) },
+        };
+        Effect { key: format!("{parent_key}:post"), action, deadline_after_ms }
+    }
 }
 
 /// What an effect does when the sweep performs it.
@@ -71,6 +130,23 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         recipient_team_id: Option<String>,
     },
+    /// An agent session's status in a thread (`agents.sessions.setStatus`, `cx.session`): the
+    /// thread's newest intent is sent, not necessarily this row's, so a session never goes back
+    /// to an older status because rows raced ([`crate::kinds::assistant::session`]).
+    Session {
+        /// The conversation.
+        channel: String,
+        /// The thread of the session.
+        thread_ts: String,
+        /// The status this row states.
+        status: crate::kinds::assistant::session::SessionStatus,
+        /// The session's title (counts when the call creates the session).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        title: Option<String>,
+        /// Who started it (counts when the call creates the session).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        initiator_user_id: Option<String>,
+    },
     /// A message another service posted through the notify API (`crate::kinds::notify`): a
     /// `chat.postMessage` whose answer (`channel`, `ts`) is kept for `GET …/messages/{id}`.
     Notify {
@@ -96,7 +172,7 @@ pub enum Action {
         list_id: String,
         /// What to do.
         #[serde(flatten)]
-        job: crate::kinds::lists::api::ListJob,
+        job: ListJob,
     },
     /// An effect that falls due later (`cx.schedule`, [`crate::kinds::schedule`]): its row waits until
     /// the due time, then performs `effect` like any row (and queues its next occurrence when it
@@ -120,24 +196,6 @@ pub enum Action {
     },
 }
 
-/// Where an LLM answer is delivered.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "to", rename_all = "snake_case")]
-pub enum Followup {
-    /// A threaded reply with `chat.postMessage`.
-    Thread {
-        /// Channel id.
-        channel: String,
-        /// The thread's parent `ts`.
-        thread_ts: String,
-    },
-    /// A message to a `response_url`.
-    ResponseUrl {
-        /// The `response_url`.
-        url: String,
-    },
-}
-
 impl Action {
     /// A Slack Web API call that remembers nothing.
     pub fn slack_api(method: &str, args: Value) -> Action {
@@ -152,6 +210,7 @@ impl Action {
             Action::RespondUrl { .. } => "response_url".into(),
             Action::LlmReply { .. } => "llm".into(),
             Action::StreamAnswer { .. } => "stream".into(),
+            Action::Session { .. } => method::AGENTS_SESSIONS_SET_STATUS.into(),
             Action::Notify { .. } => method::POST_MESSAGE.into(),
             Action::Status { name } => format!("status:{name}"),
             Action::Handle { .. } => "handler".into(),
@@ -192,12 +251,42 @@ impl Action {
             Action::RespondUrl { .. } => "response_url",
             Action::LlmReply { .. } => "llm",
             Action::StreamAnswer { .. } => "stream",
+            Action::Session { .. } => "session",
             Action::Notify { .. } => "notify",
             Action::Status { .. } => STATUS,
             Action::Handle { .. } => "handler",
             Action::Lists { .. } => LISTS,
             Action::Scheduled { effect, .. } => effect.label(),
             Action::CancelSchedule { .. } => "cancel",
+        }
+    }
+
+    /// What a row does, in words (the admin page's "what" column).
+    pub fn describe(&self) -> String {
+        let snippet = |v: &Value| v.as_str().map(|t| truncate_chars(t, 80)).unwrap_or_default();
+        match self {
+            Action::SlackApi { method, args, .. } => {
+                let channel = args.get("channel").and_then(Value::as_str).unwrap_or("?");
+                format!("{method} in {channel}: “{}”", snippet(&args["text"]))
+            }
+            Action::RespondUrl { body, .. } => format!("answer to a command: “{}”", snippet(&body["text"])),
+            Action::LlmReply { prompt, .. } => format!("LLM reply to “{}”", truncate_chars(prompt, 80)),
+            Action::StreamAnswer { prompt, channel, .. } => format!("streamed LLM answer in {channel} to “{}”", truncate_chars(prompt, 80)),
+            Action::Notify { args } => {
+                let channel = args.get("channel").and_then(Value::as_str).unwrap_or("?");
+                format!("notify API post in {channel}: “{}”", snippet(&args["text"]))
+            }
+            Action::Status { name } => format!("status message “{name}”"),
+            Action::Session { channel, thread_ts, status, .. } => format!("agent session in {channel} thread {thread_ts}: {}", status.as_str()),
+            Action::Handle { dispatch } => {
+                let what = dispatch.pointer("/event/type").or_else(|| dispatch.get("command")).or_else(|| dispatch.get("payload_type"));
+                format!("the app's handler on a {} (runs again when redriven)", what.and_then(Value::as_str).unwrap_or("request"))
+            }
+            Action::Lists { list_id, job: ListJob::Sync { record_id } } => format!("sync of record “{record_id}” to List {list_id}"),
+            Action::Lists { list_id, job: ListJob::Reconcile { run } } => format!("reconciliation pass {run} of List {list_id}"),
+            Action::Lists { list_id, job: ListJob::Put { record_id, .. } } => format!("record “{record_id}” stored for List {list_id}"),
+            Action::Scheduled { key, effect, .. } => format!("{} (scheduled “{key}”)", effect.describe()),
+            Action::CancelSchedule { key } => format!("cancel of the schedule “{key}”"),
         }
     }
 }
@@ -229,36 +318,10 @@ pub fn is_serial(label: &str) -> bool {
     SERIAL.contains(&label)
 }
 
-/// Slack's limit on a message's `text` is 40,000 characters; stay well inside it.
-pub const MAX_REPLY_CHARS: usize = 3_000;
-
-/// Cuts `text` to at most `max` characters, marking the cut.
-pub fn truncate_chars(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
-    cut.push('…');
-    cut
-}
-
-impl Followup {
-    /// The effect that delivers `answer`, keyed under the parent's key.
-    pub fn effect(&self, parent_key: &str, answer: &str, deadline_after_ms: Option<i64>) -> Effect {
-        let text = truncate_chars(answer, MAX_REPLY_CHARS);
-        let action = match self {
-            Followup::Thread { channel, thread_ts } => {
-                Action::slack_api(method::POST_MESSAGE, json!({ "channel": channel, "thread_ts": thread_ts, "text": text }))
-            }
-            Followup::ResponseUrl { url } => Action::RespondUrl { url: url.clone(), body: json!({ "response_type": "ephemeral", "text": text }) },
-        };
-        Effect { key: format!("{parent_key}:post"), action, deadline_after_ms }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn the_serial_kinds_sql_text_names_exactly_the_serial_table() {
@@ -267,6 +330,28 @@ mod tests {
         assert!(crate::sql::outbox::CLAIM.contains(&format!("effect NOT IN {}", serial_effects!())), "the claim names the table");
         let status = Action::Status { name: "deploy".into() };
         assert!(is_serial(status.label()) && !is_serial(Action::slack_api("m", json!({})).label()));
+    }
+
+    #[test]
+    fn targets_name_the_method_or_the_endpoint_kind() {
+        let a = Action::slack_api("chat.update", json!({}));
+        assert_eq!(a.target(), "chat.update");
+        assert_eq!(Action::RespondUrl { url: "u".into(), body: json!({}) }.target(), "response_url");
+    }
+
+    #[test]
+    fn actions_round_trip_through_json() {
+        let a = Action::LlmReply { prompt: "p".into(), then: Followup::ResponseUrl { url: "u".into() } };
+        let back: Action = serde_json::from_str(&serde_json::to_string(&a).unwrap()).unwrap();
+        assert_eq!(back, a);
+    }
+
+    #[test]
+    fn a_scheduled_effect_is_described_as_its_effect_with_its_key() {
+        let post = Action::slack_api("chat.postMessage", json!({"channel": "C1", "text": "standup"}));
+        let when = crate::kinds::schedule::when::When::after(60_000);
+        let scheduled = Action::Scheduled { key: "daily".into(), when, scheduled_at: None, effect: Box::new(post) };
+        assert_eq!(scheduled.describe(), "chat.postMessage in C1: “standup” (scheduled “daily”)");
     }
 
     #[test]
@@ -284,19 +369,5 @@ mod tests {
         let e = Followup::ResponseUrl { url: "u".into() }.effect("k", &long, None);
         let Action::RespondUrl { body, .. } = e.action else { panic!("wrong action") };
         assert_eq!(body["text"].as_str().unwrap().chars().count(), MAX_REPLY_CHARS);
-    }
-
-    #[test]
-    fn targets_name_the_method_or_the_endpoint_kind() {
-        let a = Action::slack_api("chat.update", json!({}));
-        assert_eq!(a.target(), "chat.update");
-        assert_eq!(Action::RespondUrl { url: "u".into(), body: json!({}) }.target(), "response_url");
-    }
-
-    #[test]
-    fn actions_round_trip_through_json() {
-        let a = Action::LlmReply { prompt: "p".into(), then: Followup::ResponseUrl { url: "u".into() } };
-        let back: Action = serde_json::from_str(&serde_json::to_string(&a).unwrap()).unwrap();
-        assert_eq!(back, a);
     }
 }

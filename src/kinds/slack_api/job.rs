@@ -1,14 +1,7 @@
-//! A Slack Web API call an app's handler asked for (`Action::SlackApi`): `chat.postMessage`,
-//! `chat.update`, `reactions.add`, … with the team's bot token, paced by the method's (or the
-//! channel's) rate budget. A call the handler marked `remember(key)` keeps Slack's answer's
-//! `{channel, ts}` under that state key with its (fenced) completion; a post marked
-//! `in_thread_of(key)` reads that key now, at each attempt, and goes in the remembered message's
-//! thread, or top level if it holds none (`crate::state::thread`). A post carries the row's key in
-//! its metadata and is read back first when its previous attempt's outcome is unknown
-//! (`Job::post_message`); other methods are called as they are.
+//! The job of a handler's Web API call (wasm32): see the room's docs (`super`).
 
-use super::Job;
 use crate::outbox::completion::{remembered, JobOutcome};
+use crate::platform::job::Job;
 use crate::platform::state as store;
 use crate::slack::classify::Verdict;
 use crate::slack::method;
@@ -18,7 +11,7 @@ use std::borrow::Cow;
 
 /// Calls `method` with `args` (in the thread of what `thread_of` holds, if given); remembers the
 /// answer under `remember`, if given.
-pub async fn call(job: &Job<'_>, method: &str, args: &Value, remember: Option<&str>, thread_of: Option<&str>) -> JobOutcome {
+pub(crate) async fn call(job: &Job<'_>, method: &str, args: &Value, remember: Option<&str>, thread_of: Option<&str>) -> JobOutcome {
     let token = match job.bearer() {
         Ok(token) => token,
         Err(refused) => return refused,
