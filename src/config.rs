@@ -201,6 +201,9 @@ pub struct Config {
     pub lease_ms: i64,
     /// `STREAM_ROLLOVER_MS`.
     pub stream_rollover_ms: i64,
+    /// `STEP_DEADLINE_MS`: how long a Workflow step may take before its guard fails it
+    /// ([`crate::kinds::step::DEFAULT_STEP_DEADLINE_MS`]).
+    pub step_deadline_ms: i64,
     /// `ATTEMPT_TIMEOUT_MS`.
     pub attempt_timeout_ms: i64,
     /// `BATCH_SIZE`.
@@ -362,6 +365,7 @@ impl Config {
             ack_budget_ms: v.int("ACK_BUDGET_MS", DEFAULT_ACK_BUDGET_MS, 100, 10_000)?,
             lease_ms: v.int("LEASE_MS", DEFAULT_LEASE_MS, 100, 3_600_000)?,
             stream_rollover_ms: v.int("STREAM_ROLLOVER_MS", DEFAULT_STREAM_ROLLOVER_MS, 1_000, 290_000)?,
+            step_deadline_ms: v.int("STEP_DEADLINE_MS", crate::kinds::step::DEFAULT_STEP_DEADLINE_MS, 1_000, 86_400_000)?,
             attempt_timeout_ms: v.int("ATTEMPT_TIMEOUT_MS", DEFAULT_ATTEMPT_TIMEOUT_MS, 100, 600_000)?,
             batch_size: v.int("BATCH_SIZE", DEFAULT_BATCH_SIZE, 1, 90)?,
             delivery_concurrency: v.int("DELIVERY_CONCURRENCY", DEFAULT_DELIVERY_CONCURRENCY, 1, 6)? as usize,

@@ -101,6 +101,17 @@ pub fn event(event: Value) -> Dispatch {
     dispatch(parse_events_body(envelope.to_string().as_bytes()).expect("a valid event"))
 }
 
+/// A workflow reaching the app's step `callback_id` (`function_executed`): execution
+/// `execution_id`, with `inputs` and a per-execution token.
+pub fn function_executed(callback_id: &str, execution_id: &str, inputs: Value) -> Dispatch {
+    let ts = fresh_ts();
+    event(json!({
+        "type": "function_executed", "function": {"callback_id": callback_id}, "inputs": inputs,
+        "function_execution_id": execution_id, "workflow_execution_id": format!("Wx{}", next()),
+        "bot_access_token": format!("xwfp-{execution_id}"), "event_ts": ts,
+    }))
+}
+
 /// An `app_mention` of our bot by `user` in `channel`.
 pub fn mention(channel: &str, user: &str, text: &str) -> Dispatch {
     let ts = fresh_ts();

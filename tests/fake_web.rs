@@ -314,3 +314,17 @@ fn the_call_log_lists_form_arguments() {
     let call = listed.as_array().unwrap().iter().find(|c| c["method"] == "reactions.add").expect("recorded");
     assert_eq!((call["args"]["channel"].as_str(), call["json"].clone()), (Some("Clog"), Value::Null));
 }
+
+#[test]
+fn a_workflow_step_ends_once_and_a_second_ending_is_not_in_running_state() {
+    let fake = FakeSlack::start();
+    let done = json!({"function_execution_id": "Fx1", "outputs": {"ticket_id": "TCK-1"}});
+    ok(call(&fake, "functions.completeSuccess", done));
+    let again = json!({"function_execution_id": "Fx1", "error": "too late"});
+    assert_eq!(error_of(&call(&fake, "functions.completeError", again)), "execution_not_in_running_state");
+    let (method, args) = fake.step_end("Fx1").expect("ended");
+    assert_eq!((method.as_str(), &args["outputs"]["ticket_id"]), ("functions.completeSuccess", &json!("TCK-1")));
+    assert_eq!(error_of(&call(&fake, "functions.completeSuccess", json!({"function_execution_id": "Fx2"}))), "invalid_arguments", "outputs are required");
+    assert_eq!(error_of(&call(&fake, "functions.completeError", json!({"function_execution_id": "Fx2", "error": ""}))), "invalid_arguments");
+    assert!(fake.step_end("Fx2").is_none());
+}

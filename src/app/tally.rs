@@ -20,7 +20,7 @@
 //! The button `slackline_tally_update` (its value: a remembered key) edits the remembered message
 //! (`chat.update` of its `ts`).
 
-use super::listen::{Cx, HandlerResult, Listeners, MessageIn, Pattern};
+use super::listen::{Cx, HandlerResult, Listeners, MessageIn, Pattern, StepIn};
 use crate::state::{Posted, MAX_VALUE_BYTES};
 
 /// The word that sends a request to the tally (in the test runtimes).
@@ -95,9 +95,25 @@ fn vote(cx: &mut Cx, post: &str) -> HandlerResult {
     Ok(())
 }
 
+/// The tally's Workflow step (`tally_step`), by its `mode` input: `fail` returns an error, `panic`
+/// panics, `silent` queues no ending (the guard fails the step at its deadline); any other
+/// completes with the inputs as outputs.
+fn step(step: &StepIn, cx: &mut Cx) -> HandlerResult {
+    match step.input("mode") {
+        Some("fail") => Err("the tally step was told to fail".into()),
+        Some("panic") => panic!("the tally step was told to panic"),
+        Some("silent") => Ok(()),
+        _ => {
+            cx.complete(step.inputs.clone());
+            Ok(())
+        }
+    }
+}
+
 /// The tally's listeners.
 pub fn tally() -> Listeners {
     Listeners::new()
+        .function("tally_step", step)
         .mention(on_message)
         .message(Pattern::contains(MARKER), on_message)
         .action(UPDATE_ACTION, |a, cx| {

@@ -27,3 +27,4 @@ pub mod registry;
 pub mod respond_url;
 pub mod schedule;
 pub mod slack_api;
+pub mod step;

@@ -6,7 +6,7 @@
 //! Adding a kind of effect: its room, its variant in `super::registry`, and its arm here.
 
 use super::registry::Action;
-use super::{assistant, lists, llm, notify, redrive, respond_url, slack_api};
+use super::{assistant, lists, llm, notify, redrive, respond_url, slack_api, step};
 use crate::outbox::completion::JobOutcome;
 use crate::platform::job::Job;
 use crate::slack::classify::Verdict;
@@ -33,6 +33,8 @@ pub(crate) async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
             let call = assistant::session::SessionCall { channel, thread_ts, title: title.as_deref(), initiator_user_id: initiator_user_id.as_deref() };
             assistant::session_job::bring_up_to_date(job, &call, *status).await
         }
+        Action::StepEnd { execution_id, end } => step::job::end(job, execution_id, end).await,
+        Action::StepGuard { execution_id, error } => step::job::end(job, execution_id, &step::StepEnd::Error { error: error.clone() }).await,
         Action::Lists { list_id, job: list_job } => lists::job::run(job, list_id, list_job).await,
         Action::Handle { dispatch } => redrive::job::run(job, dispatch),
         // Due now: the scheduled effect itself (its recurrence is the attempt's, `attempt.rs`).

@@ -147,6 +147,23 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         initiator_user_id: Option<String>,
     },
+    /// A Workflow step's ending (`cx.complete` / `cx.fail`, [`crate::kinds::step`]): sent with the
+    /// execution's own token, unless the step has ended already.
+    StepEnd {
+        /// The execution (`function_execution_id`).
+        execution_id: String,
+        /// Success with outputs, or an error.
+        end: crate::kinds::step::end::StepEnd,
+    },
+    /// A Workflow step's guard, queued with every execution by the ingest unit: fails the step
+    /// with `error` when it falls due (the step's deadline, or at once when its handler failed),
+    /// unless the step has ended.
+    StepGuard {
+        /// The execution.
+        execution_id: String,
+        /// What the workflow's user reads.
+        error: String,
+    },
     /// A message another service posted through the notify API (`crate::kinds::notify`): a
     /// `chat.postMessage` whose answer (`channel`, `ts`) is kept for `GET …/messages/{id}`.
     Notify {
@@ -211,6 +228,8 @@ impl Action {
             Action::LlmReply { .. } => "llm".into(),
             Action::StreamAnswer { .. } => "stream".into(),
             Action::Session { .. } => method::AGENTS_SESSIONS_SET_STATUS.into(),
+            Action::StepEnd { execution_id, end } => crate::kinds::step::end::call(execution_id, end).0.into(),
+            Action::StepGuard { .. } => method::FUNCTIONS_COMPLETE_ERROR.into(),
             Action::Notify { .. } => method::POST_MESSAGE.into(),
             Action::Status { name } => format!("status:{name}"),
             Action::Handle { .. } => "handler".into(),
@@ -252,6 +271,7 @@ impl Action {
             Action::LlmReply { .. } => "llm",
             Action::StreamAnswer { .. } => "stream",
             Action::Session { .. } => "session",
+            Action::StepEnd { .. } | Action::StepGuard { .. } => "step",
             Action::Notify { .. } => "notify",
             Action::Status { .. } => STATUS,
             Action::Handle { .. } => "handler",
@@ -278,6 +298,13 @@ impl Action {
             }
             Action::Status { name } => format!("status message “{name}”"),
             Action::Session { channel, thread_ts, status, .. } => format!("agent session in {channel} thread {thread_ts}: {}", status.as_str()),
+            Action::StepEnd { execution_id, end: crate::kinds::step::end::StepEnd::Success { .. } } => format!("Workflow step {execution_id} completed"),
+            Action::StepEnd { execution_id, end: crate::kinds::step::end::StepEnd::Error { error } } => {
+                format!("Workflow step {execution_id} failed: “{}”", truncate_chars(error, 80))
+            }
+            Action::StepGuard { execution_id, error } => {
+                format!("guard of Workflow step {execution_id}: fails it with “{}” unless it ended", truncate_chars(error, 80))
+            }
             Action::Handle { dispatch } => {
                 let what = dispatch.pointer("/event/type").or_else(|| dispatch.get("command")).or_else(|| dispatch.get("payload_type"));
                 format!("the app's handler on a {} (runs again when redriven)", what.and_then(Value::as_str).unwrap_or("request"))

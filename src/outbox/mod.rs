@@ -121,6 +121,12 @@ pub mod reasons {
     /// A scheduled effect cancelled before it fired (`cx.cancel`, or the admin API): the row
     /// ends `done` with this reason, never performed (nothing for an operator to decide).
     pub const CANCELLED: &str = "cancelled";
+    /// A Workflow step's ending whose execution was never recorded (or was pruned): there is no
+    /// token to end it with.
+    pub const STEP_UNKNOWN: &str = "step_unknown";
+    /// A stored token that the configured keys cannot open (`TOKEN_ENCRYPTION_KEY` changed
+    /// without the old key in `TOKEN_ENCRYPTION_OLD_KEYS`).
+    pub const TOKEN_UNREADABLE: &str = "token_unreadable";
 }
 
 /// What a claimed row looks like to the state machine.

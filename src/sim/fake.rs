@@ -301,6 +301,12 @@ impl FakeSlack {
         self.state.lock().unwrap().web.posts_in(channel)
     }
 
+    /// How Workflow step execution `execution_id` ended at the fake (the first ending's method and
+    /// arguments; Slack refuses any later one), if it has.
+    pub fn step_end(&self, execution_id: &str) -> Option<(String, Value)> {
+        self.state.lock().unwrap().web.step_end(execution_id)
+    }
+
     /// The agent session of `thread` in `channel` (its statuses in the order they landed), if any.
     pub fn session(&self, channel: &str, thread: &str) -> Option<FakeSession> {
         self.state.lock().unwrap().web.session(channel, thread)

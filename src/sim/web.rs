@@ -55,6 +55,8 @@ pub const METHODS: &[&str] = &[
     method::ASSISTANT_THREADS_SET_TITLE,
     method::AGENTS_SESSIONS_SET_STATUS,
     method::AGENTS_SESSIONS_RENAME,
+    method::FUNCTIONS_COMPLETE_SUCCESS,
+    method::FUNCTIONS_COMPLETE_ERROR,
     method::CONVERSATIONS_INFO,
     method::CONVERSATIONS_REPLIES,
     method::CONVERSATIONS_HISTORY,
@@ -85,6 +87,8 @@ pub struct Web {
     messages: Messages,
     /// Agent sessions, by (channel, thread ts).
     sessions: HashMap<(String, String), FakeSession>,
+    /// How each Workflow step execution ended (the first ending's method and arguments).
+    step_ends: HashMap<String, (String, Value)>,
 }
 
 /// An agent session, as the fake keeps it: created by the first `agents.sessions.setStatus` or
@@ -164,6 +168,7 @@ impl Web {
             method::ASSISTANT_THREADS_SET_TITLE => assistant(args, "title", Thread::Required),
             method::AGENTS_SESSIONS_SET_STATUS => self.set_session_status(args),
             method::AGENTS_SESSIONS_RENAME => self.rename_session(args),
+            method::FUNCTIONS_COMPLETE_SUCCESS | method::FUNCTIONS_COMPLETE_ERROR => self.end_step(method, args),
             method::CONVERSATIONS_INFO => conversation(args),
             method::USERS_INFO => user(args),
             _ => Err(refusal("unknown_method")),
@@ -429,6 +434,31 @@ impl Web {
             statuses: Vec::new(),
         });
         session.statuses.push(status.to_string());
+    }
+
+    /// `functions.completeSuccess` / `completeError`: the first ending of an execution counts;
+    /// any later one is `execution_not_in_running_state`, as Slack answers. A success needs its
+    /// `outputs` object, an error its `error` text (`invalid_arguments`).
+    fn end_step(&mut self, method: &str, args: &Map<String, Value>) -> Answer {
+        let execution = text(args, "function_execution_id").ok_or_else(|| missing("function_execution_id"))?;
+        let well_formed = match method {
+            method::FUNCTIONS_COMPLETE_SUCCESS => args.get("outputs").is_some_and(Value::is_object),
+            _ => text(args, "error").is_some_and(|e| !e.is_empty()),
+        };
+        if !well_formed {
+            return Err(refusal("invalid_arguments"));
+        }
+        if self.step_ends.contains_key(execution) {
+            return Err(refusal("execution_not_in_running_state"));
+        }
+        self.step_ends.insert(execution.to_string(), (method.to_string(), Value::Object(args.clone())));
+        Ok(json!({"ok": true}))
+    }
+
+    /// How Workflow step execution `execution_id` ended (its first ending's method and
+    /// arguments), if it has.
+    pub fn step_end(&self, execution_id: &str) -> Option<(String, Value)> {
+        self.step_ends.get(execution_id).cloned()
     }
 
     /// The agent session of `thread` in `channel`, if one was created.

@@ -67,6 +67,13 @@ pub const ASSISTANT_THREADS_SET_SUGGESTED_PROMPTS: &str = "assistant.threads.set
 /// `assistant.threads.setTitle`: a thread's title in the history.
 pub const ASSISTANT_THREADS_SET_TITLE: &str = "assistant.threads.setTitle";
 
+// functions.*: Workflow Builder custom steps.
+
+/// `functions.completeSuccess`: ends a step's execution with its outputs.
+pub const FUNCTIONS_COMPLETE_SUCCESS: &str = "functions.completeSuccess";
+/// `functions.completeError`: ends a step's execution with an error.
+pub const FUNCTIONS_COMPLETE_ERROR: &str = "functions.completeError";
+
 // agents.sessions.*: an agent's session in a thread (2026-08).
 
 /// `agents.sessions.setStatus`: a session's status (`processing`, `active`, `suspended`,

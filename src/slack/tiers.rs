@@ -129,6 +129,8 @@ pub const DEFAULT_TIERS: &[(&str, Tier)] = &[
     (method::ASSISTANT_THREADS_SET_SUGGESTED_PROMPTS, Tier::Four),
     (method::ASSISTANT_THREADS_SET_TITLE, Tier::Four),
     (method::AGENTS_SESSIONS_SET_STATUS, Tier::Three),
+    (method::FUNCTIONS_COMPLETE_SUCCESS, Tier::Three),
+    (method::FUNCTIONS_COMPLETE_ERROR, Tier::Three),
     (method::AGENTS_SESSIONS_RENAME, Tier::Three),
     // A post's read-back (`crate::kinds::post`). Slack's 2025 limit for commercially distributed
     // non-Marketplace apps is 1 a minute: `conversations.history=1/min,conversations.replies=1/min`.

@@ -96,6 +96,8 @@ pub const TEAM: Schema<'static> = Schema {
         Migration { to: 7, name: "uncertain_posts", sql: crate::kinds::post::sql::MIGRATION_7, floor: 5 },
         // Additive (a table version 5 never names): the floor stays 5.
         Migration { to: 8, name: "agent_sessions", sql: crate::kinds::assistant::sql::MIGRATION_8, floor: 5 },
+        // Additive (a table version 5 never names): the floor stays 5.
+        Migration { to: 9, name: "step_executions", sql: crate::kinds::step::sql::MIGRATION_9, floor: 5 },
     ],
 };
 

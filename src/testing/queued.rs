@@ -87,6 +87,10 @@ fn call(action: &Action) -> (String, Value) {
             ("list_record".into(), json!({ "list_id": list_id, "record_id": record_id, "fields": fields }))
         }
         Action::CancelSchedule { key } => ("cancel".into(), json!({ "key": key })),
+        Action::StepEnd { execution_id, end } => {
+            let (method, args) = crate::kinds::step::call(execution_id, end);
+            (method.into(), args)
+        }
         Action::Session { channel, thread_ts, status, title, initiator_user_id } => {
             let call = SessionCall { channel, thread_ts, title: title.as_deref(), initiator_user_id: initiator_user_id.as_deref() };
             let (method, args) = set_status(&call, *status);

@@ -29,4 +29,5 @@ mod retention;
 mod schedule;
 mod sim;
 mod state;
+mod steps;
 mod upgrade;

@@ -54,6 +54,9 @@ pub struct Origin {
     pub trigger_id: Option<String>,
     /// The user who acted.
     pub user: Option<String>,
+    /// The Workflow step execution this request belongs to: a `function_executed`'s, or a
+    /// button's in a message that step posted (`function_data`). What `cx.complete` ends.
+    pub step_execution: Option<String>,
 }
 
 /// A listener's context: its effects and its ack body, built up by the helpers.
@@ -197,6 +200,18 @@ impl Cx {
             1 => format!("{}:{name}", self.origin.fact),
             n => format!("{}:{name}#{n}", self.origin.fact),
         }
+    }
+
+    /// Queues `action` under a key of its kind's own (not built from the fact), unscheduled.
+    pub(super) fn push_keyed(&mut self, key: String, action: Action, deadline_after_ms: Option<i64>) -> EffectRef<'_> {
+        self.effects.push(Effect { key, action, deadline_after_ms });
+        let index = self.effects.len() - 1;
+        EffectRef { cx: self, index }
+    }
+
+    /// Fails the handler with `why` (a helper used where it cannot work).
+    pub(super) fn note_misuse(&mut self, why: &str) {
+        self.misuse.get_or_insert_with(|| why.to_string());
     }
 
     pub(super) fn push(&mut self, name: &str, action: Action, deadline_after_ms: Option<i64>) -> EffectRef<'_> {

@@ -41,11 +41,13 @@ pub mod assistant;
 pub mod cx;
 pub mod input;
 pub mod session;
+pub mod step;
 
 pub use crate::kinds::schedule::{When, DAY_MS, MINUTE_MS};
 pub use cx::{Cx, EffectRef, Origin, Scheduling};
 pub use input::*;
 pub use session::Session;
+pub use step::StepIn;
 
 use super::{App, Context, Decision, HandlerOutput};
 use crate::slack::envelope::{Dispatch, Event, EventEnvelope, Interaction, InteractionKind, Message, SlashCommand};
@@ -85,6 +87,7 @@ type ActionHandler = Box<dyn for<'a> Fn(&ActionIn<'a>, &mut Cx) -> HandlerResult
 type ViewHandler = Box<dyn for<'a> Fn(&ViewIn<'a>, &mut Cx) -> HandlerResult>;
 type ShortcutHandler = Box<dyn for<'a> Fn(&ShortcutIn<'a>, &mut Cx) -> HandlerResult>;
 type OptionsHandler = Box<dyn for<'a> Fn(&OptionsIn<'a>, &mut Cx) -> HandlerResult>;
+type StepHandler = Box<dyn Fn(&step::StepIn, &mut Cx) -> HandlerResult>;
 
 /// Which messages a `message` listener takes, by their text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -206,6 +209,8 @@ enum Route {
     ViewClosed(String, ViewHandler),
     Shortcut(String, ShortcutHandler),
     Options(String, OptionsHandler),
+    /// A Workflow step, by its `callback_id` ([`step`]).
+    Function(String, StepHandler),
 }
 
 struct Listener {
@@ -352,7 +357,19 @@ fn event_origin(envelope: &EventEnvelope) -> Origin {
     let raw = &envelope.raw;
     let channel = str_at(raw, "/item/channel").or_else(|| str_at(raw, "/channel")).or_else(|| str_at(raw, "/channel/id"));
     let ts = str_at(raw, "/item/ts").or_else(|| str_at(raw, "/message_ts")).or_else(|| str_at(raw, "/ts"));
-    Origin { fact: format!("ev:{}", envelope.event_id), channel, thread_ts: ts.clone(), ts, user: str_at(raw, "/user"), ..Origin::default() }
+    let step_execution = str_at(raw, "/function_execution_id");
+    Origin { fact: format!("ev:{}", envelope.event_id), channel, thread_ts: ts.clone(), ts, user: str_at(raw, "/user"), step_execution, ..Origin::default() }
+}
+
+/// A `function_executed` for step `callback`: its handler runs; another step's goes on to the
+/// next listener. An event that cannot be read as a step fails the handler (the unit's guard fails
+/// the step if it names an execution: `crate::kinds::step`).
+fn run_step(callback: &str, h: &StepHandler, envelope: &EventEnvelope, ctx: &Context) -> Option<HandlerOutput> {
+    let started = crate::kinds::step::StepStarted::from_event(&envelope.raw);
+    if started.as_ref().is_ok_and(|s| s.callback_id != callback) {
+        return None;
+    }
+    Some(Listeners::run(|cx| h(&step::StepIn::of(started?), cx), event_origin(envelope), ctx))
 }
 
 fn interaction_origin(i: &Interaction) -> Origin {
@@ -365,6 +382,7 @@ fn interaction_origin(i: &Interaction) -> Origin {
         response_url: i.response_url.clone().or_else(|| str_at(raw, "/response_urls/0/response_url")),
         trigger_id: str_at(raw, "/trigger_id"),
         user: i.user_id.clone(),
+        step_execution: str_at(raw, "/function_data/execution_id"),
     }
 }
 
@@ -411,6 +429,7 @@ impl Listeners {
                 (Route::AgentOpened(h), None) if type_name == agent::APP_HOME_OPENED && agent::opens_messages_tab(&envelope.raw) => {
                     Some(run_event(h, None, envelope, ctx))
                 }
+                (Route::Function(callback, h), None) if type_name == crate::kinds::step::FUNCTION_EXECUTED => run_step(callback, h, envelope, ctx),
                 _ => None,
             };
             if let Some(output) = ran {

@@ -86,6 +86,8 @@ pub struct Ingest {
     /// The user pressed Stop on the answer streaming in this thread (channel, thread ts):
     /// recorded for the answers queued so far (`crate::kinds::assistant`).
     pub stop: Option<(String, String)>,
+    /// A Workflow step started: its execution and its guard (`crate::kinds::step`).
+    pub step: Option<crate::kinds::step::Recording>,
 }
 
 /// The ingest unit: the receipt, its outbox rows (and, for an uninstall, the revocation), all or
@@ -108,7 +110,13 @@ pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64, kno
         if let Some(change) = &ingest.state {
             state::apply(&sql, change, now)?;
         }
-        let (queued, already_queued) = insert_rows(&sql, &ingest.op_key, &ingest.rows, ingest.max_attempts, now)?;
+        let (mut queued, mut already_queued) = insert_rows(&sql, &ingest.op_key, &ingest.rows, ingest.max_attempts, now)?;
+        if let Some(step) = &ingest.step {
+            match record_step(&sql, &ingest.op_key, step, ingest.max_attempts, now)? {
+                true => queued += 1,
+                false => already_queued += 1,
+            }
+        }
         if let Some((error, dispatch)) = &ingest.failed {
             redrive::park(&sql, &ingest.op_key, error, dispatch, ingest.max_attempts, now)?;
         }
@@ -122,6 +130,14 @@ pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64, kno
         known.forget();
     }
     recorded
+}
+
+/// Records a started step's execution and queues its guard (due at its deadline, or now); returns
+/// whether the guard was new (a duplicate of the execution writes nothing).
+fn record_step(sql: &SqlStorage, op_key: &str, step: &crate::kinds::step::Recording, max_attempts: u32, now: i64) -> worker::Result<bool> {
+    crate::kinds::step::store::record(sql, &step.execution_id, &step.callback_id, &step.sealed_token, step.deadline_at, now)?;
+    let queue = Queue { key: &step.guard.key, op_key, max_attempts, due: step.guard_due, deadline_at: None, now };
+    Ok(insert_action(sql, &step.guard.action, queue)?.is_some())
 }
 
 /// Deletes the tokens, marks the team uninstalled, parks every pending row as `uninstalled`.

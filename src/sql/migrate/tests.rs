@@ -399,3 +399,23 @@ fn migration_8_keeps_each_threads_newest_session_intent_and_floor_5() {
     assert_eq!(count(&db, "SELECT count(*) FROM agent_sessions"), 0);
     assert_eq!(run(&db, &team_v(5)), Outcome::Ready(Ready::Ahead { db: 8, code: 5, floor: 5 }), "a rollback to 5 serves it as it is");
 }
+
+#[test]
+fn migration_9_records_each_step_execution_once_and_ends_it_once_dropping_its_token() {
+    use crate::kinds::step::sql::{ENDED, EXECUTION, PRUNE, RECORD};
+    let db = unversioned();
+    assert!(matches!(run(&db, &team_v(8)), Outcome::Ready(_)));
+    assert_eq!(run(&db, &team_v(9)), Outcome::Ready(Ready::Migrated { from: Stored::At(8), to: 9 }));
+    assert_eq!(TEAM.migrations[8].label(), "9_step_executions");
+    assert_eq!(db.floor().unwrap().as_deref(), Some("5"), "additive: the floor stays");
+    db.0.execute(RECORD, params!["Fx1", "create_ticket", "sealed-1", 100, 10]).unwrap();
+    db.0.execute(RECORD, params!["Fx1", "create_ticket", "sealed-2", 999, 11]).unwrap();
+    let execution = |id: &str| db.0.query_row(EXECUTION, [id], |r| Ok((r.get::<_, Option<String>>("token")?, r.get::<_, Option<i64>>("ended_at")?))).ok();
+    assert_eq!(execution("Fx1"), Some((Some("sealed-1".into()), None)), "a duplicate of the event writes nothing");
+    assert_eq!(db.0.execute(ENDED, params!["Fx1", 50]).unwrap(), 1);
+    assert_eq!(db.0.execute(ENDED, params!["Fx1", 60]).unwrap(), 0, "ended once");
+    assert_eq!(execution("Fx1"), Some((None, Some(50))), "the token is dropped with the end");
+    db.0.execute(PRUNE, params![11]).unwrap();
+    assert_eq!(execution("Fx1"), None);
+    assert_eq!(run(&db, &team_v(5)), Outcome::Ready(Ready::Ahead { db: 9, code: 5, floor: 5 }), "a rollback to 5 serves it as it is");
+}

@@ -55,7 +55,8 @@ pub fn shared() -> &'static Shared {
     static SHARED: OnceLock<Shared> = OnceLock::new();
     SHARED.get_or_init(|| {
         let fake = FakeSlack::start();
-        let runtime = Runtime::start(Settings::new("shared", &fake));
+        // A Workflow step's deadline of 3 s: the step tests see a guard fire (`steps`).
+        let runtime = Runtime::start(Settings::new("shared", &fake).var("STEP_DEADLINE_MS", "3000"));
         Shared { fake, runtime }
     })
 }

@@ -1,0 +1,27 @@
+//! The step room's statements: each execution Slack started, recorded before the ack.
+
+/// Migration 9 (`step_executions`): one row per Workflow step execution: its step, its token
+/// (sealed; NULL once the step has ended), its deadline, when it ended. Additive (the previous
+/// release never names the table: floor 5).
+pub const MIGRATION_9: &str = "CREATE TABLE step_executions (
+  execution_id TEXT PRIMARY KEY,
+  callback_id TEXT NOT NULL,
+  token TEXT,
+  deadline_at INTEGER NOT NULL,
+  ended_at INTEGER,
+  created_at INTEGER NOT NULL
+) WITHOUT ROWID";
+
+/// Records an execution (inside the ingest unit): ?1 execution id, ?2 callback id, ?3 sealed
+/// token, ?4 deadline, ?5 now. A duplicate of the event writes nothing.
+pub const RECORD: &str = "INSERT INTO step_executions(execution_id, callback_id, token, deadline_at, created_at)
+  VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(execution_id) DO NOTHING";
+
+/// An execution's token and whether it has ended: ?1 execution id.
+pub const EXECUTION: &str = "SELECT token, ended_at FROM step_executions WHERE execution_id = ?1";
+
+/// Marks an execution ended and drops its token: ?1 execution id, ?2 now.
+pub const ENDED: &str = "UPDATE step_executions SET token = NULL, ended_at = ?2 WHERE execution_id = ?1 AND ended_at IS NULL";
+
+/// Forgets executions started before ?1 (housekeeping, with the receipts).
+pub const PRUNE: &str = "DELETE FROM step_executions WHERE created_at < ?1";

@@ -1,0 +1,64 @@
+use super::*;
+use crate::slack::classify::Verdict;
+
+fn event() -> Value {
+    json!({
+        "type": "function_executed",
+        "function": {"id": "Fn1", "callback_id": "create_ticket", "title": "Create ticket"},
+        "inputs": {"title": "Printer on fire", "priority": "high"},
+        "function_execution_id": "Fx1",
+        "workflow_execution_id": "Wx1",
+        "bot_access_token": "xwfp-secret",
+        "event_ts": "1700000000.000100"
+    })
+}
+
+#[test]
+fn a_function_executed_event_reads_as_the_step_it_starts() {
+    let step = StepStarted::from_event(&event()).unwrap();
+    assert_eq!((step.callback_id.as_str(), step.execution_id.as_str(), step.token.as_str()), ("create_ticket", "Fx1", "xwfp-secret"));
+    assert_eq!(step.workflow_execution_id.as_deref(), Some("Wx1"));
+    assert_eq!(step.inputs["title"], "Printer on fire");
+    for missing in ["/function_execution_id", "/bot_access_token"] {
+        let mut broken = event();
+        let (parent, name) = missing.rsplit_once('/').unwrap();
+        broken.pointer_mut(if parent.is_empty() { "" } else { parent }).unwrap().as_object_mut().unwrap().remove(name);
+        assert!(StepStarted::from_event(&broken).unwrap_err().contains(name), "{missing}");
+    }
+}
+
+#[test]
+fn an_ending_is_complete_success_or_complete_error_for_its_execution() {
+    let (m, args) = call("Fx1", &StepEnd::Success { outputs: json!({"ticket_id": "TCK-1"}) });
+    assert_eq!((m, args), ("functions.completeSuccess", json!({"function_execution_id": "Fx1", "outputs": {"ticket_id": "TCK-1"}})));
+    let (m, args) = call("Fx1", &StepEnd::Error { error: "x".repeat(900) });
+    assert_eq!(m, "functions.completeError");
+    assert_eq!(args["error"].as_str().unwrap().chars().count(), MAX_ERROR_CHARS);
+    assert_ne!(end_key("Fx1"), guard_key("Fx1"));
+}
+
+#[test]
+fn a_step_that_had_ended_is_ended_by_shape_and_other_refusals_are_not() {
+    assert_eq!(judge(Verdict::Success), Judged::Ended);
+    assert_eq!(judge(Verdict::Permanent { code: "execution_not_in_running_state".into() }), Judged::Ended);
+    let bad = Verdict::Permanent { code: "parameter_validation_failed".into() };
+    assert_eq!(judge(bad.clone()), Judged::NotEnded(bad));
+}
+
+#[test]
+fn the_guard_says_why_in_words() {
+    assert_eq!(handler_failed("no ticket system"), "The app's step failed: no ticket system");
+    assert_eq!(timed_out(DEFAULT_STEP_DEADLINE_MS), "The app did not finish this step within 15 minutes.");
+    assert_eq!(timed_out(90_000), "The app did not finish this step within 2 minutes.");
+}
+
+#[test]
+fn every_execution_is_recorded_with_a_guard_due_at_its_deadline_or_at_once_when_its_handler_failed() {
+    let step = StepStarted::from_event(&event()).unwrap();
+    let calm = recording(&step, "sealed".into(), 1_000, 60_000, None);
+    assert_eq!((calm.deadline_at, calm.guard_due, calm.guard.key.as_str()), (61_000, 61_000, "step:Fx1:guard"));
+    assert_eq!(calm.guard.action, Action::StepGuard { execution_id: "Fx1".into(), error: "The app did not finish this step within 1 minutes.".into() });
+    let failed = recording(&step, "sealed".into(), 1_000, 60_000, Some("boom"));
+    assert_eq!(failed.guard_due, 1_000, "at once");
+    assert_eq!(failed.guard.action, Action::StepGuard { execution_id: "Fx1".into(), error: "The app's step failed: boom".into() });
+}

@@ -1,0 +1,83 @@
+//! Workflow Builder custom steps, end to end: the tally's step (`tally_step`, in the shared
+//! runtime, whose `STEP_DEADLINE_MS` is 3 s) against the fake Slack, which keeps each execution's
+//! first ending and refuses any later one (`execution_not_in_running_state`), as Slack does.
+//!
+//! What each test checks is what the workflow sees: the step ends once, with the handler's outputs
+//! or a readable error, whatever happened to the event or the handler.
+
+use crate::support::slack::envelope;
+use crate::support::{eventually, shared, unique};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// A workflow reaching the tally's step: execution `execution`, with `mode` as an input (and the
+/// tally's marker, which sends it to the tally in the test runtimes).
+fn step_event(team: &str, execution: &str, mode: &str) -> Value {
+    let event = json!({
+        "type": "function_executed",
+        "function": {"id": "Fn1", "callback_id": "tally_step", "title": "Tally step"},
+        "inputs": {"mode": mode, "note": "slackline-tally"},
+        "function_execution_id": execution,
+        "workflow_execution_id": unique("Wx"),
+        "bot_access_token": format!("xwfp-{execution}"),
+        "event_ts": "1700000000.000100"
+    });
+    envelope(team, &unique("Ev"), event)
+}
+
+/// Waits until `team`'s rows have all ended (the guard included, due 3 s after the event).
+fn settled(team: &str) {
+    let c = shared().runtime.client();
+    eventually(&format!("{team}'s rows ended"), WAIT, || (c.rows(team, "pending").is_empty() && !c.rows(team, "done").is_empty()).then_some(()));
+}
+
+/// The calls that ended (or tried to end) `execution` at the fake.
+fn endings(execution: &str) -> usize {
+    let fake = &shared().fake;
+    fake.calls("functions.completeSuccess", execution).len() + fake.calls("functions.completeError", execution).len()
+}
+
+#[test]
+fn a_step_delivered_four_ways_completes_once_with_its_outputs_and_its_guard_sends_nothing() {
+    let (team, execution) = (unique("T"), unique("Fx"));
+    let first = step_event(&team, &execution, "complete");
+    let c = shared().runtime.client();
+    assert_eq!(c.event(&first).status, 200);
+    for retry in ["1", "2"] {
+        assert_eq!(c.event_delivery(&first.to_string(), Some(retry), &[]).status, 200);
+    }
+    let mut fresh = first.clone();
+    fresh["event_id"] = json!(unique("Ev"));
+    assert_eq!(c.event(&fresh).status, 200, "the same execution under a new event id");
+    let (method, args) = eventually("the step ended", WAIT, || shared().fake.step_end(&execution));
+    assert_eq!((method.as_str(), &args["outputs"]["mode"]), ("functions.completeSuccess", &json!("complete")));
+    let ending = &shared().fake.calls("functions.completeSuccess", &execution)[0];
+    assert_eq!(ending.token(), Some(format!("xwfp-{execution}").as_str()), "sent with the execution's own token");
+    settled(&team);
+    assert_eq!(endings(&execution), 1, "one ending; the guard found the step ended and sent nothing");
+    assert!(c.rows(&team, "parked").is_empty());
+}
+
+#[test]
+fn a_handler_that_fails_fails_the_step_with_its_message_and_keeps_the_request() {
+    let (team, execution) = (unique("T"), unique("Fx"));
+    assert_eq!(shared().runtime.client().event(&step_event(&team, &execution, "fail")).status, 200);
+    let (method, args) = eventually("the step failed", WAIT, || shared().fake.step_end(&execution));
+    assert_eq!((method.as_str(), args["error"].as_str()), ("functions.completeError", Some("The app's step failed: the tally step was told to fail")));
+    let c = shared().runtime.client();
+    let kept = eventually("the request kept", WAIT, || c.rows(&team, "parked").into_iter().find(|r| r["reason"] == "handler_failed"));
+    assert_eq!(kept["effect"], "handler", "kept for a redrive");
+    assert_eq!(endings(&execution), 1);
+}
+
+#[test]
+fn a_step_whose_handler_queued_no_ending_is_failed_by_its_guard_at_the_deadline() {
+    let (team, execution) = (unique("T"), unique("Fx"));
+    assert_eq!(shared().runtime.client().event(&step_event(&team, &execution, "silent")).status, 200);
+    let (method, args) = eventually("the guard failed the step", WAIT, || shared().fake.step_end(&execution));
+    assert_eq!((method.as_str(), args["error"].as_str()), ("functions.completeError", Some("The app did not finish this step within 1 minutes.")));
+    settled(&team);
+    assert_eq!(endings(&execution), 1);
+}
