@@ -328,3 +328,16 @@ fn a_workflow_step_ends_once_and_a_second_ending_is_not_in_running_state() {
     assert_eq!(error_of(&call(&fake, "functions.completeError", json!({"function_execution_id": "Fx2", "error": ""}))), "invalid_arguments");
     assert!(fake.step_end("Fx2").is_none());
 }
+
+#[test]
+fn a_steps_own_token_is_revoked_once_the_step_has_ended() {
+    let fake = FakeSlack::start();
+    let with = |token: &str, method: &str, body: Value| {
+        answer(agent().post(&format!("{}/{method}", fake.api_url())).set("Authorization", &format!("Bearer {token}")).send_json(body)).1
+    };
+    ok(with("xwfp-Fx7", "chat.postMessage", json!({"channel": "C1", "text": "working on it"})));
+    ok(with("xwfp-Fx7", "functions.completeSuccess", json!({"function_execution_id": "Fx7", "outputs": {}})));
+    assert_eq!(error_of(&with("xwfp-Fx7", "chat.postMessage", json!({"channel": "C1", "text": "late"}))), "token_revoked");
+    assert_eq!(error_of(&with("xwfp-Fx7", "functions.completeError", json!({"function_execution_id": "Fx7", "error": "x"}))), "token_revoked");
+    ok(with(TOKEN, "chat.postMessage", json!({"channel": "C1", "text": "the bot token lives on"})));
+}

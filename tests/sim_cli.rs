@@ -30,6 +30,7 @@ fn each_subcommand_answers_help_with_its_options_and_exit_0() {
         ("react", &["--name <EMOJI>", "--channel <C>", "--ts <TS>", "--wait <METHOD>"]),
         ("home", &["--wait <METHOD>"]),
         ("stop", &["--channel <D>", "--thread <TS>", "--stream-ts <TS>", "--wait <METHOD>"]),
+        ("step", &["--callback-id <ID>", "--input <NAME=VALUE>", "--wait <METHOD>"]),
         ("agent-open", &["--user <U>", "--dm <D>", "--wait <METHOD>"]),
         ("context", &["--user <U>", "--dm <D>", "--channel <C>", "--canvas <F>", "--list <F>", "--message <C:TS>", "--wait <METHOD>"]),
     ];
@@ -72,6 +73,7 @@ fn each_subcommand_answers_help_with_its_options_and_exit_0() {
         "react",
         "home",
         "stop",
+        "step",
         "agent-open",
         "agent-dm",
         "context",
@@ -94,6 +96,7 @@ fn a_bad_command_line_exits_2_and_names_the_flag() {
         (&["react", "--name"], "'--name <EMOJI>'"),
         (&["home", "--text", "hi"], "unexpected argument '--text'"),
         (&["stop", "--channel", "D1"], "--thread <TS>"),
+        (&["step", "--callback-id", "cb", "--input", "nope"], "--input takes NAME=VALUE, not `nope`"),
         (&["agent-dm", "--thread", "1.2"], "--text <T>"),
         (&["context", "--message", "C1"], "--message takes CHANNEL:TS, not `C1`"),
         (&["agent-open", "--text", "hi"], "unexpected argument '--text'"),

@@ -163,6 +163,17 @@ fn stop_sends_an_agent_session_stopped_that_slackline_reads_as_a_stop_of_that_th
     assert!(report.contains("status 200"), "{report}");
 }
 
+#[test]
+fn step_runs_a_workflow_step_that_slackline_reads_with_its_inputs_and_an_execution_token() {
+    let listener = Listener::start(json!({}), || {});
+    let report = sim("step --callback-id create_ticket --input title=Printer --input priority=high", &listener.url);
+    let e = listener.event();
+    let step = slackline::kinds::step::StepStarted::from_event(&e.raw).expect("a step");
+    assert_eq!((step.callback_id.as_str(), step.inputs["title"].as_str(), step.inputs["priority"].as_str()), ("create_ticket", Some("Printer"), Some("high")));
+    assert_eq!(step.token, format!("xwfp-{}", step.execution_id), "a per-execution token");
+    assert!(report.contains("status 200") && report.contains(&format!("execution {}", step.execution_id)), "{report}");
+}
+
 /// An agent on slackline's listener API: what it did with an event the simulator sent — the
 /// prompts it pinned (the DM), or the thread and context a message was handed.
 fn agent_run(e: &EventEnvelope) -> slackline::testing::Handled {

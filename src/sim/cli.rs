@@ -5,11 +5,12 @@
 use super::client::Ack;
 use super::client::{
     agent_message, agent_opened, agent_session_stopped, app_context_changed, app_home_opened, app_rate_limited, block_suggestion, direct_message, envelope,
-    fresh_id, fresh_trigger_id, fresh_ts, global_shortcut, mention, message_shortcut, reaction_added, resolve_click, view_submission, SendError, SimCall,
-    Target,
+    fresh_id, fresh_trigger_id, fresh_ts, function_executed, global_shortcut, mention, message_shortcut, reaction_added, resolve_click, view_submission,
+    SendError, SimCall, Target,
 };
 use super::fake::FakeSlack;
 use super::faults::Faults;
+use super::web::EXECUTION_TOKEN_PREFIX;
 use crate::slack::method;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use serde_json::{json, Value};
@@ -71,6 +72,9 @@ enum Sub {
     /// Presses Stop on the agent's answer in a thread (`agent_session_stopped` for U1); prints the ack.
     #[command(args_override_self = true)]
     Stop(StopOptions),
+    /// Runs the app's Workflow Builder step (`function_executed`, with a per-execution token); prints the ack and the execution id.
+    #[command(args_override_self = true)]
+    Step(StepOptions),
     /// Opens the agent's DM on its Messages tab (`app_home_opened`, tab `messages`); prints the ack.
     #[command(args_override_self = true, name = "agent-open")]
     AgentOpen(agent::OpenOptions),
@@ -216,6 +220,19 @@ pub struct ReactOptions {
     ts: Option<String>,
 }
 
+/// `step`'s options.
+#[derive(Debug, Clone, PartialEq, Args)]
+pub struct StepOptions {
+    #[command(flatten)]
+    input: InputOptions,
+    /// The step's callback_id (the manifest's function)
+    #[arg(long, value_name = "ID")]
+    callback_id: String,
+    /// An input of the step, as text (repeatable)
+    #[arg(long = "input", value_name = "NAME=VALUE", value_parser = name_value, action = clap::ArgAction::Append)]
+    inputs: Vec<(String, String)>,
+}
+
 /// `stop`'s options.
 #[derive(Debug, Clone, PartialEq, Args)]
 pub struct StopOptions {
@@ -269,6 +286,13 @@ pub enum Input {
     },
     /// `home`: an `app_home_opened`.
     Home,
+    /// `step`: a `function_executed`.
+    Step {
+        /// `--callback-id`.
+        callback_id: String,
+        /// `--input`s.
+        inputs: Vec<(String, String)>,
+    },
     /// `stop`: an `agent_session_stopped`.
     Stop {
         /// `--channel`.
@@ -343,6 +367,13 @@ fn block_action_value(text: &str) -> Result<(String, String, String), String> {
     }
 }
 
+fn name_value(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.is_empty() => Ok((name.into(), value.into())),
+        _ => Err(format!("--input takes NAME=VALUE, not `{text}`")),
+    }
+}
+
 fn method_and_code(pair: &str) -> Result<(String, String), String> {
     match pair.split_once('=') {
         Some((method, code)) if !method.is_empty() && !code.is_empty() => Ok((method.to_string(), code.to_string())),
@@ -371,6 +402,7 @@ pub fn parse_command_line(args: &[String]) -> Result<(String, Options), clap::Er
         Sub::React(o) => input("react", o.input, Input::React { name: o.name, channel: o.channel, ts: o.ts }),
         Sub::Home(o) => input("home", o, Input::Home),
         Sub::Stop(o) => input("stop", o.input, Input::Stop { channel: o.channel, thread_ts: o.thread, stream_ts: o.stream_ts }),
+        Sub::Step(o) => input("step", o.input, Input::Step { callback_id: o.callback_id, inputs: o.inputs }),
         Sub::AgentOpen(o) => {
             let (options, sent) = o.input();
             input("agent-open", options, sent)
@@ -638,6 +670,12 @@ fn send(target: &Target, team: &str, input: &Input) -> Result<(Ack, Option<Strin
         }
         Input::Home => event(app_home_opened(&fresh_id("D")))?,
         Input::Stop { channel, thread_ts, stream_ts } => event(agent_session_stopped(channel, thread_ts, stream_ts.as_slice()))?,
+        Input::Step { callback_id, inputs } => {
+            let execution = fresh_id("Fx");
+            let named: serde_json::Map<String, Value> = inputs.iter().map(|(name, value)| (name.clone(), json!(value))).collect();
+            let ack = event(function_executed(callback_id, &execution, &Value::Object(named)))?;
+            return Ok((ack, Some(format!("execution {execution} (its token {EXECUTION_TOKEN_PREFIX}{execution})"))));
+        }
         Input::AgentOpen { user, dm } => event(agent_opened(user, dm))?,
         Input::AgentDm { user, dm, text, thread_ts } => {
             let ts = fresh_ts();

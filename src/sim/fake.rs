@@ -451,7 +451,7 @@ fn real_answer(state: &Mutex<State>, call: &Call) -> Value {
         return state.lists.apply(method, Some(&lists_args(call)));
     }
     let now_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
-    state.web.apply(method, &call.args, now_ms)
+    state.web.apply_as(method, &call.args, call.token().unwrap_or_default(), now_ms)
 }
 
 /// A Lists call's arguments; from a form body, its JSON-encoded `initial_fields` and `cells`, and

@@ -89,7 +89,12 @@ pub struct Web {
     sessions: HashMap<(String, String), FakeSession>,
     /// How each Workflow step execution ended (the first ending's method and arguments).
     step_ends: HashMap<String, (String, Value)>,
+    /// Per-execution tokens (`xwfp-…`) of steps that have ended: revoked, as Slack revokes them.
+    revoked: HashSet<String>,
 }
+
+/// How a Workflow step's per-execution token starts.
+pub const EXECUTION_TOKEN_PREFIX: &str = "xwfp-";
 
 /// An agent session, as the fake keeps it: created by the first `agents.sessions.setStatus` or
 /// by a stream started in its thread (Slack enrolls streaming apps), moved by `setStatus` and by
@@ -141,6 +146,21 @@ pub struct FakeStream {
 type Answer = Result<Value, Value>;
 
 impl Web {
+    /// Answers one call made with `token`: `token_revoked` for the token of a Workflow step that
+    /// has ended (Slack revokes it then), else as [`Web::apply`]; ending a step with its own token
+    /// revokes that token.
+    pub fn apply_as(&mut self, method: &str, args: &Map<String, Value>, token: &str, now_ms: u64) -> Value {
+        if self.revoked.contains(token) {
+            return refusal("token_revoked");
+        }
+        let answer = self.apply(method, args, now_ms);
+        let ends_step = matches!(method, method::FUNCTIONS_COMPLETE_SUCCESS | method::FUNCTIONS_COMPLETE_ERROR);
+        if ends_step && answer["ok"] == true && token.starts_with(EXECUTION_TOKEN_PREFIX) {
+            self.revoked.insert(token.to_string());
+        }
+        answer
+    }
+
     /// Answers one call of a method of [`METHODS`] (not `oauth.v2.access`, not Lists) with
     /// arguments `args`, at `now_ms` (ms since the epoch), as Slack would.
     pub fn apply(&mut self, method: &str, args: &Map<String, Value>, now_ms: u64) -> Value {

@@ -43,12 +43,14 @@ pub enum Judged {
     NotEnded(Verdict),
 }
 
-/// Slack's verdict on an ending: success, or `execution_not_in_running_state` (ended already),
-/// both end the step; anything else is judged as any call is.
+/// Slack's verdict on an ending: success, `execution_not_in_running_state` (ended already) or
+/// `token_revoked` (the execution's token, revoked when the step ended) all mean the step has
+/// ended; anything else is judged as any call is.
 pub fn judge(verdict: Verdict) -> Judged {
     match verdict {
         Verdict::Success => Judged::Ended,
-        Verdict::Permanent { code } if code == "execution_not_in_running_state" => Judged::Ended,
+        // The execution's token is revoked once the step has ended (by its app, or by Slack).
+        Verdict::Permanent { code } if code == "execution_not_in_running_state" || code == "token_revoked" => Judged::Ended,
         other => Judged::NotEnded(other),
     }
 }

@@ -41,6 +41,7 @@ fn an_ending_is_complete_success_or_complete_error_for_its_execution() {
 fn a_step_that_had_ended_is_ended_by_shape_and_other_refusals_are_not() {
     assert_eq!(judge(Verdict::Success), Judged::Ended);
     assert_eq!(judge(Verdict::Permanent { code: "execution_not_in_running_state".into() }), Judged::Ended);
+    assert_eq!(judge(Verdict::Permanent { code: "token_revoked".into() }), Judged::Ended, "the execution's token dies with its step");
     let bad = Verdict::Permanent { code: "parameter_validation_failed".into() };
     assert_eq!(judge(bad.clone()), Judged::NotEnded(bad));
 }
