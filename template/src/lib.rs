@@ -33,6 +33,13 @@ pub fn app() -> Listeners {
             cx.respond(json!({ "response_type": "in_channel", "text": format!("You asked: {}", c.text) }));
             Ok(())
         })
+        // A Workflow Builder step (manifest.json's `functions.greet`): it ends once, with these
+        // outputs; an `Err` (or a step that never ends) fails it with a readable error.
+        .function("greet", |step, cx| {
+            let name = step.input("name").ok_or("the step needs a name")?;
+            cx.complete(json!({ "greeting": format!("Hello, {name}!") }));
+            Ok(())
+        })
 }
 
 slackline::worker!(app);
@@ -40,7 +47,7 @@ slackline::worker!(app);
 #[cfg(test)]
 mod tests {
     use super::app;
-    use slackline::testing::{agent_dm, agent_opened, agent_reply, command, handle, mention, message};
+    use slackline::testing::{agent_dm, agent_opened, agent_reply, command, function_executed, handle, mention, message};
 
     #[test]
     fn a_mention_gets_a_threaded_reply() {
@@ -74,5 +81,26 @@ mod tests {
         assert_eq!(done.ack.unwrap()["text"], "On it…");
         assert_eq!(queued.len(), 1);
         assert_eq!((queued[0].method.as_str(), queued[0].args["body"]["text"].as_str()), ("respond", Some("You asked: status")));
+    }
+
+    #[test]
+    fn the_greet_step_completes_with_exactly_the_outputs_the_manifest_declares() {
+        let manifest: serde_json::Value = serde_json::from_str(include_str!("../manifest.json")).unwrap();
+        let declared = &manifest["functions"]["greet"];
+        let inputs = serde_json::json!({ "name": "Ada" });
+        for (name, spec) in declared["input_parameters"].as_object().unwrap() {
+            assert!(!spec["is_required"].as_bool().unwrap_or(false) || inputs.get(name).is_some(), "the test gives the required input {name}");
+        }
+        let done = handle(&app(), &function_executed("greet", "Fx1", inputs));
+        let ending = &done.queued()[0];
+        assert_eq!(ending.method, "functions.completeSuccess");
+        let outputs = ending.args["outputs"].as_object().unwrap();
+        let output_specs = declared["output_parameters"].as_object().unwrap();
+        assert!(outputs.keys().all(|k| output_specs.contains_key(k)), "only declared outputs: {outputs:?}");
+        for (name, spec) in output_specs {
+            assert!(!spec["is_required"].as_bool().unwrap_or(false) || outputs.contains_key(name), "the required output {name}");
+        }
+        assert_eq!(outputs["greeting"], "Hello, Ada!");
+        assert!(handle(&app(), &function_executed("greet", "Fx2", serde_json::json!({}))).failed.is_some(), "no name: the step fails");
     }
 }
