@@ -20,6 +20,7 @@
 //!   [`ViewIn`], [`ShortcutIn`], [`OptionsIn`], for the agent's DM (`agent_view`) [`AgentDm`],
 //!   [`AgentThread`] and what the user looks at ([`AgentContext`], [`ContextEntity`],
 //!   [`Viewed`]), and for legacy assistant threads [`AssistantThread`]; [`Prompt`] for both;
+//!   [`Feedback`] and its [`Rating`], a click on the buttons under a streamed answer;
 //! - **typed events** for [`EventIn::parse`]: [`ReactionEvent`], [`AppHomeOpened`],
 //!   [`MemberChannel`], [`ChannelEvent`], [`TeamJoin`], [`LinkShared`], [`MessageChanged`],
 //!   [`MessageDeleted`];
@@ -48,6 +49,7 @@
 
 pub use crate::app::listen::agent::{AgentContext, AgentDm, AgentThread, ContextEntity, Viewed};
 pub use crate::app::listen::assistant::{AssistantThread, Prompt};
+pub use crate::app::listen::feedback::{Feedback, Rating};
 pub use crate::app::listen::{
     ActionIn, AppHomeOpened, ChannelEvent, Cx, EffectRef, EventIn, HandlerError, HandlerResult, LinkShared, Listeners, MemberChannel, MessageChanged,
     MessageDeleted, MessageIn, OptionsIn, Pattern, ReactionEvent, ShortcutIn, TeamJoin, ViewIn, When, DAY_MS, MINUTE_MS,

@@ -215,7 +215,7 @@ impl Cx {
 
     /// Streams the LLM's answer to `prompt` (`LLM_API_URL`, asked with `stream: true`) into the
     /// thread of `message` as it is written (`chat.startStream` / `appendStream` /
-    /// `stopStream`, with feedback buttons), for the message's author;
+    /// `stopStream`, with feedback buttons: [`Listeners::feedback`]), for the message's author;
     /// the tools the model reports calling show as tasks (`.plan(title)`: as a plan). Durable like every effect,
     /// and more: its progress is checkpointed before every call, so a crash or a lost lease
     /// mid-answer leaves one answer, continued where it stopped (docs/assistant.md). In an
