@@ -39,13 +39,15 @@
 //! `max_call_chars`. A finished answer makes no call.
 
 mod checkpoint;
+mod closing;
+mod posted;
 mod replies;
 mod step;
 
 pub use checkpoint::{Checkpoint, Mode, Open, Phase};
 pub use step::{Call, End, Reply, Step};
 
-use super::chunks::{apply, compact, tasks_of, text_of, Chunk, Pending, Task, TaskStatus};
+use super::chunks::{compact, tasks_of, text_of, Chunk, Pending, Task, TaskStatus};
 use std::collections::BTreeSet;
 
 /// The knobs, with Slack's limits as defaults.
@@ -201,9 +203,8 @@ impl Answer {
 
     /// The model called the tool `name` (slackline does not run it: it shows what the model
     /// reports): a task, `in_progress` until the model moves on, flushed at once with what the
-    /// buffer holds before it. `id` is the model's tool call id
-    /// (one is made up when it gives none); an id the answer has seen adds nothing (a continuation
-    /// reporting a call again).
+    /// buffer holds before it. `id` is the model's tool call id (one is made up when it gives
+    /// none); an id the answer has seen adds nothing (a continuation reporting a call again).
     pub fn tool_call(&mut self, id: Option<&str>, name: &str) {
         if self.ended.is_some() || self.user_stopped {
             return;
@@ -302,101 +303,6 @@ impl Answer {
         step
     }
 
-    /// The call that closes the open message, while it is being closed (or must be found).
-    fn closing_call(&mut self) -> Option<Step> {
-        let open = self.cp.open.clone()?;
-        let Some(ts) = open.ts else {
-            return Some(Step::Call(Call::Find { since: open.opened_at }));
-        };
-        match open.phase {
-            Phase::Streaming | Phase::Posted => None,
-            Phase::Stopping { last } => Some(Step::Call(Call::Stop { ts, last, tasks: self.closing_tasks() })),
-            Phase::Closing if !self.closing_update_due() => {
-                self.close_message();
-                self.after_close()
-            }
-            Phase::Closing => {
-                let text = format!("{}{}", self.cp.shown(), self.cp.in_flight);
-                let tasks = match self.cp.mode {
-                    Mode::Stream => Vec::new(),
-                    Mode::Fallback => self.cp.tasks_after_flight().iter().map(|t| t.ended(self.closing_status())).collect(),
-                };
-                Some(Step::Call(Call::Update { ts, text, tasks }))
-            }
-        }
-    }
-
-    /// Whether a message being closed still needs its `chat.update`: text in flight, or (posted)
-    /// task lines not yet ended.
-    fn closing_update_due(&self) -> bool {
-        let posted_tasks_open = self.cp.mode == Mode::Fallback && self.cp.tasks_after_flight().iter().any(|t| !t.status.is_final());
-        !self.cp.in_flight.is_empty() || posted_tasks_open || (self.cp.mode == Mode::Fallback && !self.cp.in_flight_tasks.is_empty())
-    }
-
-    /// The status the tasks still open in a closing message end with.
-    fn closing_status(&self) -> TaskStatus {
-        if self.model_failed.is_some() || self.user_stopped {
-            TaskStatus::Error
-        } else {
-            TaskStatus::Complete
-        }
-    }
-
-    /// What the open message's `chat.stopStream` says of its tasks: the in-flight updates again
-    /// (they may not have landed) and the end of those still open; nothing once Slack refused more
-    /// of the message.
-    fn closing_tasks(&self) -> Vec<Task> {
-        if self.full {
-            return Vec::new();
-        }
-        let status = self.closing_status();
-        let in_flight = &self.cp.in_flight_tasks;
-        let resent = |t: &Task| in_flight.iter().any(|f| f.id == t.id);
-        self.cp.tasks_after_flight().into_iter().filter(|t| !t.status.is_final() || resent(t)).map(|t| t.ended(status)).collect()
-    }
-
-    /// After [`Answer::stop`], with nothing being closed: stop the open stream (the answer's
-    /// last), or end.
-    fn close_stopped(&mut self) -> Step {
-        match self.cp.open.clone() {
-            Some(Open { ts: Some(ts), phase: Phase::Streaming, .. }) => self.stopping(ts, true),
-            _ => {
-                self.cp.open = None;
-                Step::Finished(End::StoppedByUser)
-            }
-        }
-    }
-
-    /// Once a message is closed: end the attempt if the model failed, else go on.
-    fn after_close(&mut self) -> Option<Step> {
-        if self.user_stopped {
-            return Some(Step::Finished(End::StoppedByUser));
-        }
-        let why = self.model_failed.clone().filter(|_| self.pending.is_empty())?;
-        Some(Step::Finished(End::Retry(why)))
-    }
-
-    /// Closes the open message in the checkpoint: its ended tasks are done; those still open, and
-    /// task updates whose call may not have landed, are shown again at the head of the next
-    /// message.
-    fn close_message(&mut self) {
-        let Some(open) = self.cp.open.take() else { return };
-        let in_flight = std::mem::take(&mut self.cp.in_flight_tasks);
-        let mut carried: Vec<Task> = Vec::new();
-        for task in open.tasks {
-            if task.status.is_final() && !in_flight.iter().any(|f| f.id == task.id) {
-                self.cp.done_tasks.push(task.id);
-            } else {
-                carried.push(task);
-            }
-        }
-        apply(&mut carried, &in_flight);
-        if !carried.is_empty() {
-            self.pending.put_back(carried.into_iter().map(Chunk::Task).collect());
-            self.buffered_since = Some(i64::MIN);
-        }
-    }
-
     /// Whether the buffer should go to Slack now.
     fn flush_due(&self, now: i64) -> bool {
         !self.pending.is_empty()
@@ -439,12 +345,6 @@ impl Answer {
         if let Some(open) = self.cp.open.as_mut() {
             open.phase = phase;
         }
-    }
-
-    /// Stops the open stream (`last`: the answer ends with it).
-    fn stopping(&mut self, ts: String, last: bool) -> Step {
-        self.phase(Phase::Stopping { last });
-        Step::Call(Call::Stop { ts, last, tasks: self.closing_tasks() })
     }
 
     fn next_streamed(&mut self, now: i64) -> Step {
@@ -490,57 +390,5 @@ impl Answer {
             return Step::Call(Call::Post { text: EMPTY_ANSWER.into(), tasks: Vec::new() });
         }
         Step::Finished(End::Done)
-    }
-
-    fn next_posted(&mut self, now: i64) -> Step {
-        let Some(open) = self.cp.open.clone() else {
-            if self.flush_due(now) {
-                let chunks = self.take(self.policy.max_call_chars);
-                self.open_message(now, Phase::Posted);
-                self.updated_at = now;
-                let mut tasks = Vec::new();
-                apply(&mut tasks, &tasks_of(&chunks));
-                return Step::Call(Call::Post { text: text_of(&chunks), tasks });
-            }
-            return self.idle(now);
-        };
-        let ts = open.ts.expect("an open message has its ts outside closing_call");
-        let shown = self.cp.shown().len();
-        if shown + MAX_CHAR_BYTES > self.policy.max_call_chars && !self.pending.is_empty() {
-            // Full: the rest goes into a new message.
-            self.close_message();
-            return self.next_posted(now);
-        }
-        let ending = self.model_done || self.model_failed.is_some();
-        if self.flush_due(now) && (ending || now.saturating_sub(self.updated_at) >= self.policy.update_every_ms) {
-            let chunks = self.take(self.policy.max_call_chars - shown);
-            self.updated_at = now;
-            let mut tasks = open.tasks;
-            apply(&mut tasks, &tasks_of(&chunks));
-            return Step::Call(Call::Update { ts, text: format!("{}{}", self.cp.shown(), text_of(&chunks)), tasks });
-        }
-        if self.pending.is_empty() && ending {
-            if self.end_posted_tasks() {
-                return self.next_posted(now);
-            }
-            self.close_message();
-            return self.idle(now);
-        }
-        match self.buffered_since {
-            Some(t) => Step::Read(Some(t.saturating_add(self.policy.flush_ms).max(self.updated_at.saturating_add(self.policy.update_every_ms)))),
-            None => Step::Read(None),
-        }
-    }
-
-    /// At the end of a posted answer: queues the end of the tasks its message still shows open
-    /// (tasks a dead attempt left, or shown again from a full message); whether there were any.
-    fn end_posted_tasks(&mut self) -> bool {
-        let status = self.closing_status();
-        let open: Vec<Task> = self.cp.open.iter().flat_map(|o| o.tasks.iter()).filter(|t| !t.status.is_final()).map(|t| t.ended(status)).collect();
-        let any = !open.is_empty();
-        for task in open {
-            self.pending.push_task(task);
-        }
-        any
     }
 }
