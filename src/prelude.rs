@@ -21,6 +21,7 @@
 //!   [`AgentThread`] and what the user looks at ([`AgentContext`], [`ContextEntity`],
 //!   [`Viewed`]), and for legacy assistant threads [`AssistantThread`]; [`Prompt`] for both;
 //!   [`StepIn`], a Workflow Builder step (`.function`: ended with `cx.complete` / `cx.fail`);
+//!   [`Feedback`] and its [`Rating`], a click on the buttons under a streamed answer;
 //! - **typed events** for [`EventIn::parse`]: [`ReactionEvent`], [`AppHomeOpened`],
 //!   [`MemberChannel`], [`ChannelEvent`], [`TeamJoin`], [`LinkShared`], [`MessageChanged`],
 //!   [`MessageDeleted`];
@@ -49,6 +50,7 @@
 
 pub use crate::app::listen::agent::{AgentContext, AgentDm, AgentThread, ContextEntity, Viewed};
 pub use crate::app::listen::assistant::{AssistantThread, Prompt};
+pub use crate::app::listen::feedback::{Feedback, Rating};
 pub use crate::app::listen::StepIn;
 pub use crate::app::listen::{
     ActionIn, AppHomeOpened, ChannelEvent, Cx, EffectRef, EventIn, HandlerError, HandlerResult, LinkShared, Listeners, MemberChannel, MessageChanged,

@@ -1,7 +1,8 @@
 //! A test kit for apps, native (no runtime): Slack-shaped payload builders that go through the
 //! very parsers the Worker runs ([`mention`], [`message`], [`dm`], [`event`], [`command`],
 //! the assistant's and the agent's events ([`assistant_thread_started`], [`agent_opened`],
-//! [`agent_dm`], [`agent_reply`], [`app_context_changed`]),
+//! [`agent_dm`], [`agent_reply`], [`app_context_changed`]), a click on an answer's [`feedback`]
+//! buttons,
 //! [`action`], [`view_submission`], [`shortcut`], [`message_shortcut`], [`options`]), and
 //! [`handle`], which runs an app on one of them and returns what the team actor would record: the
 //! ack's body and the effects (method, arguments, key), or why it was ignored or failed.
@@ -59,7 +60,9 @@ pub use crate::slack::envelope::Dispatch;
 pub use queued::{Queued, Schedule};
 
 use crate::app::listen::agent::{ContextEntity, Viewed};
+use crate::app::listen::feedback::Rating;
 use crate::app::{decide, App, Context, Decision};
+use crate::kinds::assistant::calls::{FEEDBACK_ACTION_ID, FEEDBACK_NEGATIVE, FEEDBACK_POSITIVE};
 use crate::kinds::registry::{Action, Effect};
 use crate::slack::envelope::{parse_command_form, parse_events_body, parse_interaction_form, Inbound};
 use crate::state::{MemState, StateChange, StateWrite};
@@ -219,6 +222,19 @@ pub fn action(action_id: &str, value: &str) -> Dispatch {
         "channel": {"id": "C1"}, "message": {"ts": ts, "text": "a message"},
         "response_url": format!("https://hooks.slack.test/actions/{}", next()),
         "actions": [{"type": "button", "action_id": action_id, "block_id": "b1", "value": value}],
+    }))
+}
+
+/// `U1` pressing a feedback button (`rating`) under an answer the bot streamed in the thread
+/// `thread_ts` of `channel`, as Slack sends it (`block_actions` of a `feedback_buttons` element).
+pub fn feedback(channel: &str, thread_ts: &str, rating: Rating) -> Dispatch {
+    let (ts, value) = (fresh_ts(), if rating == Rating::Positive { FEEDBACK_POSITIVE } else { FEEDBACK_NEGATIVE });
+    interaction(json!({
+        "type": "block_actions",
+        "container": {"type": "message", "channel_id": channel, "message_ts": ts, "thread_ts": thread_ts, "is_ephemeral": false},
+        "channel": {"id": channel}, "message": {"ts": ts, "thread_ts": thread_ts, "text": "an answer", "bot_id": "B1"},
+        "response_url": format!("https://hooks.slack.test/actions/{}", next()),
+        "actions": [{"type": "feedback_buttons", "action_id": FEEDBACK_ACTION_ID, "block_id": "b1", "value": value, "text": {"type": "plain_text", "text": value}}],
     }))
 }
 

@@ -191,6 +191,72 @@ fn a_stream_the_user_stopped_answers_stopped_by_user() {
     assert_eq!(error_of(&call(&fake, "chat.stopStream", json!({"channel": "D3", "ts": ts}))), "stopped_by_user");
 }
 
+fn task(id: &str, status: &str) -> Value {
+    json!({"type": "task_update", "id": id, "title": format!("{id} tool"), "status": status})
+}
+
+#[test]
+fn streams_take_chunks_a_task_update_changes_its_task_in_place_and_a_plan_has_its_title() {
+    let fake = FakeSlack::start();
+    let start = json!({"channel": "D5", "thread_ts": "1.2", "task_display_mode": "plan", "chunks": [{"type": "plan_update", "title": "Looking"}, task("a", "in_progress")]});
+    let ts = ok(call(&fake, "chat.startStream", start))["ts"].as_str().unwrap().to_string();
+    let more = json!({"channel": "D5", "ts": ts, "chunks": [task("a", "complete"), {"type": "markdown_text", "text": "Found "}, task("b", "in_progress")]});
+    ok(call(&fake, "chat.appendStream", more));
+    // A form body carries the chunks as JSON text.
+    let encoded = json!([{"type": "markdown_text", "text": "it."}]).to_string();
+    ok(form(&fake, "chat.appendStream", &[("token", TOKEN), ("channel", "D5"), ("ts", &ts), ("chunks", &encoded)]));
+    ok(call(&fake, "chat.stopStream", json!({"channel": "D5", "ts": ts, "chunks": [task("b", "error")]})));
+    let stream = &fake.streams_in("D5")[0];
+    let tasks: Vec<(&str, &str)> = stream.tasks.iter().map(|t| (t.id.as_str(), t.status.as_str())).collect();
+    assert_eq!(tasks, [("a", "complete"), ("b", "error")], "one task per id, in the order first shown");
+    assert_eq!(
+        (stream.text.as_str(), stream.plan_title.as_deref(), stream.task_display_mode.as_str(), stream.chunks),
+        ("Found it.", Some("Looking"), "plan", 5)
+    );
+    let timeline = ok(call(&fake, "chat.startStream", json!({"channel": "D5", "thread_ts": "1.2", "markdown_text": "x"})));
+    assert_eq!(fake.streams_in("D5").iter().find(|s| s.ts == timeline["ts"]).unwrap().task_display_mode, "timeline", "the default");
+}
+
+#[test]
+fn a_chunk_slack_does_not_take_is_refused() {
+    let fake = FakeSlack::start();
+    let ts = ok(call(&fake, "chat.startStream", json!({"channel": "D6", "thread_ts": "1.2", "markdown_text": "Hi"})))["ts"].as_str().unwrap().to_string();
+    let append = |chunks: Value| error_of(&call(&fake, "chat.appendStream", json!({"channel": "D6", "ts": ts, "chunks": chunks}))).to_string();
+    assert_eq!(append(json!([task("a", "done")])), "invalid_arguments", "an unknown status");
+    assert_eq!(append(json!([{"type": "task_update", "title": "no id", "status": "pending"}])), "invalid_arguments");
+    assert_eq!(append(json!([{"type": "poem", "text": "x"}])), "invalid_arguments");
+    assert_eq!(append(json!([{"type": "blocks", "blocks": vec![json!({"type": "divider"}); 51]}])), "invalid_arguments", "at most 50 blocks");
+    let both = json!({"channel": "D6", "ts": ts, "markdown_text": "x", "chunks": [task("a", "pending")]});
+    assert_eq!(error_of(&call(&fake, "chat.appendStream", both)), "cannot_provide_both_markdown_text_and_chunks");
+    let mode = json!({"channel": "D6", "thread_ts": "1.2", "markdown_text": "x", "task_display_mode": "kanban"});
+    assert_eq!(error_of(&call(&fake, "chat.startStream", mode)), "invalid_arguments");
+    assert!(fake.streams_in("D6")[0].streaming, "a refused call changes nothing");
+}
+
+#[test]
+fn a_stream_past_its_chunk_limit_is_msg_too_long_and_closed_and_text_is_not_counted() {
+    let fake = FakeSlack::start();
+    assert_eq!(slackline::sim::web::DEFAULT_STREAM_MAX_CHUNKS, 50);
+    fake.set_stream_max_chunks(3);
+    let ts = ok(call(&fake, "chat.startStream", json!({"channel": "D7", "thread_ts": "1.2", "chunks": [task("a", "in_progress")]})))["ts"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for _ in 0..20 {
+        ok(call(&fake, "chat.appendStream", json!({"channel": "D7", "ts": ts, "markdown_text": "text is not counted "})));
+    }
+    ok(call(&fake, "chat.appendStream", json!({"channel": "D7", "ts": ts, "chunks": [task("a", "complete")]})));
+    let over = json!({"channel": "D7", "ts": ts, "chunks": [task("b", "in_progress"), task("c", "in_progress")]});
+    assert_eq!(error_of(&call(&fake, "chat.appendStream", over)), "msg_too_long");
+    assert_eq!(error_of(&call(&fake, "chat.stopStream", json!({"channel": "D7", "ts": ts}))), "message_not_in_streaming_state", "as reported in the wild");
+    let stream = &fake.streams_in("D7")[0];
+    assert_eq!((stream.chunks, stream.tasks.len(), stream.streaming), (2, 1, false), "the refused call added nothing");
+    let crowded =
+        json!({"channel": "D7", "thread_ts": "1.2", "chunks": [task("x", "pending"), task("y", "pending"), task("z", "pending"), task("w", "pending")]});
+    assert_eq!(error_of(&call(&fake, "chat.startStream", crowded)), "msg_too_long", "a start past the limit opens nothing");
+    assert_eq!(fake.streams_in("D7").len(), 1);
+}
+
 #[test]
 fn conversations_replies_lists_the_bots_messages_in_a_thread() {
     let fake = FakeSlack::start();

@@ -16,6 +16,8 @@
 //!   admin API);
 //! - `session`: states the thread's agent session `processing` and streams an answer; `waits`:
 //!   streams an answer, then states the session `suspended` (the agent-session tests).
+//! - `plan`: streams an answer whose tasks show as a plan titled [`PLAN_TITLE`] (the structured
+//!   streams' tests).
 //!
 //! The button `slackline_tally_update` (its value: a remembered key) edits the remembered message
 //! (`chat.update` of its `ts`).
@@ -27,6 +29,8 @@ use crate::state::{Posted, MAX_VALUE_BYTES};
 pub const MARKER: &str = "slackline-tally";
 /// The tally's button.
 pub const UPDATE_ACTION: &str = "slackline_tally_update";
+/// The title of the plan a `plan` answer shows.
+pub const PLAN_TITLE: &str = "tally plan";
 /// Keys under this prefix are secret.
 pub const SECRET_PREFIX: &str = "secret:";
 
@@ -55,6 +59,10 @@ fn on_message(m: &MessageIn<'_>, cx: &mut Cx) -> HandlerResult {
     }
     if word("session") || word("waits") {
         return agent_session(m, cx, word("waits"));
+    }
+    if word("plan") {
+        cx.stream_answer(m, &m.message.text).plan(PLAN_TITLE);
+        return Ok(());
     }
     vote(cx, &post)?;
     if word("fail") {

@@ -19,13 +19,15 @@ pub(crate) async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
         Action::Status { name } => notify::status::bring_up_to_date(job, name).await,
         Action::RespondUrl { url, body } => respond_url::job::post(job, url, body).await,
         Action::LlmReply { prompt, then } => llm::job::answer(job, prompt, then).await,
-        Action::StreamAnswer { prompt, channel, thread_ts, recipient_user_id, recipient_team_id } => {
+        Action::StreamAnswer { prompt, channel, thread_ts, recipient_user_id, recipient_team_id, task_display_mode, plan_title } => {
             let to = assistant::calls::Target {
                 prompt,
                 channel,
                 thread_ts,
                 recipient_user_id: recipient_user_id.as_deref(),
                 recipient_team_id: recipient_team_id.as_deref(),
+                task_display_mode: *task_display_mode,
+                plan_title: plan_title.as_deref(),
             };
             assistant::job::answer(job, &to).await
         }

@@ -129,6 +129,13 @@ pub enum Action {
         /// The recipient's workspace.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         recipient_team_id: Option<String>,
+        /// How the answer's tasks are shown (`chat.startStream`'s `task_display_mode`); absent:
+        /// Slack's default, `timeline`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        task_display_mode: Option<crate::kinds::assistant::chunks::TaskDisplayMode>,
+        /// The plan's title (a `plan_update` chunk as each message of the answer starts).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        plan_title: Option<String>,
     },
     /// An agent session's status in a thread (`agents.sessions.setStatus`, `cx.session`): the
     /// thread's newest intent is sent, not necessarily this row's, so a session never goes back
@@ -371,6 +378,26 @@ mod tests {
         let a = Action::LlmReply { prompt: "p".into(), then: Followup::ResponseUrl { url: "u".into() } };
         let back: Action = serde_json::from_str(&serde_json::to_string(&a).unwrap()).unwrap();
         assert_eq!(back, a);
+    }
+
+    #[test]
+    fn a_streamed_answer_without_a_display_is_stored_as_before_and_a_plan_round_trips() {
+        let before = r#"{"type":"stream_answer","prompt":"p","channel":"D1","thread_ts":"1.0"}"#;
+        let read: Action = serde_json::from_str(before).unwrap();
+        assert_eq!(serde_json::to_string(&read).unwrap(), before, "an answer without a plan writes what older releases read");
+        let Action::StreamAnswer { prompt, channel, thread_ts, recipient_user_id, recipient_team_id, .. } = read else { panic!("a streamed answer") };
+        let plan = Action::StreamAnswer {
+            prompt,
+            channel,
+            thread_ts,
+            recipient_user_id,
+            recipient_team_id,
+            task_display_mode: Some(crate::kinds::assistant::chunks::TaskDisplayMode::Plan),
+            plan_title: Some("Checking".into()),
+        };
+        let json = serde_json::to_value(&plan).unwrap();
+        assert_eq!((json["task_display_mode"].as_str(), json["plan_title"].as_str()), (Some("plan"), Some("Checking")));
+        assert_eq!(serde_json::from_value::<Action>(json).unwrap(), plan);
     }
 
     #[test]

@@ -6,11 +6,10 @@ use super::client::Ack;
 use super::client::{
     agent_message, agent_opened, agent_session_stopped, app_context_changed, app_home_opened, app_rate_limited, block_suggestion, direct_message, envelope,
     fresh_id, fresh_trigger_id, fresh_ts, function_executed, global_shortcut, mention, message_shortcut, reaction_added, resolve_click, view_submission,
-    SendError, SimCall, Target,
+    SendError, SimCall, Target, EXECUTION_TOKEN_PREFIX,
 };
 use super::fake::FakeSlack;
 use super::faults::Faults;
-use super::web::EXECUTION_TOKEN_PREFIX;
 use crate::slack::method;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use serde_json::{json, Value};

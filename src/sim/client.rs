@@ -375,6 +375,9 @@ pub fn app_context_changed(user: &str, dm: &str, entities: &[Value]) -> Value {
     json!({"type": "app_context_changed", "user": user, "channel": dm, "context": {"entities": entities}, "event_ts": fresh_ts()})
 }
 
+/// How a Workflow step's per-execution token starts (`xwfp-`).
+pub const EXECUTION_TOKEN_PREFIX: &str = "xwfp-";
+
 /// A workflow reaching the app's step `callback_id` (`function_executed`): execution
 /// `execution_id`, its `inputs`, and its per-execution token (`xwfp-{execution_id}`, which the fake
 /// Slack revokes once the step has ended).
@@ -382,7 +385,7 @@ pub fn function_executed(callback_id: &str, execution_id: &str, inputs: &Value) 
     json!({
         "type": "function_executed", "function": {"callback_id": callback_id}, "inputs": inputs,
         "function_execution_id": execution_id, "workflow_execution_id": fresh_id("Wx"),
-        "bot_access_token": format!("{}{execution_id}", super::web::EXECUTION_TOKEN_PREFIX), "event_ts": fresh_ts(),
+        "bot_access_token": format!("{EXECUTION_TOKEN_PREFIX}{execution_id}"), "event_ts": fresh_ts(),
     })
 }
 

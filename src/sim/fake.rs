@@ -27,7 +27,7 @@
 use super::lists::Lists;
 pub use super::lists::{FakeRow, FAKE_BOT_USER};
 use super::tiers::Enforcer;
-pub use super::web::{knows, FakeSession, FakeStream, FAKE_TEAM};
+pub use super::web::{knows, FakeSession, FakeStream, FakeTask, FAKE_TEAM};
 use super::web::{refusal, Web};
 use crate::slack::method;
 use serde_json::{json, Map, Value};
@@ -288,6 +288,13 @@ impl FakeSlack {
     /// Streams close `lifetime` after they start (Slack: about 5 minutes).
     pub fn set_stream_lifetime(&self, lifetime: Duration) {
         self.state.lock().unwrap().web.set_stream_lifetime(lifetime.as_millis() as u64)
+    }
+
+    /// Streams take at most `n` task updates (and other structured chunks) over their life: the
+    /// call that would pass it is refused `msg_too_long` and the stream closed
+    /// (`sim::web::DEFAULT_STREAM_MAX_CHUNKS` unless set).
+    pub fn set_stream_max_chunks(&self, n: usize) {
+        self.state.lock().unwrap().web.set_stream_max_chunks(n)
     }
 
     /// The user presses stop on a streaming message; false if the fake has no such stream.

@@ -17,6 +17,14 @@
 //! The answer to a prompt is deterministic: [`FakeLlm::answer_to`] (`tokens` words). A request
 //! whose last message is the assistant's (a continuation) is answered with the rest of that
 //! answer after the text the assistant message holds, so a resumed answer reads as one.
+//!
+//! **Tool calls.** `[llm tools=search,lookup]` makes the model call those tools as it answers, as
+//! an OpenAI-compatible server streams them (`choices[0].delta.tool_calls`: the call's `index`,
+//! `id` and `function.name` first, then its `arguments` in a second delta): call `i` of `k` comes
+//! before word `i × tokens / k` (the first before any text), with the id `call_{i}_{name}`
+//! ([`FakeLlm::tool_calls`]). A continuation calls again the tools from where the partial answer
+//! ends on (the one at that very place included, with the same id: a real model may report a
+//! call again after a resume).
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -109,12 +117,39 @@ impl FakeLlm {
     /// the rest of it after a partial assistant message (a continuation).
     fn text_for(body: &Value, tokens: usize) -> String {
         let messages = body["messages"].as_array().cloned().unwrap_or_default();
-        let prompt = messages.iter().rev().find(|m| m["role"] == "user").and_then(|m| m["content"].as_str()).unwrap_or("");
-        let full = FakeLlm::answer_to(prompt, tokens);
+        let full = FakeLlm::answer_to(&last_user_message(body), tokens);
         match messages.last().filter(|m| m["role"] == "assistant").and_then(|m| m["content"].as_str()) {
             Some(partial) if full.starts_with(partial) => full[partial.len()..].to_string(),
             _ => full,
         }
+    }
+
+    /// The tool calls the answer to `prompt` makes (`[llm tools=…]`), in order: (id, tool name,
+    /// the byte offset in [`FakeLlm::answer_to`]'s text it comes before).
+    pub fn tool_calls(prompt: &str, tokens: usize) -> Vec<(String, String, usize)> {
+        let names = tool_names(prompt);
+        let full = FakeLlm::answer_to(prompt, tokens);
+        let starts: Vec<usize> = std::iter::once(0).chain(full.match_indices(' ').map(|(at, _)| at + 1)).collect();
+        names.iter().enumerate().map(|(i, name)| (format!("call_{i}_{name}"), name.clone(), starts[(i * tokens / names.len()).min(starts.len() - 1)])).collect()
+    }
+
+    /// What this request is answered with, in order: words, and the tool calls among them.
+    fn pieces_for(body: &Value, tokens: usize) -> Vec<Piece> {
+        let prompt = last_user_message(body);
+        let rest = FakeLlm::text_for(body, tokens);
+        let done = FakeLlm::answer_to(&prompt, tokens).len() - rest.len();
+        let mut tools = FakeLlm::tool_calls(&prompt, tokens).into_iter().filter(|(.., at)| *at >= done).peekable();
+        let mut pieces = Vec::new();
+        let mut at = done;
+        for word in rest.split_inclusive(' ') {
+            while let Some((id, name, _)) = tools.next_if(|(.., tool_at)| *tool_at <= at) {
+                pieces.push(Piece::Tool { id, name });
+            }
+            pieces.push(Piece::Word(word.to_string()));
+            at += word.len();
+        }
+        pieces.extend(tools.map(|(id, name, _)| Piece::Tool { id, name }));
+        pieces
     }
 
     fn serve(&self, stream: TcpStream) {
@@ -123,7 +158,7 @@ impl FakeLlm {
         let settings = directives(&body, *self.settings.lock().unwrap());
         let text = FakeLlm::text_for(&body, settings.tokens);
         if body["stream"] == true {
-            self.stream_answer(stream, &text, settings);
+            self.stream_answer(stream, &FakeLlm::pieces_for(&body, settings.tokens), settings);
         } else {
             let answer = json!({"id": "cmpl-1", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]});
             let body = answer.to_string();
@@ -132,6 +167,25 @@ impl FakeLlm {
             let _ = stream.write_all(head.as_bytes()).and_then(|_| stream.write_all(body.as_bytes()));
         }
     }
+}
+
+/// A piece of a streamed answer.
+enum Piece {
+    Word(String),
+    Tool { id: String, name: String },
+}
+
+/// The request's last user message.
+fn last_user_message(body: &Value) -> String {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    messages.iter().rev().find(|m| m["role"] == "user").and_then(|m| m["content"].as_str()).unwrap_or("").to_string()
+}
+
+/// The tools a prompt asks the model to call (`[llm tools=search,lookup]`).
+fn tool_names(prompt: &str) -> Vec<String> {
+    let Some(inner) = prompt.split("[llm ").nth(1).and_then(|rest| rest.split(']').next()) else { return Vec::new() };
+    let list = inner.split_whitespace().find_map(|pair| pair.strip_prefix("tools="));
+    list.into_iter().flat_map(|l| l.split(',')).filter(|n| !n.is_empty()).map(str::to_string).collect()
 }
 
 /// The settings a request's user message asks for (`[llm tokens=N rate=N break=N hang=N]`).
@@ -179,14 +233,15 @@ fn read_request(stream: &TcpStream) -> Option<Value> {
 }
 
 impl FakeLlm {
-    /// Writes `text` as server-sent events, one word a tick, each in an HTTP chunk of its own.
-    fn stream_answer(&self, mut stream: TcpStream, text: &str, settings: LlmSettings) {
+    /// Writes `pieces` as server-sent events, one a tick (a word, or a tool call's two deltas),
+    /// each in an HTTP chunk of its own.
+    fn stream_answer(&self, mut stream: TcpStream, pieces: &[Piece], settings: LlmSettings) {
         let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";
         if stream.write_all(head.as_bytes()).is_err() {
             return;
         }
         let tick = Duration::from_secs_f64(1.0 / f64::from(settings.tokens_per_second.max(1)));
-        for (i, word) in text.split_inclusive(' ').enumerate() {
+        for (i, piece) in pieces.iter().enumerate() {
             if settings.break_after == Some(i) {
                 let _ = stream.shutdown(std::net::Shutdown::Both);
                 return;
@@ -197,13 +252,27 @@ impl FakeLlm {
                 return;
             }
             std::thread::sleep(tick);
-            let chunk =
-                json!({"id": "cmpl-1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": word}, "finish_reason": null}]});
-            if write_chunk(&mut stream, &format!("data: {chunk}\n\n")).is_err() {
+            if write_chunk(&mut stream, &sse_of(piece)).is_err() {
                 return; // the client went away
             }
         }
         let _ = write_chunk(&mut stream, "data: [DONE]\n\n").and_then(|_| stream.write_all(b"0\r\n\r\n"));
+    }
+}
+
+/// The server-sent events of one piece.
+fn sse_of(piece: &Piece) -> String {
+    let event = |delta: Value| {
+        format!("data: {}\n\n", json!({"id": "cmpl-1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": null}]}))
+    };
+    match piece {
+        Piece::Word(word) => event(json!({"content": word})),
+        Piece::Tool { id, name } => {
+            let index: usize = id.split('_').nth(1).and_then(|i| i.parse().ok()).unwrap_or(0);
+            let start = json!({"tool_calls": [{"index": index, "id": id, "type": "function", "function": {"name": name, "arguments": ""}}]});
+            let arguments = json!({"tool_calls": [{"index": index, "function": {"arguments": "{\"query\": \"…\"}"}}]});
+            format!("{}{}", event(start), event(arguments))
+        }
     }
 }
 
@@ -273,6 +342,30 @@ mod tests {
         let llm = FakeLlm::start(LlmSettings::default());
         let (events, _) = ask(&llm, prompt("short [llm tokens=3 rate=1000]"));
         assert_eq!(events.iter().filter(|e| matches!(e, SseEvent::Delta(_))).count(), 3);
+    }
+
+    #[test]
+    fn a_prompt_can_ask_for_tool_calls_and_a_continuation_calls_those_from_its_place_on() {
+        let llm = FakeLlm::start(LlmSettings { tokens: 8, tokens_per_second: 1000, ..LlmSettings::default() });
+        let asked = "go [llm tools=search,lookup]";
+        let (events, _) = ask(&llm, prompt(asked));
+        let calls: Vec<_> =
+            events.iter().filter_map(|e| if let SseEvent::ToolCall { id, name } = e { Some((id.clone().unwrap(), name.clone())) } else { None }).collect();
+        assert_eq!(calls, [("call_0_search".to_string(), "search".to_string()), ("call_1_lookup".into(), "lookup".into())]);
+        assert!(matches!(events[0], SseEvent::ToolCall { .. }), "the first call before any text");
+        let text: String = events.iter().filter_map(|e| if let SseEvent::Delta(t) = e { Some(t.as_str()) } else { None }).collect();
+        assert_eq!(text, FakeLlm::answer_to(asked, 8));
+        assert_eq!(FakeLlm::tool_calls(asked, 8)[1].2, FakeLlm::answer_to(asked, 8).split_inclusive(' ').take(4).map(str::len).sum::<usize>());
+        // Continuing after five words: only the tools from there on (none here).
+        let partial: String = FakeLlm::answer_to(asked, 8).split_inclusive(' ').take(5).collect();
+        let body = json!({"stream": true, "messages": [{"role": "user", "content": asked}, {"role": "assistant", "content": partial}]});
+        let (events, _) = ask(&llm, body);
+        assert!(!events.iter().any(|e| matches!(e, SseEvent::ToolCall { .. })), "{events:?}");
+        // After four: the second call is at that very place, and comes again.
+        let partial: String = FakeLlm::answer_to(asked, 8).split_inclusive(' ').take(4).collect();
+        let body = json!({"stream": true, "messages": [{"role": "user", "content": asked}, {"role": "assistant", "content": partial}]});
+        let (events, _) = ask(&llm, body);
+        assert_eq!(events.first(), Some(&SseEvent::ToolCall { id: Some("call_1_lookup".into()), name: "lookup".into() }));
     }
 
     #[test]

@@ -9,22 +9,26 @@
 //! `streaming_state_conflict` while it streams. A stream closes
 //! [`DEFAULT_STREAM_LIFETIME_MS`] after it starts (`FakeSlack::set_stream_lifetime`), after which
 //! appends are `message_not_in_streaming_state`; one the user stopped
-//! (`FakeSlack::stop_stream_as_user`) answers `stopped_by_user`. A
+//! (`FakeSlack::stop_stream_as_user`) answers `stopped_by_user`; streams take `chunks` (text, task
+//! updates, a plan's title) up to a limit that answers `msg_too_long` (`web/streams.rs`). A
 //! `trigger_id` minted by the simulator ([`super::client::fresh_trigger_id`]) carries its time,
 //! and `views.open` / `views.push` refuse it as `expired_trigger_id` after [`TRIGGER_TTL_MS`]; any
 //! other `trigger_id` is taken as fresh. Agent sessions ([`FakeSession`]) are created by their
 //! first `agents.sessions.setStatus` or a stream started in their thread, and keep every status in
 //! the order the calls landed (`chat.stopStream`'s `session_status`, default `active`, included).
 
-use super::client::trigger_minted_at;
+use super::client::{trigger_minted_at, EXECUTION_TOKEN_PREFIX};
 use super::lists::FAKE_BOT_USER;
 use super::messages::{FakeMessage, Messages};
 pub use super::messages::{FAKE_APP_ID, FAKE_BOT_ID};
 use crate::slack::method;
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};
+
+mod streams;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
+pub use streams::{FakeStream, FakeTask, DEFAULT_STREAM_LIFETIME_MS, DEFAULT_STREAM_MAX_CHUNKS};
 
 /// The team of the fake's bot token (`auth.test`, `oauth.v2.access`, views' `team_id`).
 pub const FAKE_TEAM: &str = "TSIM";
@@ -83,6 +87,9 @@ pub struct Web {
     streams: HashMap<(String, String), FakeStream>,
     /// How long a stream stays open ([`DEFAULT_STREAM_LIFETIME_MS`] unless set).
     stream_lifetime_ms: Option<u64>,
+    /// How many task updates (and other structured chunks) a stream takes
+    /// ([`DEFAULT_STREAM_MAX_CHUNKS`] unless set).
+    stream_max_chunks: Option<usize>,
     /// The bot's posts, with their metadata, for `conversations.history` and `.replies`.
     messages: Messages,
     /// Agent sessions, by (channel, thread ts).
@@ -92,9 +99,6 @@ pub struct Web {
     /// Per-execution tokens (`xwfp-…`) of steps that have ended: revoked, as Slack revokes them.
     revoked: HashSet<String>,
 }
-
-/// How a Workflow step's per-execution token starts.
-pub const EXECUTION_TOKEN_PREFIX: &str = "xwfp-";
 
 /// An agent session, as the fake keeps it: created by the first `agents.sessions.setStatus` or
 /// by a stream started in its thread (Slack enrolls streaming apps), moved by `setStatus` and by
@@ -119,30 +123,7 @@ impl FakeSession {
 /// The statuses Slack knows for a session.
 const SESSION_STATUSES: [&str; 4] = ["processing", "active", "suspended", "closed"];
 
-/// How long Slack keeps a stream open: about 5 minutes (undocumented; python-slack-sdk #1859).
-pub const DEFAULT_STREAM_LIFETIME_MS: u64 = 300_000;
-
-/// A streamed message, as the fake keeps it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FakeStream {
-    /// Its channel.
-    pub channel: String,
-    /// Its `ts`.
-    pub ts: String,
-    /// The thread it is in.
-    pub thread_ts: String,
-    /// Its text: everything appended, or what `chat.update` set.
-    pub text: String,
-    /// Still streaming (not stopped, by the app, the user or its lifetime).
-    pub streaming: bool,
-    /// The user pressed stop.
-    pub stopped_by_user: bool,
-    /// `chat.stopStream` added blocks (the feedback buttons).
-    pub blocks: bool,
-    /// When it started (ms since the epoch).
-    pub started_ms: u64,
-}
-
+/// A method's answer: `Ok` with the body, or `Err` with the refusal.
 type Answer = Result<Value, Value>;
 
 impl Web {
@@ -277,74 +258,6 @@ impl Web {
         Ok(view)
     }
 
-    /// `chat.startStream`: in a thread; in a channel (not a DM), for a recipient.
-    fn start_stream(&mut self, args: &Map<String, Value>, now_ms: u64) -> Answer {
-        let channel = channel(args)?;
-        let thread_ts = message_ts(args, "thread_ts")?;
-        let in_a_dm = channel.starts_with('D');
-        if !in_a_dm && (text(args, "recipient_user_id").is_none() || text(args, "recipient_team_id").is_none()) {
-            return Err(refusal("invalid_arguments"));
-        }
-        let ts = fresh_message_ts();
-        let stream = FakeStream {
-            channel: channel.into(),
-            ts: ts.clone(),
-            thread_ts: thread_ts.into(),
-            text: text(args, "markdown_text").unwrap_or("").into(),
-            streaming: true,
-            stopped_by_user: false,
-            blocks: false,
-            started_ms: now_ms,
-        };
-        self.streams.insert((channel.to_string(), ts.clone()), stream);
-        self.session_moves(channel, thread_ts, "processing");
-        Ok(json!({"ok": true, "channel": channel, "ts": ts}))
-    }
-
-    /// The stream at (channel, ts), closed first if its lifetime is over.
-    fn live_stream(&mut self, channel: &str, ts: &str, now_ms: u64) -> Option<&mut FakeStream> {
-        let lifetime = self.stream_lifetime_ms.unwrap_or(DEFAULT_STREAM_LIFETIME_MS);
-        let stream = self.streams.get_mut(&(channel.to_string(), ts.to_string()))?;
-        if now_ms.saturating_sub(stream.started_ms) > lifetime {
-            stream.streaming = false;
-        }
-        Some(stream)
-    }
-
-    /// `chat.appendStream`, or `chat.stopStream` when `stop`.
-    fn append_stream(&mut self, args: &Map<String, Value>, stop: bool, now_ms: u64) -> Answer {
-        let channel = channel(args)?;
-        let ts = message_ts(args, "ts")?;
-        let added = text(args, "markdown_text").unwrap_or("");
-        if !stop && added.is_empty() && args.get("chunks").is_none() {
-            return Err(missing("markdown_text"));
-        }
-        if added.chars().count() > 12_000 {
-            return Err(refusal("msg_too_long"));
-        }
-        let session_status = text(args, "session_status").unwrap_or("active").to_string();
-        if stop && !SESSION_STATUSES.contains(&session_status.as_str()) {
-            return Err(refusal("invalid_arguments"));
-        }
-        let Some(stream) = self.live_stream(channel, ts, now_ms) else { return Err(refusal("message_not_found")) };
-        if stream.stopped_by_user {
-            return Err(refusal("stopped_by_user"));
-        }
-        if !stream.streaming {
-            return Err(refusal("message_not_in_streaming_state"));
-        }
-        stream.text.push_str(added);
-        if !stop {
-            return Ok(json!({"ok": true, "channel": channel, "ts": ts}));
-        }
-        stream.streaming = false;
-        stream.blocks = args.get("blocks").is_some_and(|b| !b.is_null());
-        let (thread_ts, shown) = (stream.thread_ts.clone(), stream.text.clone());
-        self.session_moves(channel, &thread_ts, &session_status);
-        let message = json!({"type": "message", "text": shown, "user": FAKE_BOT_USER, "bot_id": FAKE_BOT_ID, "ts": ts});
-        Ok(json!({"ok": true, "channel": channel, "ts": ts, "message": message}))
-    }
-
     /// `chat.postMessage`: the message is kept, with its metadata (an object, or the
     /// JSON-encoded string a form body carries).
     fn post_message(&mut self, args: &Map<String, Value>) -> Answer {
@@ -402,19 +315,6 @@ impl Web {
             })
             .collect();
         Ok(self.messages.replies(channel, thread, streams, args))
-    }
-
-    /// Streams close this long after they start.
-    pub fn set_stream_lifetime(&mut self, ms: u64) {
-        self.stream_lifetime_ms = Some(ms);
-    }
-
-    /// The user presses stop on the stream `ts` of `channel` (false: no such stream).
-    pub fn stop_as_user(&mut self, channel: &str, ts: &str) -> bool {
-        let Some(stream) = self.streams.get_mut(&(channel.to_string(), ts.to_string())) else { return false };
-        stream.stopped_by_user = true;
-        stream.streaming = false;
-        true
     }
 
     /// `agents.sessions.setStatus`: creates the session on its first call (with its title, at most
@@ -484,13 +384,6 @@ impl Web {
     /// The agent session of `thread` in `channel`, if one was created.
     pub fn session(&self, channel: &str, thread: &str) -> Option<FakeSession> {
         self.sessions.get(&(channel.to_string(), thread.to_string())).cloned()
-    }
-
-    /// The streams in `channel`, oldest first.
-    pub fn streams_in(&self, channel: &str) -> Vec<FakeStream> {
-        let mut streams: Vec<FakeStream> = self.streams.values().filter(|s| s.channel == channel).cloned().collect();
-        streams.sort_by(|a, b| a.ts.cmp(&b.ts));
-        streams
     }
 }
 

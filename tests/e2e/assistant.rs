@@ -10,6 +10,11 @@
 //! What each test checks is what the user sees: the thread's messages, their text, and that none
 //! is left streaming. Every answer must read as the model's one answer (its messages' texts, in
 //! order, are exactly the model's text), however it was interrupted.
+//!
+//! Answers with structure — the model's tool calls as tasks, a plan, `msg_too_long` — are in
+//! [`structured`].
+
+mod structured;
 
 use crate::support::slack::{envelope, now_secs};
 use crate::support::{eventually, unique, Client, FakeSlack, Reply, Runtime, Settings};

@@ -155,7 +155,7 @@ fn with_an_llm_a_message_in_an_assistant_thread_is_streamed_under_a_status() {
     let Action::SlackApi { method, args, .. } = &e[0].action else { panic!("a status first") };
     assert_eq!((method.as_str(), args["thread_ts"].as_str(), e[0].deadline_after_ms), ("assistant.threads.setStatus", Some("9.0"), Some(STATUS_DEADLINE_MS)));
     assert_eq!(e[1].key, "msg:D1:10.1:reply", "keyed like any reply to the message");
-    let Action::StreamAnswer { prompt, channel, thread_ts, recipient_user_id, recipient_team_id } = &e[1].action else { panic!("a streamed answer") };
+    let Action::StreamAnswer { prompt, channel, thread_ts, recipient_user_id, recipient_team_id, .. } = &e[1].action else { panic!("a streamed answer") };
     assert_eq!((prompt.as_str(), channel.as_str(), thread_ts.as_str()), ("what changed?", "D1", "9.0"));
     assert_eq!((recipient_user_id.as_deref(), recipient_team_id.as_deref()), (Some("U1"), Some("T1")));
 }

@@ -26,6 +26,7 @@
 //! ```
 
 use super::{Cx, EffectRef, HandlerResult, Listeners, MessageIn, Route};
+use crate::kinds::assistant::chunks::TaskDisplayMode;
 use crate::kinds::registry::Action;
 use crate::slack::envelope::Message;
 use crate::slack::method;
@@ -127,6 +128,8 @@ pub fn streamed_answer(m: &Message, prompt: &str, team: &str) -> Action {
         thread_ts: m.thread_ts.clone().unwrap_or_else(|| m.ts.clone()),
         recipient_user_id: m.user.clone(),
         recipient_team_id: Some(team.to_string()),
+        task_display_mode: None,
+        plan_title: None,
     }
 }
 
@@ -168,6 +171,24 @@ impl Listeners {
     }
 }
 
+impl EffectRef<'_> {
+    /// Shows a streamed answer's tasks as a plan under `title` (`""`: a plan without a title):
+    /// `chat.startStream` with `task_display_mode: plan`, and a `plan_update` chunk as each of
+    /// the answer's messages starts (`cx.stream_answer(m, prompt).plan("Looking into it")`).
+    /// Without it, Slack's default shows each task in a timeline. On another effect it fails the
+    /// handler.
+    pub fn plan(mut self, title: &str) -> Self {
+        match self.performed_mut() {
+            Action::StreamAnswer { task_display_mode, plan_title, .. } => {
+                *task_display_mode = Some(TaskDisplayMode::Plan);
+                *plan_title = Some(title.to_string()).filter(|t| !t.is_empty());
+            }
+            _ => self.misused(format!("plan({title:?}): only a streamed answer (cx.stream_answer) shows a plan")),
+        }
+        self
+    }
+}
+
 impl Cx {
     /// The thread's status under the app's name ("is thinking…"), with up to 10 loading messages
     /// Slack rotates through. Slack clears it when the app posts in the thread, or after 2
@@ -194,7 +215,8 @@ impl Cx {
 
     /// Streams the LLM's answer to `prompt` (`LLM_API_URL`, asked with `stream: true`) into the
     /// thread of `message` as it is written (`chat.startStream` / `appendStream` /
-    /// `stopStream`, with feedback buttons), for the message's author. Durable like every effect,
+    /// `stopStream`, with feedback buttons: [`Listeners::feedback`]), for the message's author;
+    /// the tools the model reports calling show as tasks (`.plan(title)`: as a plan). Durable like every effect,
     /// and more: its progress is checkpointed before every call, so a crash or a lost lease
     /// mid-answer leaves one answer, continued where it stopped (docs/assistant.md). In an
     /// assistant thread, `message` is the user's message there; in the agent's DM, the answer goes
@@ -270,6 +292,29 @@ mod tests {
         let calls = done.calls();
         assert_eq!(calls[0].1["loading_messages"], json!(["Reading", "Writing"]));
         assert_eq!((calls[2].1["text"].as_str(), calls[2].1["thread_ts"].as_str()), (Some("viewing C2"), Some("1700000000.000002")));
+    }
+
+    #[test]
+    fn a_plan_is_chosen_on_the_streamed_answer_and_nowhere_else() {
+        let app = Listeners::new().assistant_message(|m, _, cx| {
+            cx.stream_answer(m, &m.message.text).plan("Looking into it");
+            Ok(())
+        });
+        let done = Team::new().handle(&app, &assistant_message("U1", "1700000000.000003", "why?"));
+        let queued = &done.queued()[0];
+        assert_eq!((queued.args["task_display_mode"].as_str(), queued.args["plan_title"].as_str()), (Some("plan"), Some("Looking into it")));
+        let untitled = Listeners::new().assistant_message(|m, _, cx| {
+            cx.stream_answer(m, "p").plan("");
+            Ok(())
+        });
+        let args = &Team::new().handle(&untitled, &assistant_message("U1", "1.1", "x")).queued()[0].args;
+        assert_eq!((args["task_display_mode"].as_str(), args.get("plan_title")), (Some("plan"), None));
+        let misused = Listeners::new().assistant_message(|_, _, cx| {
+            cx.reply("hi").plan("no");
+            Ok(())
+        });
+        let failed = Team::new().handle(&misused, &assistant_message("U1", "1.1", "x")).failed;
+        assert!(failed.as_deref().is_some_and(|f| f.contains("only a streamed answer")), "{failed:?}");
     }
 
     #[test]

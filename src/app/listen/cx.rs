@@ -149,6 +149,16 @@ impl EffectRef<'_> {
     pub fn effect(&self) -> &Effect {
         &self.cx.effects[self.index]
     }
+
+    /// The action it performs (a scheduled one's own), for a helper of another file to set.
+    pub(super) fn performed_mut(&mut self) -> &mut Action {
+        self.cx.effects[self.index].action.performed_mut()
+    }
+
+    /// Fails the handler with `why`: a helper used on an effect it does not fit.
+    pub(super) fn misused(&mut self, why: String) {
+        self.cx.misuse = Some(why);
+    }
 }
 
 impl Cx {

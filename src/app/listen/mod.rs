@@ -30,8 +30,8 @@
 //!   `message(pattern)` matches messages people write (no subtype, or `thread_broadcast`,
 //!   `file_share`);
 //! - Slack's agent surfaces have listeners of their own: [`agent`] (the agent's DM under
-//!   `agent_view`: `agent_opened`, `agent_message`, `agent_context_changed`) and [`assistant`]
-//!   (legacy assistant threads); `agent_opened` takes only the Messages tab's `app_home_opened`,
+//!   `agent_view`: `agent_opened`, `agent_message`, `agent_context_changed`), [`assistant`]
+//!   (legacy assistant threads) and [`feedback`] (the buttons under a streamed answer); `agent_opened` takes only the Messages tab's `app_home_opened`,
 //!   so an `event("app_home_opened")` after it still gets the Home tab;
 //! - a handler's `Err` never loses its event: the decision is [`Decision::Failed`], which the team
 //!   actor records.
@@ -39,6 +39,7 @@
 pub mod agent;
 pub mod assistant;
 pub mod cx;
+pub mod feedback;
 pub mod input;
 pub mod session;
 pub mod step;

@@ -1,11 +1,25 @@
 //! The Slack calls of a streamed answer: what each [`Call`] of the state machine sends
 //! (`chat.startStream`, `appendStream`, `stopStream`, `chat.postMessage`, `chat.update`,
 //! `conversations.replies`), and how Slack's judged answer becomes the machine's [`Reply`].
+//!
+//! A call whose content is text alone sends it as `markdown_text`, as before tasks existed; one
+//! that carries a task update (or the plan's title) sends everything as `chunks`, in the model's
+//! order (Slack refuses both at once: `cannot_provide_both_markdown_text_and_chunks`). Every
+//! message of the answer starts with its display mode and, in `plan` mode, its plan's title
+//! (`plan_update`). A posted answer (the fallback) shows its tasks as lines above its text.
 
+use super::chunks::{Chunk, Task, TaskDisplayMode, TaskStatus};
 use super::stream::{Call, Reply};
 use crate::slack::classify::Verdict;
 use crate::slack::method;
 use serde_json::{json, Value};
+
+/// The `action_id` of the feedback buttons under a finished answer.
+pub const FEEDBACK_ACTION_ID: &str = "slackline_feedback";
+/// The value of the feedback's positive button ("Good answer").
+pub const FEEDBACK_POSITIVE: &str = "good";
+/// The value of its negative button ("Bad answer").
+pub const FEEDBACK_NEGATIVE: &str = "bad";
 
 /// Where an answer goes.
 #[derive(Debug, Clone, Copy)]
@@ -20,26 +34,91 @@ pub struct Target<'a> {
     pub recipient_user_id: Option<&'a str>,
     /// Their workspace.
     pub recipient_team_id: Option<&'a str>,
+    /// How its tasks are shown (`task_display_mode`; absent: Slack's default, `timeline`).
+    pub task_display_mode: Option<TaskDisplayMode>,
+    /// The plan's title (`plan_update`), sent as each message of the answer starts.
+    pub plan_title: Option<&'a str>,
 }
 
 /// The method and arguments of `call`.
 pub fn request(to: &Target<'_>, call: &Call) -> (&'static str, Value) {
     let (channel, thread) = (to.channel, to.thread_ts);
     match call {
-        Call::Start { text } => {
-            let mut args = json!({ "channel": channel, "thread_ts": thread, "markdown_text": text });
+        Call::Start { chunks } => {
+            let mut args = json!({ "channel": channel, "thread_ts": thread });
+            content(&mut args, chunks, to.plan_title);
             if let (Some(user), Some(team)) = (to.recipient_user_id, to.recipient_team_id) {
                 args["recipient_user_id"] = json!(user);
                 args["recipient_team_id"] = json!(team);
             }
+            if let Some(mode) = to.task_display_mode {
+                args["task_display_mode"] = json!(mode.as_str());
+            }
             (method::START_STREAM, args)
         }
-        Call::Append { ts, text } => (method::APPEND_STREAM, json!({ "channel": channel, "ts": ts, "markdown_text": text })),
-        Call::Stop { ts, last: true } => (method::STOP_STREAM, json!({ "channel": channel, "ts": ts, "blocks": feedback_blocks() })),
-        Call::Stop { ts, last: false } => (method::STOP_STREAM, json!({ "channel": channel, "ts": ts })),
-        Call::Post { text } => (method::POST_MESSAGE, json!({ "channel": channel, "thread_ts": thread, "text": text })),
-        Call::Update { ts, text } => (method::UPDATE, json!({ "channel": channel, "ts": ts, "text": text })),
+        Call::Append { ts, chunks } => {
+            let mut args = json!({ "channel": channel, "ts": ts });
+            content(&mut args, chunks, None);
+            (method::APPEND_STREAM, args)
+        }
+        Call::Stop { ts, last, tasks } => {
+            let mut args = json!({ "channel": channel, "ts": ts });
+            if *last {
+                args["blocks"] = feedback_blocks();
+            }
+            if !tasks.is_empty() {
+                args["chunks"] = tasks.iter().map(task_chunk).collect();
+            }
+            (method::STOP_STREAM, args)
+        }
+        Call::Post { text, tasks } => (method::POST_MESSAGE, json!({ "channel": channel, "thread_ts": thread, "text": with_task_lines(to, tasks, text) })),
+        Call::Update { ts, text, tasks } => (method::UPDATE, json!({ "channel": channel, "ts": ts, "text": with_task_lines(to, tasks, text) })),
         Call::Find { since } => (method::CONVERSATIONS_REPLIES, json!({ "channel": channel, "ts": thread, "oldest": slack_ts(*since), "inclusive": true })),
+    }
+}
+
+/// Puts a stream call's content in `args`: text alone as `markdown_text`, anything else (a task
+/// update, the plan's title) as `chunks`.
+fn content(args: &mut Value, chunks: &[Chunk], plan_title: Option<&str>) {
+    if let ([Chunk::Text(text)], None) = (chunks, plan_title) {
+        args["markdown_text"] = json!(text);
+        return;
+    }
+    let plan = plan_title.map(|title| json!({ "type": "plan_update", "title": title }));
+    let rest = chunks.iter().map(|chunk| match chunk {
+        Chunk::Text(text) => json!({ "type": "markdown_text", "text": text }),
+        Chunk::Task(task) => task_chunk(task),
+    });
+    args["chunks"] = plan.into_iter().chain(rest).collect();
+}
+
+/// A `task_update` chunk.
+fn task_chunk(task: &Task) -> Value {
+    json!({ "type": "task_update", "id": task.id, "title": task.title, "status": task.status.as_str() })
+}
+
+/// A posted message's text: its tasks as lines above it (under the plan's title), when it has any.
+fn with_task_lines(to: &Target<'_>, tasks: &[Task], text: &str) -> String {
+    if tasks.is_empty() {
+        return text.to_string();
+    }
+    let mut lines: Vec<String> = to.plan_title.filter(|t| !t.is_empty()).map(|t| format!("*{t}*")).into_iter().collect();
+    lines.extend(tasks.iter().map(|t| format!("{} {}", status_mark(t.status), t.title)));
+    let head = lines.join("\n");
+    if text.is_empty() {
+        head
+    } else {
+        format!("{head}\n\n{text}")
+    }
+}
+
+/// How a task's status shows in a line of text.
+fn status_mark(status: TaskStatus) -> &'static str {
+    match status {
+        TaskStatus::Pending => "○",
+        TaskStatus::InProgress => "◐",
+        TaskStatus::Complete => "✓",
+        TaskStatus::Error => "✗",
     }
 }
 
@@ -71,9 +150,9 @@ fn feedback_blocks() -> Value {
         "type": "context_actions",
         "elements": [{
             "type": "feedback_buttons",
-            "action_id": "slackline_feedback",
-            "positive_button": {"text": {"type": "plain_text", "text": "Good answer"}, "value": "good"},
-            "negative_button": {"text": {"type": "plain_text", "text": "Bad answer"}, "value": "bad"}
+            "action_id": FEEDBACK_ACTION_ID,
+            "positive_button": {"text": {"type": "plain_text", "text": "Good answer"}, "value": FEEDBACK_POSITIVE},
+            "negative_button": {"text": {"type": "plain_text", "text": "Bad answer"}, "value": FEEDBACK_NEGATIVE}
         }]
     }])
 }
@@ -82,16 +161,64 @@ fn feedback_blocks() -> Value {
 mod tests {
     use super::*;
 
-    const TO: Target<'static> = Target { prompt: "p", channel: "C1", thread_ts: "1.0", recipient_user_id: Some("U1"), recipient_team_id: Some("T1") };
+    const TO: Target<'static> = Target {
+        prompt: "p",
+        channel: "C1",
+        thread_ts: "1.0",
+        recipient_user_id: Some("U1"),
+        recipient_team_id: Some("T1"),
+        task_display_mode: None,
+        plan_title: None,
+    };
+
+    fn text(t: &str) -> Vec<Chunk> {
+        vec![Chunk::Text(t.into())]
+    }
+
+    fn task(id: &str, status: TaskStatus) -> Task {
+        Task { id: id.into(), title: format!("{id}_tool"), status }
+    }
 
     #[test]
     fn a_stream_in_a_channel_names_its_recipient_and_the_last_stop_has_the_feedback_buttons() {
-        let (method, args) = request(&TO, &Call::Start { text: "Hi".into() });
+        let (method, args) = request(&TO, &Call::Start { chunks: text("Hi") });
         assert_eq!((method, args["recipient_user_id"].as_str(), args["thread_ts"].as_str()), ("chat.startStream", Some("U1"), Some("1.0")));
-        let (_, last) = request(&TO, &Call::Stop { ts: "2.0".into(), last: true });
+        assert_eq!((args["markdown_text"].as_str(), args.get("chunks"), args.get("task_display_mode")), (Some("Hi"), None, None), "text alone, as before");
+        let (_, last) = request(&TO, &Call::Stop { ts: "2.0".into(), last: true, tasks: vec![] });
         assert_eq!(last["blocks"][0]["elements"][0]["type"], "feedback_buttons");
-        let (_, rollover) = request(&TO, &Call::Stop { ts: "2.0".into(), last: false });
+        assert_eq!(last["blocks"][0]["elements"][0]["action_id"], FEEDBACK_ACTION_ID);
+        assert!(last.get("chunks").is_none());
+        let (_, rollover) = request(&TO, &Call::Stop { ts: "2.0".into(), last: false, tasks: vec![] });
         assert!(rollover.get("blocks").is_none());
+    }
+
+    #[test]
+    fn a_call_with_a_task_sends_everything_as_chunks_in_order_and_a_plan_starts_each_message() {
+        let chunks = vec![Chunk::Task(task("c1", TaskStatus::InProgress)), Chunk::Text("Found it".into())];
+        let (_, append) = request(&TO, &Call::Append { ts: "2.0".into(), chunks: chunks.clone() });
+        assert!(append.get("markdown_text").is_none(), "never both");
+        assert_eq!(
+            append["chunks"],
+            json!([{"type": "task_update", "id": "c1", "title": "c1_tool", "status": "in_progress"}, {"type": "markdown_text", "text": "Found it"}])
+        );
+        let plan = Target { task_display_mode: Some(TaskDisplayMode::Plan), plan_title: Some("Looking into it"), ..TO };
+        let (_, start) = request(&plan, &Call::Start { chunks: text("Hi") });
+        assert_eq!((start["task_display_mode"].as_str(), start.get("markdown_text")), (Some("plan"), None));
+        assert_eq!(start["chunks"], json!([{"type": "plan_update", "title": "Looking into it"}, {"type": "markdown_text", "text": "Hi"}]));
+        let (_, append) = request(&plan, &Call::Append { ts: "2.0".into(), chunks: text("more") });
+        assert_eq!((append["markdown_text"].as_str(), append.get("task_display_mode")), (Some("more"), None), "the plan's title only at a start");
+        let (_, stop) = request(&plan, &Call::Stop { ts: "2.0".into(), last: false, tasks: vec![task("c1", TaskStatus::Complete)] });
+        assert_eq!(stop["chunks"][0]["status"], "complete");
+    }
+
+    #[test]
+    fn a_posted_answer_shows_its_tasks_as_lines_above_its_text() {
+        let plan = Target { plan_title: Some("Plan"), ..TO };
+        let tasks = vec![task("a", TaskStatus::Complete), task("b", TaskStatus::InProgress), task("c", TaskStatus::Error)];
+        let (method, post) = request(&plan, &Call::Post { text: "Answer".into(), tasks: tasks.clone() });
+        assert_eq!((method, post["text"].as_str()), ("chat.postMessage", Some("*Plan*\n✓ a_tool\n◐ b_tool\n✗ c_tool\n\nAnswer")));
+        let (_, update) = request(&plan, &Call::Update { ts: "2.0".into(), text: "Answer".into(), tasks: vec![] });
+        assert_eq!(update["text"], "Answer", "no tasks, no lines: a streamed message's text is its text");
     }
 
     #[test]
@@ -111,7 +238,7 @@ mod tests {
 
     #[test]
     fn slacks_verdicts_become_replies() {
-        let start = Call::Start { text: "x".into() };
+        let start = Call::Start { chunks: text("x") };
         assert_eq!(reply(&TO, &start, &Verdict::Success, &json!({"ts": "5.0"})), Reply::Ok { ts: Some("5.0".into()) });
         assert_eq!(reply(&TO, &start, &Verdict::RateLimited { retry_after_ms: Some(3_000) }, &Value::Null), Reply::RateLimited { retry_after_ms: 3_000 });
         assert_eq!(reply(&TO, &start, &Verdict::Permanent { code: "stopped_by_user".into() }, &Value::Null), Reply::Refused("stopped_by_user".into()));

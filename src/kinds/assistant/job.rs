@@ -1,5 +1,5 @@
 //! A streamed answer's job (`Action::StreamAnswer`): asks the model with `stream: true` and
-//! writes its text into the thread as it comes, driving the pure state machine
+//! writes its text — and the tools it reports calling, as tasks — into the thread as it comes, driving the pure state machine
 //! (`super::stream::Answer`): this file only performs the calls it asks for.
 //!
 //! Before every Slack call the checkpoint is written in a unit that also checks the row's claim
@@ -142,6 +142,7 @@ async fn read(m: &mut Model, answer: &mut Answer, until: Option<i64>, now: i64) 
     if let Some(event) = m.pending.pop_front() {
         match event {
             SseEvent::Delta(text) => answer.text(&text, now),
+            SseEvent::ToolCall { id, name } => answer.tool_call(id.as_deref(), &name),
             SseEvent::Done => answer.model_done(),
             SseEvent::Error(code) => answer.model_failed(&code),
         }

@@ -10,6 +10,7 @@
 //! the thread's answers.
 
 pub mod calls;
+pub mod chunks;
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod job;
 pub mod session;

@@ -3,6 +3,12 @@
 //! answer, then `data: [DONE]`. Bytes arrive in pieces that split lines (and UTF-8 characters)
 //! anywhere, so the decoder keeps the unfinished line until its newline comes.
 //!
+//! A model that calls tools streams them in `choices[0].delta.tool_calls`: `[{index, id,
+//! function: {name, arguments}}]`, the first delta of a call with its `id` and `name`, the next
+//! ones (same `index`) with pieces of its `arguments`. The decoder reports each call once, when it
+//! starts ([`SseEvent::ToolCall`]); slackline shows it as a task and runs nothing, so the
+//! arguments are not kept.
+//!
 //! Invariants: every byte pushed is either decoded into an [`SseEvent`] or held for the next
 //! push; nothing after `[DONE]` or an error is decoded; a chunk that is not JSON is an error, not
 //! silently skipped (a model server that breaks the format mid-answer must not end it quietly).
@@ -14,6 +20,13 @@ use serde_json::Value;
 pub enum SseEvent {
     /// The next piece of text (never empty).
     Delta(String),
+    /// The model started a tool call.
+    ToolCall {
+        /// The call's id (`None` if the server gave none).
+        id: Option<String>,
+        /// The tool's name.
+        name: String,
+    },
     /// The model finished (`[DONE]`, or a `finish_reason` without more text).
     Done,
     /// The stream broke: an `error` object, or a line that is not a chunk.
@@ -51,10 +64,9 @@ impl SseDecoder {
             }
             let line = std::mem::take(&mut self.line);
             self.saw_data |= line.starts_with(b"data:");
-            if let Some(event) = self.line_event(&line) {
-                self.ended = !matches!(event, SseEvent::Delta(_));
-                events.push(event);
-            }
+            let from = events.len();
+            line_events(&line, &mut events);
+            self.ended = events[from..].iter().any(|e| matches!(e, SseEvent::Done | SseEvent::Error(_)));
         }
         events
     }
@@ -70,41 +82,60 @@ impl SseDecoder {
             Ok(v) => v,
             Err(_) => return vec![SseEvent::Error("bad_response".into())],
         };
-        match whole.pointer("/choices/0/message/content").and_then(Value::as_str) {
-            Some(text) if !text.is_empty() => vec![SseEvent::Delta(text.into()), SseEvent::Done],
-            Some(_) => vec![SseEvent::Done],
-            None => vec![SseEvent::Error("bad_response".into())],
+        let Some(message) = whole.pointer("/choices/0/message") else { return vec![SseEvent::Error("bad_response".into())] };
+        let mut events = Vec::new();
+        tool_calls(message.get("tool_calls"), &mut events);
+        match message.get("content") {
+            Some(Value::String(text)) if !text.is_empty() => events.push(SseEvent::Delta(text.clone())),
+            Some(Value::String(_)) => {}
+            _ if !events.is_empty() => {}
+            _ => return vec![SseEvent::Error("bad_response".into())],
         }
+        events.push(SseEvent::Done);
+        events
     }
 
     /// Whether `[DONE]` or an error was seen.
     pub fn ended(&self) -> bool {
         self.ended
     }
+}
 
-    /// The event a complete line carries, if any (blank lines, comments and other fields carry
-    /// none).
-    fn line_event(&self, line: &[u8]) -> Option<SseEvent> {
-        let line = String::from_utf8_lossy(line);
-        let line = line.trim_end_matches('\r');
-        let data = line.strip_prefix("data:")?.trim_start();
-        if data == "[DONE]" {
-            return Some(SseEvent::Done);
-        }
-        let chunk: Value = match serde_json::from_str(data) {
-            Ok(v) => v,
-            Err(_) => return Some(SseEvent::Error("bad_chunk".into())),
-        };
-        if let Some(error) = chunk.get("error") {
-            let code = error.get("code").or_else(|| error.get("type")).and_then(Value::as_str).unwrap_or("llm_error");
-            return Some(SseEvent::Error(code.into()));
-        }
-        let choice = chunk.pointer("/choices/0")?;
-        match choice.pointer("/delta/content").and_then(Value::as_str) {
-            Some(text) if !text.is_empty() => Some(SseEvent::Delta(text.into())),
-            _ if choice.get("finish_reason").is_some_and(|r| !r.is_null()) => Some(SseEvent::Done),
-            _ => None,
-        }
+/// The events a complete line carries (blank lines, comments and other fields carry none): the
+/// chunk's text, the tool calls it starts, then its end (`[DONE]`, a `finish_reason`, an error).
+fn line_events(line: &[u8], events: &mut Vec<SseEvent>) {
+    let line = String::from_utf8_lossy(line);
+    let line = line.trim_end_matches('\r');
+    let Some(data) = line.strip_prefix("data:").map(str::trim_start) else { return };
+    if data == "[DONE]" {
+        return events.push(SseEvent::Done);
+    }
+    let chunk: Value = match serde_json::from_str(data) {
+        Ok(v) => v,
+        Err(_) => return events.push(SseEvent::Error("bad_chunk".into())),
+    };
+    if let Some(error) = chunk.get("error") {
+        let code = error.get("code").or_else(|| error.get("type")).and_then(Value::as_str).unwrap_or("llm_error");
+        return events.push(SseEvent::Error(code.into()));
+    }
+    let Some(choice) = chunk.pointer("/choices/0") else { return };
+    let from = events.len();
+    if let Some(text) = choice.pointer("/delta/content").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+        events.push(SseEvent::Delta(text.into()));
+    }
+    tool_calls(choice.pointer("/delta/tool_calls"), events);
+    if events.len() == from && choice.get("finish_reason").is_some_and(|r| !r.is_null()) {
+        events.push(SseEvent::Done);
+    }
+}
+
+/// The tool calls a `tool_calls` array starts: those that name their function (the deltas that
+/// carry only more of a call's arguments start none).
+fn tool_calls(calls: Option<&Value>, events: &mut Vec<SseEvent>) {
+    for call in calls.and_then(Value::as_array).into_iter().flatten() {
+        let Some(name) = call.pointer("/function/name").and_then(Value::as_str).filter(|n| !n.is_empty()) else { continue };
+        let id = call.get("id").and_then(Value::as_str).filter(|i| !i.is_empty()).map(str::to_string);
+        events.push(SseEvent::ToolCall { id, name: name.to_string() });
     }
 }
 
@@ -165,6 +196,34 @@ mod tests {
         let mut junk = SseDecoder::default();
         junk.push(b"<html>oops</html>");
         assert_eq!(junk.finish(), vec![SseEvent::Error("bad_response".into())]);
+    }
+
+    /// A streamed tool call's deltas, as OpenAI sends them: the first with the id and name, the
+    /// next with pieces of the arguments.
+    fn tool_call(index: u32, id: &str, name: &str) -> String {
+        let start = serde_json::json!({"choices": [{"delta": {"tool_calls": [{"index": index, "id": id, "type": "function", "function": {"name": name, "arguments": ""}}]}, "finish_reason": null}]});
+        let args =
+            serde_json::json!({"choices": [{"delta": {"tool_calls": [{"index": index, "function": {"arguments": "{\"q\": 1}"}}]}, "finish_reason": null}]});
+        format!("data: {start}\n\ndata: {args}\n\n")
+    }
+
+    #[test]
+    fn a_tool_call_is_reported_once_when_it_starts_between_the_text() {
+        let mut d = SseDecoder::default();
+        let finish = "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n";
+        let body = format!("{}{}{}{}{finish}", chunk("Let me look. "), tool_call(0, "call_1", "search"), tool_call(1, "call_2", "lookup"), chunk("Found."));
+        let events = d.push(body.as_bytes());
+        let search = SseEvent::ToolCall { id: Some("call_1".into()), name: "search".into() };
+        let lookup = SseEvent::ToolCall { id: Some("call_2".into()), name: "lookup".into() };
+        assert_eq!(events, vec![SseEvent::Delta("Let me look. ".into()), search, lookup, SseEvent::Delta("Found.".into()), SseEvent::Done]);
+    }
+
+    #[test]
+    fn a_whole_completion_with_tool_calls_reports_them_before_its_text() {
+        let mut d = SseDecoder::default();
+        let message = serde_json::json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c9", "type": "function", "function": {"name": "fetch", "arguments": "{}"}}]});
+        d.push(serde_json::json!({"choices": [{"message": message, "finish_reason": "tool_calls"}]}).to_string().as_bytes());
+        assert_eq!(d.finish(), vec![SseEvent::ToolCall { id: Some("c9".into()), name: "fetch".into() }, SseEvent::Done]);
     }
 
     #[test]

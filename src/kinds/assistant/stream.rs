@@ -1,41 +1,68 @@
-//! A streamed answer's state machine, with no I/O: it is fed the model's text and Slack's replies
-//! and says which Slack call to make next ([`Step`]). The adapter performs each call, writes the
-//! [`Checkpoint`] before it (fenced by the row's claim), and feeds the reply back.
+//! A streamed answer's state machine, with no I/O: it is fed the model's text and tool calls and
+//! Slack's replies and says which Slack call to make next ([`Step`]). The adapter performs each
+//! call, writes the [`Checkpoint`] before it (fenced by the row's claim), and feeds the reply back.
 //!
-//! **The shape of an answer.** Text from the model is buffered and flushed by size or by time
-//! ([`Policy`]): the first flush opens the message (`chat.startStream`, in the thread), later ones
-//! append to it (`chat.appendStream`, at most [`Policy::max_call_chars`] each), and the end closes it
-//! (`chat.stopStream`, with the feedback buttons). A message that has streamed for
-//! [`Policy::rollover_ms`] is closed and the answer continues in a new message in the same thread,
-//! before Slack's own ~5-minute lifetime closes it. Where Slack refuses to stream, the answer is
-//! posted (`chat.postMessage`) and grown with `chat.update` no more often than
-//! [`Policy::update_every_ms`].
+//! **The shape of an answer.** The model's output — text, and the tools it reports calling, each
+//! shown as a task (`in_progress` when the call starts, `complete` when the model moves on: to
+//! text, to the next call, or to its end; `error` if it fails) — is buffered in the order it came
+//! ([`super::chunks::Pending`]) and flushed by size or by time ([`Policy`]): the first flush opens
+//! the message (`chat.startStream`, in the thread), later ones append to it
+//! (`chat.appendStream`, at most [`Policy::max_call_chars`] of text and
+//! [`Policy::max_call_chunks`] chunks each), and the end closes it (`chat.stopStream`, with the
+//! feedback buttons). A message that has streamed for [`Policy::rollover_ms`], or that Slack
+//! refuses more of (`msg_too_long`), is closed and the answer continues in a new message in the
+//! same thread. Where Slack refuses to stream, the answer is posted (`chat.postMessage`) and grown
+//! with `chat.update` no more often than [`Policy::update_every_ms`], its tasks as lines above the
+//! text.
+//!
+//! **A message never closes with a task left open in it** when Slack lets us say so: the
+//! `stopStream` that closes it ends the tasks still open (`complete`; `error` when the model
+//! failed or the user stopped it). Where Slack closed the message under us (its lifetime,
+//! `msg_too_long`), nothing more can be said in it: its open tasks are shown again, with their
+//! next status, at the head of the next message.
 //!
 //! **What survives a crash.** The checkpoint holds the text Slack has been given (`delivered`),
-//! the text of the call being made (`in_flight`: written *before* the call, so whether or not the
-//! call landed, the next attempt knows the most the message may show), and the open message's
-//! `ts`. [`Answer::resume`] turns a checkpoint left by a dead attempt into calls that leave one
-//! coherent answer: the open stream is stopped, and when a call was in flight its message is set to
-//! exactly `delivered + in_flight` with `chat.update`; if the model had not finished, the answer
-//! continues in a new message (the model is asked to continue from the delivered text). A
-//! message whose `chat.startStream` was in flight without its `ts` being recorded is found in the
-//! thread first ([`Call::Find`]). So: never two full answers, never a message left streaming.
+//! the text and task updates of the call being made (`in_flight`, `in_flight_tasks`: written
+//! *before* the call, so whether or not it landed, the next attempt knows the most the message may
+//! show), the open message's `ts` and the status of each task it shows (`checkpoint.rs`).
+//! [`Answer::resume`] turns a checkpoint left by a dead attempt into calls that leave one coherent
+//! answer: the open stream is stopped — re-sending the in-flight task updates and ending its open
+//! tasks —, and when text was in flight its message is set to exactly `delivered + in_flight` with
+//! `chat.update`; if the model had not finished, the answer continues in a new message (the model
+//! is asked to continue from the delivered text; a task it reports again by the same id adds
+//! nothing). A message whose `chat.startStream` was in flight without its `ts` being recorded is
+//! found in the thread first ([`Call::Find`]). So: never two full answers, never a message left
+//! streaming, never a task shown twice in a message.
 //!
-//! **Invariants.** Text is never dropped: a 429 or a transient failure puts the call's text back
-//! at the head of the buffer. After `stopped_by_user` no call is made. Every call's text is at
-//! most `max_call_chars`. A finished answer makes no call.
+//! **Invariants.** Nothing is dropped: a 429 or a transient failure puts the call's chunks back at
+//! the head of the buffer. After `stopped_by_user` no call is made. Every call's text is at most
+//! `max_call_chars`. A finished answer makes no call.
 
-use serde::{Deserialize, Serialize};
+mod checkpoint;
+mod closing;
+mod posted;
+mod replies;
+mod step;
+
+pub use checkpoint::{Checkpoint, Mode, Open, Phase};
+pub use step::{Call, End, Reply, Step};
+
+use super::chunks::{compact, tasks_of, text_of, Chunk, Pending, Task, TaskStatus};
+use std::collections::BTreeSet;
 
 /// The knobs, with Slack's limits as defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Policy {
     /// Flush once this many characters are buffered (bolt-js's `ChatStreamer` buffers 256).
     pub flush_chars: usize,
-    /// ... or once the oldest buffered text has waited this long.
+    /// ... or once the oldest buffered text (or task update) has waited this long.
     pub flush_ms: i64,
     /// `markdown_text` is capped at 12,000 characters a call.
     pub max_call_chars: usize,
+    /// The most chunks (text runs and task updates) one call carries: 50, as Slack's `blocks`
+    /// chunk takes at most 50 blocks (no limit on a call's chunks is documented). A call Slack
+    /// answers `msg_too_long` at a message's start is made again with half as many.
+    pub max_call_chunks: usize,
     /// Close a message that has streamed this long and continue in a new one (Slack closes
     /// streams after about 5 minutes).
     pub rollover_ms: i64,
@@ -48,167 +75,16 @@ pub struct Policy {
 
 impl Default for Policy {
     fn default() -> Self {
-        Policy { flush_chars: 256, flush_ms: 1_000, max_call_chars: 12_000, rollover_ms: 270_000, update_every_ms: 1_500, max_transient: 3 }
+        Policy {
+            flush_chars: 256,
+            flush_ms: 1_000,
+            max_call_chars: 12_000,
+            max_call_chunks: 50,
+            rollover_ms: 270_000,
+            update_every_ms: 1_500,
+            max_transient: 3,
+        }
     }
-}
-
-/// How the answer reaches Slack.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Mode {
-    /// `chat.startStream` / `appendStream` / `stopStream`.
-    Stream,
-    /// `chat.postMessage` then `chat.update` (streaming refused).
-    Fallback,
-}
-
-/// Where the open message stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// Streaming: text is appended to it.
-    Streaming,
-    /// Posted (the fallback): text is added with `chat.update`.
-    Posted,
-    /// Its stream must be stopped before anything else (a roll-over, a recovery, a conflict).
-    Stopping {
-        /// The answer ends with it (the feedback buttons).
-        last: bool,
-    },
-    /// Stopped or closed by Slack: its text is set to `shown + in_flight` with `chat.update`,
-    /// and then it is done.
-    Closing,
-}
-
-/// The message the answer is being written into.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Open {
-    /// Its `ts`; `None` while the call that creates it is in flight.
-    pub ts: Option<String>,
-    /// Where its text begins in `delivered` (bytes).
-    pub start: usize,
-    /// When it was opened (epoch ms).
-    pub opened_at: i64,
-    /// Where it stands.
-    pub phase: Phase,
-}
-
-/// What the actor keeps of a streamed answer, written before every Slack call.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Checkpoint {
-    /// How it reaches Slack.
-    pub mode: Mode,
-    /// All the text Slack has accepted, over every message of the answer.
-    pub delivered: String,
-    /// The text of the call being made (it may or may not have landed).
-    pub in_flight: String,
-    /// The open message, if any.
-    pub open: Option<Open>,
-    /// The model has finished and all its text is in `delivered` or `in_flight`.
-    pub complete: bool,
-}
-
-impl Default for Checkpoint {
-    fn default() -> Self {
-        Checkpoint { mode: Mode::Stream, delivered: String::new(), in_flight: String::new(), open: None, complete: false }
-    }
-}
-
-impl Checkpoint {
-    /// The text the open message shows (without what is in flight).
-    fn shown(&self) -> &str {
-        self.open.as_ref().map_or("", |o| &self.delivered[o.start..])
-    }
-}
-
-/// A Slack call to make. Channel, thread and recipients are the adapter's (they never change).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Call {
-    /// `chat.startStream` in the thread.
-    Start {
-        /// The first text.
-        text: String,
-    },
-    /// `chat.appendStream`.
-    Append {
-        /// The streaming message.
-        ts: String,
-        /// The next text.
-        text: String,
-    },
-    /// `chat.stopStream`.
-    Stop {
-        /// The streaming message.
-        ts: String,
-        /// The answer ends here: add the feedback buttons.
-        last: bool,
-    },
-    /// `chat.postMessage` in the thread (the fallback, or an answer with no text).
-    Post {
-        /// The message's text.
-        text: String,
-    },
-    /// `chat.update`.
-    Update {
-        /// The message.
-        ts: String,
-        /// Its whole text.
-        text: String,
-    },
-    /// Look in the thread for the bot's message opened at or after `since`: a `startStream` or
-    /// `postMessage` whose answer the checkpoint did not get to record.
-    Find {
-        /// When the call that may have created it was made (epoch ms).
-        since: i64,
-    },
-}
-
-/// Slack's answer to a [`Call`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Reply {
-    /// `ok: true`.
-    Ok {
-        /// The message a `Start` or `Post` created, or the one [`Call::Find`] found (`None`:
-        /// there is none).
-        ts: Option<String>,
-    },
-    /// `ok: false` with this error.
-    Refused(String),
-    /// 429.
-    RateLimited {
-        /// Its `Retry-After`, in ms.
-        retry_after_ms: i64,
-    },
-    /// A 5xx, a timeout, a network failure.
-    Transient(String),
-}
-
-/// How an answer ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum End {
-    /// Every piece of the model's answer is in Slack, the last message closed.
-    Done,
-    /// The user pressed stop: nothing more is sent, and nothing is retried.
-    StoppedByUser,
-    /// Slack refused for good (`channel_not_found`, `invalid_auth`, …): park.
-    Refused(String),
-    /// Give up this attempt; the row retries and [`Answer::resume`]s from the checkpoint.
-    Retry(String),
-}
-
-/// What the adapter does next.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Step {
-    /// Write the checkpoint (fenced), then make this call and feed its reply to
-    /// [`Answer::replied`].
-    Call(Call),
-    /// Nothing to do before then (a 429's hold or a retry's backoff), epoch ms.
-    Wait(i64),
-    /// Read the model: feed what arrives to [`Answer::text`] / [`Answer::model_done`] /
-    /// [`Answer::model_failed`], waiting at most until the time given (a flush may fall due).
-    Read(Option<i64>),
-    /// The answer is over: complete the row by this.
-    Finished(End),
 }
 
 /// Slack errors that mean "streaming is not available here": use the fallback.
@@ -216,17 +92,22 @@ const NO_STREAMING: &[&str] =
     &["method_not_supported_for_channel_type", "not_allowed_token_type", "feature_not_enabled", "unknown_method", "streaming_mode_mismatch"];
 /// Slack errors worth the same call again.
 const TRANSIENT: &[&str] = &["internal_error", "fatal_error", "service_unavailable", "request_timeout", "ratelimited"];
-/// The text of an answer the model gave no words for.
+/// The text of an answer the model gave nothing for.
 pub const EMPTY_ANSWER: &str = "_(no answer)_";
+/// A task's title is the tool's name, cut to this many characters.
+const MAX_TITLE_CHARS: usize = 200;
+/// A UTF-8 character is at most this many bytes: a posted message with less room than this left
+/// is full.
+const MAX_CHAR_BYTES: usize = 4;
 
 /// One streamed answer in progress.
 #[derive(Debug, Clone)]
 pub struct Answer {
     cp: Checkpoint,
     policy: Policy,
-    /// The model's text not yet handed to Slack.
-    buffer: String,
-    /// When the oldest buffered text arrived.
+    /// The model's output not yet handed to Slack.
+    pending: Pending,
+    /// When the oldest buffered chunk arrived.
     buffered_since: Option<i64>,
     /// When the fallback message was last updated.
     updated_at: i64,
@@ -235,11 +116,21 @@ pub struct Answer {
     model_failed: Option<String>,
     /// The call in flight.
     calling: Option<Call>,
+    /// What the call in flight took off the buffer (a 429 puts it back).
+    taken: Vec<Chunk>,
     hold_until: i64,
     transient: u32,
     ended: Option<End>,
     /// The user pressed Stop ([`Answer::stop`]).
     user_stopped: bool,
+    /// The tasks the model reported and has not moved on from, while they are open.
+    model_open: Vec<Task>,
+    /// Every task id the answer has seen: a continuation that reports one again adds nothing.
+    known: BTreeSet<String>,
+    /// Slack refused more of the open message (`msg_too_long`): its stop carries no chunks.
+    full: bool,
+    /// The most chunks a call takes ([`Policy::max_call_chunks`], halved by `msg_too_long`).
+    chunk_cap: usize,
 }
 
 impl Answer {
@@ -250,19 +141,25 @@ impl Answer {
 
     fn from(cp: Checkpoint, policy: Policy) -> Answer {
         let model_done = cp.complete;
+        let known = cp.done_tasks.iter().cloned().chain(cp.tasks_after_flight().into_iter().map(|t| t.id)).collect();
         Answer {
             cp,
             policy,
-            buffer: String::new(),
+            pending: Pending::default(),
             buffered_since: None,
             updated_at: i64::MIN,
             model_done,
             model_failed: None,
             calling: None,
+            taken: Vec::new(),
             hold_until: i64::MIN,
             transient: 0,
             ended: None,
             user_stopped: false,
+            model_open: Vec::new(),
+            known,
+            full: false,
+            chunk_cap: policy.max_call_chunks.max(1),
         }
     }
 
@@ -270,11 +167,12 @@ impl Answer {
     /// open come first; then — unless the model had finished — the answer continues in a new
     /// message, for which the model is asked to continue from [`Answer::continues_from`].
     pub fn resume(mut cp: Checkpoint, policy: Policy) -> Answer {
+        let last = cp.complete && cp.in_flight.is_empty();
         if let Some(open) = cp.open.as_mut() {
             open.phase = match (open.ts.is_some(), open.phase) {
                 // Not known yet: [`Call::Find`] comes first, and decides.
                 (false, phase) => phase,
-                (true, Phase::Streaming) => Phase::Stopping { last: cp.complete && cp.in_flight.is_empty() },
+                (true, Phase::Streaming) => Phase::Stopping { last },
                 (true, Phase::Posted) => Phase::Closing,
                 (true, phase) => phase,
             };
@@ -293,37 +191,86 @@ impl Answer {
         &self.cp
     }
 
-    /// More of the model's text.
+    /// More of the model's text: the model moved on from the tools it was calling.
     pub fn text(&mut self, piece: &str, now: i64) {
-        if piece.is_empty() || self.ended.is_some() {
+        if piece.is_empty() || self.ended.is_some() || self.user_stopped {
             return;
         }
+        self.moves_on(TaskStatus::Complete);
         self.buffered_since.get_or_insert(now);
-        self.buffer.push_str(piece);
+        self.pending.push_text(piece);
+    }
+
+    /// The model called the tool `name` (slackline does not run it: it shows what the model
+    /// reports): a task, `in_progress` until the model moves on, flushed at once with what the
+    /// buffer holds before it. `id` is the model's tool call id (one is made up when it gives
+    /// none); an id the answer has seen adds nothing (a continuation reporting a call again).
+    pub fn tool_call(&mut self, id: Option<&str>, name: &str) {
+        if self.ended.is_some() || self.user_stopped {
+            return;
+        }
+        let id = id.filter(|i| !i.is_empty()).map_or_else(|| self.fresh_task_id(), str::to_string);
+        if !self.known.insert(id.clone()) {
+            return self.reported_again(id);
+        }
+        self.moves_on(TaskStatus::Complete);
+        let title: String = if name.is_empty() { "tool".into() } else { name.chars().take(MAX_TITLE_CHARS).collect() };
+        let task = Task { id, title, status: TaskStatus::InProgress };
+        self.model_open.push(task.clone());
+        self.pending.push_task(task);
+        // Shown at once: the buffer is due (a task in progress is worth a call of its own).
+        self.buffered_since = Some(i64::MIN);
+    }
+
+    /// A continuation reported a task the answer knows: nothing is shown again, but if the task is
+    /// still open, it is the model's to end when it moves on.
+    fn reported_again(&mut self, id: String) {
+        let waiting = self.pending.last_update(&id).cloned();
+        let shown = || self.cp.tasks_after_flight().into_iter().find(|t| t.id == id);
+        let open = waiting.or_else(shown).filter(|t| !t.status.is_final());
+        if let Some(task) = open.filter(|t| !self.model_open.iter().any(|m| m.id == t.id)) {
+            self.moves_on(TaskStatus::Complete);
+            self.model_open.push(task);
+        }
+    }
+
+    /// A task id no task of the answer has.
+    fn fresh_task_id(&self) -> String {
+        (self.known.len()..).map(|n| format!("task-{n}")).find(|id| !self.known.contains(id)).expect("an unused id")
+    }
+
+    /// The model moved on: the tasks it had open end with `status`.
+    fn moves_on(&mut self, status: TaskStatus) {
+        for task in std::mem::take(&mut self.model_open) {
+            self.pending.push_task(task.ended(status));
+        }
     }
 
     /// The model finished.
     pub fn model_done(&mut self) {
+        self.moves_on(TaskStatus::Complete);
         self.model_done = true;
     }
 
-    /// The model's stream broke or hung: what is buffered is delivered, the message closed, and
-    /// the attempt ends so that the row retries (and continues).
+    /// The model's stream broke or hung: its open tasks end in `error`, what is buffered is
+    /// delivered, the message closed, and the attempt ends so that the row retries (and continues).
     pub fn model_failed(&mut self, why: &str) {
+        self.moves_on(TaskStatus::Error);
         self.model_failed = Some(why.to_string());
     }
 
     /// The user pressed Stop (`agent_session_stopped`, recorded before this was called; between
     /// calls, never during one): nothing more of the model is sent — what is buffered is dropped —
     /// and the answer ends [`End::StoppedByUser`] once the open message is closed: a stream with
-    /// `chat.stopStream` (the text shown so far), a call in flight's message set to its text first,
-    /// a posted message left as it shows. An answer that sent nothing ends at once.
+    /// `chat.stopStream` (the text shown so far, its open tasks ended as `error`), a call in
+    /// flight's message set to its text first, a posted message left as it shows. An answer that
+    /// sent nothing ends at once.
     pub fn stop(&mut self) {
         if self.ended.is_some() {
             return;
         }
         self.user_stopped = true;
-        self.buffer.clear();
+        self.pending.clear();
         self.buffered_since = None;
     }
 
@@ -356,74 +303,31 @@ impl Answer {
         step
     }
 
-    /// The call that closes the open message, while it is being closed (or must be found).
-    fn closing_call(&mut self) -> Option<Step> {
-        let open = self.cp.open.clone()?;
-        let Some(ts) = open.ts else {
-            return Some(Step::Call(Call::Find { since: open.opened_at }));
-        };
-        match open.phase {
-            Phase::Streaming | Phase::Posted => None,
-            Phase::Stopping { last } => Some(Step::Call(Call::Stop { ts, last })),
-            Phase::Closing if self.cp.in_flight.is_empty() => {
-                self.cp.open = None;
-                self.after_close()
-            }
-            Phase::Closing => Some(Step::Call(Call::Update { ts, text: format!("{}{}", self.cp.shown(), self.cp.in_flight) })),
-        }
-    }
-
-    /// After [`Answer::stop`], with nothing being closed: stop the open stream (the answer's
-    /// last), or end.
-    fn close_stopped(&mut self) -> Step {
-        match self.cp.open.clone() {
-            Some(Open { ts: Some(ts), phase: Phase::Streaming, .. }) => {
-                self.phase(Phase::Stopping { last: true });
-                Step::Call(Call::Stop { ts, last: true })
-            }
-            _ => {
-                self.cp.open = None;
-                Step::Finished(End::StoppedByUser)
-            }
-        }
-    }
-
-    /// Once a message is closed: end the attempt if the model failed, else go on.
-    fn after_close(&mut self) -> Option<Step> {
-        if self.user_stopped {
-            return Some(Step::Finished(End::StoppedByUser));
-        }
-        let why = self.model_failed.clone().filter(|_| self.buffer.is_empty())?;
-        Some(Step::Finished(End::Retry(why)))
-    }
-
     /// Whether the buffer should go to Slack now.
     fn flush_due(&self, now: i64) -> bool {
-        !self.buffer.is_empty()
-            && (self.buffer.len() >= self.policy.flush_chars
+        !self.pending.is_empty()
+            && (self.pending.text_len() >= self.policy.flush_chars
                 || self.model_done
                 || self.model_failed.is_some()
                 || self.buffered_since.is_some_and(|t| now.saturating_sub(t) >= self.policy.flush_ms))
     }
 
-    /// Takes the next call's text off the buffer (at most `max_call_chars` bytes, on a character
-    /// boundary) and writes it ahead as in flight.
-    fn take_text(&mut self, room: usize) -> String {
-        let mut cut = self.buffer.len().min(room);
-        while !self.buffer.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let rest = self.buffer.split_off(cut);
-        let text = std::mem::replace(&mut self.buffer, rest);
-        if self.buffer.is_empty() {
+    /// Takes the next call's chunks off the buffer (at most `room` bytes of text, on a character
+    /// boundary) and writes them ahead as in flight; a task updated twice in them is sent once.
+    fn take(&mut self, room: usize) -> Vec<Chunk> {
+        let taken = self.pending.take(room, self.chunk_cap);
+        if self.pending.is_empty() {
             self.buffered_since = None;
         }
-        self.cp.in_flight = text.clone();
-        text
+        let chunks = compact(taken.clone());
+        self.taken = taken;
+        self.cp.in_flight = text_of(&chunks);
+        self.cp.in_flight_tasks = tasks_of(&chunks);
+        chunks
     }
 
     fn all_given(&self) -> bool {
-        self.model_done && self.buffer.is_empty()
+        self.model_done && self.pending.is_empty()
     }
 
     /// Read the model until the buffer's flush falls due.
@@ -432,7 +336,8 @@ impl Answer {
     }
 
     fn open_message(&mut self, now: i64, phase: Phase) {
-        self.cp.open = Some(Open { ts: None, start: self.cp.delivered.len(), opened_at: now, phase });
+        self.cp.open = Some(Open { ts: None, start: self.cp.delivered.len(), opened_at: now, phase, tasks: Vec::new() });
+        self.full = false;
     }
 
     /// Sets the open message's phase.
@@ -446,26 +351,24 @@ impl Answer {
         let open = self.cp.open.clone();
         let Some(open) = open else {
             if self.flush_due(now) {
-                let text = self.take_text(self.policy.max_call_chars);
+                let chunks = self.take(self.policy.max_call_chars);
                 self.open_message(now, Phase::Streaming);
-                return Step::Call(Call::Start { text });
+                return Step::Call(Call::Start { chunks });
             }
             return self.idle(now);
         };
         let ts = open.ts.expect("an open message has its ts outside closing_call");
         if now - open.opened_at >= self.policy.rollover_ms && !self.all_given() && self.model_failed.is_none() {
-            self.phase(Phase::Stopping { last: false });
-            return Step::Call(Call::Stop { ts, last: false });
+            return self.stopping(ts, false);
         }
         if self.flush_due(now) {
-            let text = self.take_text(self.policy.max_call_chars);
-            return Step::Call(Call::Append { ts, text });
+            let chunks = self.take(self.policy.max_call_chars);
+            return Step::Call(Call::Append { ts, chunks });
         }
         if self.model_failed.is_some() || self.all_given() {
             let last = self.model_failed.is_none();
             self.cp.complete = last;
-            self.phase(Phase::Stopping { last });
-            return Step::Call(Call::Stop { ts, last });
+            return self.stopping(ts, last);
         }
         self.read()
     }
@@ -479,171 +382,13 @@ impl Answer {
             return self.read();
         }
         self.cp.complete = true;
-        if self.cp.delivered.is_empty() {
+        if !self.cp.showed_anything() {
             // The model said nothing: say so, once.
             self.open_message(now, Phase::Posted);
+            self.taken.clear();
             self.cp.in_flight = EMPTY_ANSWER.into();
-            return Step::Call(Call::Post { text: EMPTY_ANSWER.into() });
+            return Step::Call(Call::Post { text: EMPTY_ANSWER.into(), tasks: Vec::new() });
         }
         Step::Finished(End::Done)
-    }
-
-    fn next_posted(&mut self, now: i64) -> Step {
-        let Some(open) = self.cp.open.clone() else {
-            if self.flush_due(now) {
-                let text = self.take_text(self.policy.max_call_chars);
-                self.open_message(now, Phase::Posted);
-                self.updated_at = now;
-                return Step::Call(Call::Post { text });
-            }
-            return self.idle(now);
-        };
-        let ts = open.ts.expect("an open message has its ts outside closing_call");
-        let shown = self.cp.shown().len();
-        if shown >= self.policy.max_call_chars && !self.buffer.is_empty() {
-            // Full: the rest goes into a new message.
-            self.cp.open = None;
-            return self.next_posted(now);
-        }
-        let ending = self.model_done || self.model_failed.is_some();
-        if self.flush_due(now) && (ending || now.saturating_sub(self.updated_at) >= self.policy.update_every_ms) {
-            let new_text = self.take_text(self.policy.max_call_chars - shown);
-            self.updated_at = now;
-            return Step::Call(Call::Update { ts, text: format!("{}{}", self.cp.shown(), new_text) });
-        }
-        if self.buffer.is_empty() && ending {
-            self.cp.open = None;
-            return self.idle(now);
-        }
-        match self.buffered_since {
-            Some(t) => Step::Read(Some(t.saturating_add(self.policy.flush_ms).max(self.updated_at.saturating_add(self.policy.update_every_ms)))),
-            None => Step::Read(None),
-        }
-    }
-
-    /// Slack's reply to the call [`Answer::next`] asked for.
-    pub fn replied(&mut self, reply: Reply, now: i64) {
-        let Some(call) = self.calling.take() else { return };
-        match reply {
-            Reply::Ok { ts } => self.landed(call, ts),
-            Reply::RateLimited { retry_after_ms } => {
-                self.hold_until = now + retry_after_ms.max(0);
-                self.again(call);
-            }
-            Reply::Transient(why) => self.transient(call, why, now),
-            Reply::Refused(code) if TRANSIENT.contains(&code.as_str()) => self.transient(call, code, now),
-            Reply::Refused(code) => self.refused(call, code),
-        }
-    }
-
-    fn landed(&mut self, call: Call, ts: Option<String>) {
-        self.transient = 0;
-        match call {
-            Call::Start { .. } | Call::Post { .. } => {
-                if let Some(open) = self.cp.open.as_mut() {
-                    open.ts = ts;
-                }
-                self.deliver_in_flight();
-            }
-            Call::Append { .. } => self.deliver_in_flight(),
-            Call::Update { .. } => {
-                let closing = self.cp.open.as_ref().is_some_and(|o| o.phase == Phase::Closing);
-                self.deliver_in_flight();
-                if closing {
-                    self.cp.open = None;
-                }
-            }
-            Call::Stop { last, .. } => self.stopped(last),
-            Call::Find { .. } => self.found(ts),
-        }
-    }
-
-    fn deliver_in_flight(&mut self) {
-        let text = std::mem::take(&mut self.cp.in_flight);
-        self.cp.delivered.push_str(&text);
-    }
-
-    /// The open stream is stopped: done, or its text still to be set, or the next one to open.
-    fn stopped(&mut self, last: bool) {
-        if !self.cp.in_flight.is_empty() {
-            self.phase(Phase::Closing);
-            return;
-        }
-        self.cp.open = None;
-        if self.user_stopped {
-            self.ended = Some(End::StoppedByUser);
-        } else if last {
-            self.ended = Some(End::Done);
-        } else if let Some(why) = self.model_failed.clone().filter(|_| self.buffer.is_empty()) {
-            self.ended = Some(End::Retry(why));
-        }
-    }
-
-    /// What [`Call::Find`] found of a message whose creation was in flight.
-    fn found(&mut self, ts: Option<String>) {
-        let mode = self.cp.mode;
-        let Some(open) = self.cp.open.as_mut() else { return };
-        match ts {
-            Some(ts) => {
-                open.ts = Some(ts);
-                open.phase = match mode {
-                    Mode::Stream => Phase::Stopping { last: false },
-                    Mode::Fallback => Phase::Closing,
-                };
-            }
-            None => {
-                // Never created: its text never showed.
-                self.cp.open = None;
-                self.cp.in_flight.clear();
-            }
-        }
-    }
-
-    /// Makes a call again later: its text goes back to the head of the buffer, to go out with
-    /// the next call (a message it would have opened is opened then); a call without text is
-    /// simply made again.
-    fn again(&mut self, call: Call) {
-        let closing = self.cp.open.as_ref().is_some_and(|o| !matches!(o.phase, Phase::Streaming | Phase::Posted));
-        if matches!(call, Call::Stop { .. } | Call::Find { .. }) || closing {
-            return; // closing_call makes it again, from the checkpoint
-        }
-        // The in-flight text is the call's new text (for an update, what it adds to the message).
-        let text = std::mem::take(&mut self.cp.in_flight);
-        self.buffer.insert_str(0, &text);
-        self.buffered_since = Some(i64::MIN);
-        if matches!(call, Call::Start { .. } | Call::Post { .. }) {
-            self.cp.open = None;
-        }
-    }
-
-    fn transient(&mut self, call: Call, why: String, now: i64) {
-        self.transient += 1;
-        if self.transient >= self.policy.max_transient {
-            self.ended = Some(End::Retry(why));
-            return;
-        }
-        self.hold_until = now + 500 * (1_i64 << self.transient.min(6));
-        self.again(call);
-    }
-
-    fn refused(&mut self, call: Call, code: String) {
-        match (code.as_str(), &call) {
-            ("stopped_by_user", _) => {
-                self.cp.in_flight.clear();
-                self.cp.open = None;
-                self.ended = Some(End::StoppedByUser);
-            }
-            (c, Call::Start { .. }) if NO_STREAMING.contains(&c) => {
-                self.cp.mode = Mode::Fallback;
-                self.again(call);
-            }
-            // Slack closed the stream (its lifetime): set the message to what it should show,
-            // then go on in a new one. The in-flight text stays in flight: the update carries it.
-            ("message_not_in_streaming_state", Call::Append { .. }) => self.phase(Phase::Closing),
-            ("message_not_in_streaming_state", Call::Stop { last, .. }) => self.stopped(*last),
-            // Still streaming (a stop that did not land): stop it first, then set its text.
-            ("streaming_state_conflict", Call::Update { .. }) => self.phase(Phase::Stopping { last: false }),
-            _ => self.ended = Some(End::Refused(code)),
-        }
     }
 }

@@ -1,201 +1,18 @@
 //! The streamed answer against a model of Slack's stream methods (their errors, the stream's
-//! lifetime, `streaming_state_conflict`, 429s), driven on a virtual clock, with crashes at every
-//! call. What every run must leave: the model's whole text, once, in order, across the answer's
-//! messages, and no message still streaming.
+//! lifetime, `streaming_state_conflict`, 429s, `msg_too_long`), driven on a virtual clock, with
+//! crashes at every call ([`fake`]). What every run must leave: the model's whole text, once, in
+//! order, across the answer's messages, every task it reported with its final status, and no
+//! message still streaming. [`tasks`] holds the answers with tool calls.
 
-use super::stream::{Answer, Call, Checkpoint, End, Policy, Reply, Step, EMPTY_ANSWER};
+mod fake;
+mod tasks;
 
-/// One message as the fake Slack keeps it.
-#[derive(Debug, Clone)]
-struct Msg {
-    ts: String,
-    text: String,
-    streaming: bool,
-    opened_at: i64,
-    feedback: bool,
-}
-
-/// Slack's stream methods, as documented and as users report them.
-#[derive(Default)]
-struct Slack {
-    msgs: Vec<Msg>,
-    /// Streams close on their own this long after they open (Slack: about 5 minutes).
-    lifetime_ms: Option<i64>,
-    /// `chat.startStream` refused (a surface that cannot stream).
-    no_streaming: bool,
-    /// Answer the n-th call (0-based) with a 429 when this says so.
-    limited: Option<fn(usize) -> bool>,
-    /// The user presses stop once this many appends have landed.
-    user_stops_after: Option<usize>,
-    appends: usize,
-    calls: Vec<Call>,
-}
-
-impl Slack {
-    fn msg(&mut self, ts: &str) -> &mut Msg {
-        self.msgs.iter_mut().find(|m| m.ts == ts).expect("a known ts")
-    }
-
-    fn open(&mut self, text: &str, streaming: bool, now: i64) -> Reply {
-        let ts = format!("{}.{:06}", now / 1000, self.msgs.len());
-        self.msgs.push(Msg { ts: ts.clone(), text: text.into(), streaming, opened_at: now, feedback: false });
-        Reply::Ok { ts: Some(ts) }
-    }
-
-    fn apply(&mut self, call: &Call, now: i64) -> Reply {
-        let n = self.calls.len();
-        self.calls.push(call.clone());
-        if self.limited.is_some_and(|f| f(n)) {
-            return Reply::RateLimited { retry_after_ms: 1_000 };
-        }
-        if let Some(life) = self.lifetime_ms {
-            for m in self.msgs.iter_mut().filter(|m| m.streaming && now - m.opened_at > life) {
-                m.streaming = false;
-            }
-        }
-        let refused = |code: &str| Reply::Refused(code.into());
-        match call {
-            Call::Start { .. } if self.no_streaming => refused("method_not_supported_for_channel_type"),
-            Call::Start { text } => self.open(text, true, now),
-            Call::Post { text } => self.open(text, false, now),
-            Call::Append { ts, text } => {
-                if self.user_stops_after.is_some_and(|k| self.appends >= k) {
-                    self.msg(ts).streaming = false;
-                    return refused("stopped_by_user");
-                }
-                let m = self.msg(ts);
-                if !m.streaming {
-                    return refused("message_not_in_streaming_state");
-                }
-                m.text.push_str(text);
-                self.appends += 1;
-                Reply::Ok { ts: None }
-            }
-            Call::Stop { ts, last } => {
-                let m = self.msg(ts);
-                if !m.streaming {
-                    return refused("message_not_in_streaming_state");
-                }
-                m.streaming = false;
-                m.feedback = *last;
-                Reply::Ok { ts: None }
-            }
-            Call::Update { ts, text } => {
-                let m = self.msg(ts);
-                if m.streaming {
-                    return refused("streaming_state_conflict");
-                }
-                m.text = text.clone();
-                Reply::Ok { ts: None }
-            }
-            Call::Find { since } => Reply::Ok { ts: self.msgs.iter().rev().find(|m| m.opened_at >= *since).map(|m| m.ts.clone()) },
-        }
-    }
-
-    /// The answer as a reader sees it: every message's text, in order.
-    fn shown(&self) -> String {
-        self.msgs.iter().map(|m| m.text.as_str()).collect()
-    }
-
-    fn streaming(&self) -> usize {
-        self.msgs.iter().filter(|m| m.streaming).count()
-    }
-}
-
-/// A model that says `text` in pieces of `piece` characters, one every `every_ms`; a
-/// continuation says the rest after what was delivered.
-struct Model {
-    pieces: std::collections::VecDeque<String>,
-    every_ms: i64,
-    fail_after: Option<usize>,
-    said: usize,
-}
-
-impl Model {
-    fn saying(text: &str, piece: usize, every_ms: i64) -> Model {
-        let chars: Vec<char> = text.chars().collect();
-        let pieces = chars.chunks(piece).map(|c| c.iter().collect()).collect();
-        Model { pieces, every_ms, fail_after: None, said: 0 }
-    }
-}
-
-/// How a run of one attempt stopped.
-enum Run {
-    Ended(End),
-    /// Crashed at a call: the checkpoint written before it.
-    Crashed(Checkpoint),
-}
-
-/// One attempt: drives `answer` until it ends, or crashes at the `crash_at`-th call (after Slack
-/// applied it when `landed`). `start_model` makes the model at the first read, from what the
-/// answer continues.
-fn attempt(answer: &mut Answer, slack: &mut Slack, clock: &mut i64, start_model: &dyn Fn(Option<&str>) -> Model, crash_at: Option<(usize, bool)>) -> Run {
-    let mut model: Option<Model> = None;
-    let mut calls = 0;
-    for _ in 0..200_000 {
-        match answer.next(*clock) {
-            Step::Finished(end) => return Run::Ended(end),
-            Step::Wait(t) => *clock = t.max(*clock + 1),
-            Step::Call(call) => {
-                let cp = answer.checkpoint().clone();
-                if let Some((k, landed)) = crash_at.filter(|(k, _)| *k == calls) {
-                    let _ = k;
-                    if landed {
-                        slack.apply(&call, *clock);
-                    }
-                    return Run::Crashed(cp);
-                }
-                calls += 1;
-                let reply = slack.apply(&call, *clock);
-                *clock += 20;
-                answer.replied(reply, *clock);
-            }
-            Step::Read(until) => {
-                let m = model.get_or_insert_with(|| start_model(answer.continues_from()));
-                let next_at = *clock + m.every_ms;
-                match until {
-                    Some(u) if u < next_at => *clock = u.max(*clock),
-                    _ => {
-                        *clock = next_at;
-                        if m.fail_after.is_some_and(|k| m.said >= k) {
-                            answer.model_failed("llm_stream_broke");
-                        } else if let Some(p) = m.pieces.pop_front() {
-                            m.said += 1;
-                            answer.text(&p, *clock);
-                        } else {
-                            answer.model_done();
-                        }
-                    }
-                }
-            }
-        }
-    }
-    panic!("the answer never ended");
-}
-
-fn text_of(words: usize) -> String {
-    (0..words).map(|i| format!("word{i} ")).collect()
-}
-
-/// A model that says what is left of `full` after what the answer already shows.
-fn continuing(full: &str, piece: usize, every_ms: i64) -> impl Fn(Option<&str>) -> Model + '_ {
-    move |from: Option<&str>| {
-        let done = from.unwrap_or("");
-        assert!(full.starts_with(done), "a continuation follows the delivered text");
-        Model::saying(&full[done.len()..], piece, every_ms)
-    }
-}
-
-fn ended(run: Run) -> End {
-    match run {
-        Run::Ended(end) => end,
-        Run::Crashed(_) => panic!("crashed"),
-    }
-}
+use super::stream::{Answer, Call, End, Policy, Step, EMPTY_ANSWER};
+use fake::{attempt, continuing, ended, say, words, Model, Run, Script, Slack};
 
 #[test]
 fn an_answer_streams_into_one_message_and_closes_with_the_feedback_buttons() {
-    let full = text_of(400);
+    let full = words(400);
     let (mut slack, mut clock) = (Slack::default(), 1_000_000);
     let mut answer = Answer::new(Policy::default());
     // Four characters every 5 ms: the buffer fills to 256 before a second passes.
@@ -210,7 +27,7 @@ fn an_answer_streams_into_one_message_and_closes_with_the_feedback_buttons() {
 
 #[test]
 fn a_slow_model_is_flushed_by_time() {
-    let full = text_of(5);
+    let full = words(5);
     let (mut slack, mut clock) = (Slack::default(), 0);
     let mut answer = Answer::new(Policy::default());
     ended(attempt(&mut answer, &mut slack, &mut clock, &continuing(&full, 3, 400), None));
@@ -226,16 +43,14 @@ fn no_call_carries_more_than_the_markdown_cap() {
     let mut answer = Answer::new(Policy::default());
     ended(attempt(&mut answer, &mut slack, &mut clock, &continuing(&full, 30_000, 10), None));
     for c in &slack.calls {
-        if let Call::Start { text } | Call::Append { text, .. } | Call::Post { text } | Call::Update { text, .. } = c {
-            assert!(text.len() <= 12_000, "{} bytes", text.len());
-        }
+        assert!(c.text().len() <= 12_000, "{} bytes", c.text().len());
     }
     assert_eq!(slack.shown(), full);
 }
 
 #[test]
 fn a_long_answer_rolls_over_to_new_messages_before_slack_closes_the_stream() {
-    let full = text_of(3_000);
+    let full = words(3_000);
     let (mut slack, mut clock) = (Slack { lifetime_ms: Some(300_000), ..Slack::default() }, 0);
     let mut answer = Answer::new(Policy::default());
     // 3,000 words at one a 200 ms: ten minutes.
@@ -248,7 +63,7 @@ fn a_long_answer_rolls_over_to_new_messages_before_slack_closes_the_stream() {
 
 #[test]
 fn a_stream_slack_closed_is_finalized_with_an_update_and_continued() {
-    let full = text_of(600);
+    let full = words(600);
     let policy = Policy { rollover_ms: i64::MAX, ..Policy::default() };
     let (mut slack, mut clock) = (Slack { lifetime_ms: Some(5_000), ..Slack::default() }, 0);
     let mut answer = Answer::new(policy);
@@ -260,7 +75,7 @@ fn a_stream_slack_closed_is_finalized_with_an_update_and_continued() {
 
 #[test]
 fn where_streaming_is_refused_the_answer_is_posted_and_updated_at_a_bounded_rate() {
-    let full = text_of(500);
+    let full = words(500);
     let (mut slack, mut clock) = (Slack { no_streaming: true, ..Slack::default() }, 0);
     let mut answer = Answer::new(Policy::default());
     assert_eq!(ended(attempt(&mut answer, &mut slack, &mut clock, &continuing(&full, 4, 20), None)), End::Done);
@@ -274,7 +89,7 @@ fn where_streaming_is_refused_the_answer_is_posted_and_updated_at_a_bounded_rate
 
 #[test]
 fn a_429_storm_on_appends_loses_no_text() {
-    let full = text_of(800);
+    let full = words(800);
     let storm: fn(usize) -> bool = |n| n % 3 != 0;
     let (mut slack, mut clock) = (Slack { limited: Some(storm), ..Slack::default() }, 0);
     let mut answer = Answer::new(Policy::default());
@@ -284,7 +99,7 @@ fn a_429_storm_on_appends_loses_no_text() {
 
 #[test]
 fn stopped_by_user_ends_the_answer_and_nothing_more_is_sent() {
-    let full = text_of(800);
+    let full = words(800);
     let (mut slack, mut clock) = (Slack { user_stops_after: Some(3), ..Slack::default() }, 0);
     let mut answer = Answer::new(Policy::default());
     assert_eq!(ended(attempt(&mut answer, &mut slack, &mut clock, &continuing(&full, 4, 20), None)), End::StoppedByUser);
@@ -302,7 +117,7 @@ fn a_model_that_says_nothing_gets_one_post_saying_so() {
 
 #[test]
 fn a_model_that_breaks_mid_answer_closes_the_message_and_the_retry_continues_it() {
-    let full = text_of(300);
+    let full = words(300);
     let (mut slack, mut clock) = (Slack::default(), 0);
     let mut answer = Answer::new(Policy::default());
     let breaking = |from: Option<&str>| Model { fail_after: Some(100), ..continuing(&full, 4, 20)(from) };
@@ -314,48 +129,56 @@ fn a_model_that_breaks_mid_answer_closes_the_message_and_the_retry_continues_it(
 }
 
 /// Crashes at every call of an answer, before and after Slack applied it, and resumes from the
-/// checkpoint written before the call: one coherent answer each time.
-fn crash_everywhere(slack_of: fn() -> Slack, words: usize) {
-    let full = text_of(words);
+/// checkpoint written before the call: one coherent answer each time (`check` looks at what the
+/// fake Slack shows, with where it crashed).
+pub(super) fn crash_everywhere(slack_of: fn() -> Slack, script: &Script, check: &dyn Fn(&Slack, &str)) {
+    let model = |from: Option<&str>| script.model(from, 4, 20);
     let calls = {
         let (mut slack, mut clock) = (slack_of(), 0);
-        ended(attempt(&mut Answer::new(Policy::default()), &mut slack, &mut clock, &continuing(&full, 4, 20), None));
+        ended(attempt(&mut Answer::new(Policy::default()), &mut slack, &mut clock, &model, None));
         slack.calls.len()
     };
     for k in 0..calls {
         for landed in [false, true] {
             let (mut slack, mut clock) = (slack_of(), 0);
-            let Run::Crashed(cp) = attempt(&mut Answer::new(Policy::default()), &mut slack, &mut clock, &continuing(&full, 4, 20), Some((k, landed))) else {
+            let Run::Crashed(cp) = attempt(&mut Answer::new(Policy::default()), &mut slack, &mut clock, &model, Some((k, landed))) else {
                 panic!("no call {k}")
             };
             clock += 60_000; // the lease runs out; another attempt claims the row
             let mut resumed = Answer::resume(cp, Policy::default());
-            let end = ended(attempt(&mut resumed, &mut slack, &mut clock, &continuing(&full, 4, 20), None));
-            assert_eq!(end, End::Done, "crash at call {k} (landed: {landed})");
-            assert_eq!(slack.streaming(), 0, "crash at call {k} (landed: {landed}): a message left streaming");
-            assert_eq!(slack.shown(), full, "crash at call {k} (landed: {landed}): {:?}", slack.msgs);
+            let end = ended(attempt(&mut resumed, &mut slack, &mut clock, &model, None));
+            let at = format!("crash at call {k} (landed: {landed})");
+            assert_eq!(end, End::Done, "{at}");
+            assert_eq!(slack.streaming(), 0, "{at}: a message left streaming");
+            assert_eq!(slack.shown(), script.text, "{at}: {:?}", slack.msgs);
+            check(&slack, &at);
         }
     }
 }
 
+/// [`crash_everywhere`] on an answer of `n` words without tools.
+fn crash_everywhere_in_text(slack_of: fn() -> Slack, n: usize) {
+    crash_everywhere(slack_of, &Script::text(&words(n)), &|_, _| {});
+}
+
 #[test]
 fn a_crash_at_any_call_leaves_one_coherent_answer_and_nothing_streaming() {
-    crash_everywhere(Slack::default, 300);
+    crash_everywhere_in_text(Slack::default, 300);
 }
 
 #[test]
 fn a_crash_at_any_call_of_the_fallback_leaves_one_coherent_answer() {
-    crash_everywhere(|| Slack { no_streaming: true, ..Slack::default() }, 300);
+    crash_everywhere_in_text(|| Slack { no_streaming: true, ..Slack::default() }, 300);
 }
 
 #[test]
 fn a_crash_at_any_call_with_429s_leaves_one_coherent_answer() {
-    crash_everywhere(|| Slack { limited: Some(|n| n % 4 == 1), ..Slack::default() }, 200);
+    crash_everywhere_in_text(|| Slack { limited: Some(|n| n % 4 == 1), ..Slack::default() }, 200);
 }
 
 #[test]
 fn a_crash_at_any_call_while_slack_closes_streams_under_it_leaves_one_coherent_answer() {
-    crash_everywhere(|| Slack { lifetime_ms: Some(3_000), ..Slack::default() }, 300);
+    crash_everywhere_in_text(|| Slack { lifetime_ms: Some(3_000), ..Slack::default() }, 300);
 }
 
 /// One attempt in which the user presses Stop once `stop_after` calls have been made (between
@@ -380,10 +203,7 @@ fn attempt_stopped_after(answer: &mut Answer, slack: &mut Slack, clock: &mut i64
             }
             Step::Read(_) => {
                 *clock += model.every_ms;
-                match model.pieces.pop_front() {
-                    Some(p) => answer.text(&p, *clock),
-                    None => answer.model_done(),
-                }
+                say(answer, model, *clock);
             }
         }
     }
@@ -392,7 +212,7 @@ fn attempt_stopped_after(answer: &mut Answer, slack: &mut Slack, clock: &mut i64
 
 #[test]
 fn a_stop_mid_stream_closes_the_stream_with_the_text_shown_so_far_and_sends_nothing_more() {
-    let full = text_of(800);
+    let full = words(800);
     for stop_after in 1..6 {
         let (mut slack, mut clock) = (Slack::default(), 0);
         let mut answer = Answer::new(Policy::default());
@@ -411,7 +231,7 @@ fn a_stop_mid_stream_closes_the_stream_with_the_text_shown_so_far_and_sends_noth
 fn a_stop_before_the_answer_started_makes_no_call() {
     let (mut slack, mut clock) = (Slack::default(), 0);
     let mut answer = Answer::new(Policy::default());
-    let mut model = Model::saying(&text_of(50), 4, 20);
+    let mut model = Model::saying(&words(50), 4, 20);
     let (after, end) = attempt_stopped_after(&mut answer, &mut slack, &mut clock, &mut model, 0);
     assert_eq!((after, end), (vec![], End::StoppedByUser));
     assert!(slack.calls.is_empty(), "{:?}", slack.calls);
@@ -419,7 +239,7 @@ fn a_stop_before_the_answer_started_makes_no_call() {
 
 #[test]
 fn a_stop_honoured_after_a_crash_at_any_call_leaves_one_coherent_partial_answer() {
-    let full = text_of(300);
+    let full = words(300);
     for crash in 0..12 {
         for landed in [false, true] {
             let (mut slack, mut clock) = (Slack::default(), 0);
