@@ -10,7 +10,7 @@
 //! can see that a continuation was asked to continue from the delivered text.
 //!
 //! A prompt may carry its own settings, for tests that share one fake: `[llm tokens=200 rate=20
-//! break=50 hang=10]` (any of them) overrides [`LlmSettings`] for that request; `break` and
+//! break=50 hang=10 chunk=20]` (any of them) overrides [`LlmSettings`] for that request; `break` and
 //! `hang` apply to a first ask only, so the continuation of a broken answer completes. A hung
 //! stream stays open until [`FakeLlm::release_hung`] closes it.
 //!
@@ -35,11 +35,14 @@ pub struct LlmSettings {
     pub break_after: Option<usize>,
     /// Send nothing more after this many tokens, keeping the connection open.
     pub hang_after: Option<usize>,
+    /// Tokens per `data:` event (at least 1): the same text at the same rate in fewer, larger
+    /// events (the answer-cost bench separates the per-event cost of reading the stream).
+    pub tokens_per_event: usize,
 }
 
 impl Default for LlmSettings {
     fn default() -> Self {
-        LlmSettings { tokens: 50, tokens_per_second: 50, break_after: None, hang_after: None }
+        LlmSettings { tokens: 50, tokens_per_second: 50, break_after: None, hang_after: None, tokens_per_event: 1 }
     }
 }
 
@@ -145,6 +148,7 @@ fn directives(body: &Value, mut settings: LlmSettings) -> LlmSettings {
         match name {
             "tokens" => settings.tokens = n,
             "rate" => settings.tokens_per_second = n as u32,
+            "chunk" => settings.tokens_per_event = n.max(1),
             // The faults hit a first ask only: a continuation is answered in full.
             "break" if !continuation => settings.break_after = Some(n),
             "hang" if !continuation => settings.hang_after = Some(n),
@@ -179,26 +183,31 @@ fn read_request(stream: &TcpStream) -> Option<Value> {
 }
 
 impl FakeLlm {
-    /// Writes `text` as server-sent events, one word a tick, each in an HTTP chunk of its own.
+    /// Writes `text` as server-sent events, one event (`tokens_per_event` words) a tick, each in an
+    /// HTTP chunk of its own.
     fn stream_answer(&self, mut stream: TcpStream, text: &str, settings: LlmSettings) {
         let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";
         if stream.write_all(head.as_bytes()).is_err() {
             return;
         }
-        let tick = Duration::from_secs_f64(1.0 / f64::from(settings.tokens_per_second.max(1)));
-        for (i, word) in text.split_inclusive(' ').enumerate() {
-            if settings.break_after == Some(i) {
+        let per_event = settings.tokens_per_event.max(1);
+        let tick = Duration::from_secs_f64(per_event as f64 / f64::from(settings.tokens_per_second.max(1)));
+        let words: Vec<&str> = text.split_inclusive(' ').collect();
+        for (n, group) in words.chunks(per_event).enumerate() {
+            let i = n * per_event;
+            if settings.break_after.is_some_and(|b| (i..i + group.len()).contains(&b)) {
                 let _ = stream.shutdown(std::net::Shutdown::Both);
                 return;
             }
-            if settings.hang_after == Some(i) {
+            if settings.hang_after.is_some_and(|h| (i..i + group.len()).contains(&h)) {
                 self.hang();
                 let _ = stream.shutdown(std::net::Shutdown::Both);
                 return;
             }
             std::thread::sleep(tick);
+            let content: String = group.concat();
             let chunk =
-                json!({"id": "cmpl-1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": word}, "finish_reason": null}]});
+                json!({"id": "cmpl-1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": null}]});
             if write_chunk(&mut stream, &format!("data: {chunk}\n\n")).is_err() {
                 return; // the client went away
             }
