@@ -11,7 +11,7 @@
 //! from before the message to [`SETTLE`] after the stop, less that process's idle CPU measured
 //! over [`IDLE`] beforehand for as long), the Slack calls by method; slackline's rows written (the
 //! cost meter, `slackline::meter`, before and after) and its Durable Object's active time (the
-//! answer row's attempt as the outbox history records it: from its claim to its completion).
+//! answer row's `finished_at - first_attempt_at`: from its first claim to its completion).
 //! Then the same text in 20-token events ([`CHUNK`]): the CPU difference divided by the events
 //! saved is each side's cost per event of the model's stream. Figures, not pass/fail.
 
@@ -86,18 +86,11 @@ fn meter(rt: &Runtime, team: &str) -> Meter {
     serde_json::from_str(&answer.body).expect("a meter")
 }
 
-/// The longest attempt among the team's outbox rows (the streamed answer's), ms.
+/// The longest first claim → completion among the team's outbox rows (the streamed answer's:
+/// `finished_at - first_attempt_at`), ms.
 fn longest_attempt(rt: &Runtime, team: &str) -> Option<i64> {
-    let c = rt.client();
-    let page = c.admin_get(&format!("/admin/teams/{team}/outbox")).json();
-    let ids: Vec<i64> = page["rows"].as_array()?.iter().filter_map(|r| r["id"].as_i64()).collect();
-    ids.iter()
-        .filter_map(|id| {
-            let row = c.admin_get(&format!("/admin/teams/{team}/outbox/{id}")).json();
-            let logged = row["attempts_log"].as_array().into_iter().flatten().filter_map(|a| a["latency_ms"].as_i64()).max();
-            logged.or(row["last_latency_ms"].as_i64()).or(row["latency_ms"].as_i64())
-        })
-        .max()
+    let page = rt.client().admin_get(&format!("/admin/teams/{team}/outbox")).json();
+    page["rows"].as_array()?.iter().filter_map(|r| Some(r["finished_at"].as_i64()? - r["first_attempt_at"].as_i64()?)).max()
 }
 
 /// One answer by slackline, in a fresh agent DM of `team` (its actor already up).
