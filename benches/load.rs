@@ -10,6 +10,8 @@
 
 #[path = "load/alarm.rs"]
 mod alarm;
+#[path = "load/answer_cost.rs"]
+mod answer_cost;
 #[path = "load/assistant.rs"]
 mod assistant;
 #[path = "load/cost.rs"]
@@ -655,6 +657,13 @@ fn main() {
     if std::env::var("BENCH_ONLY").as_deref() == Ok("assistant") {
         // `BENCH_ONLY=assistant make bench`: ack → setStatus / first streamed text, and one long answer's calls and CPU.
         println!("| # | measure | figure |\n| --- | --- | --- |\n{}", assistant::figures(&scale));
+        return;
+    }
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("answer_cost") {
+        // `BENCH_ONLY=answer_cost make bench`: one streamed answer's CPU, calls, rows and actor
+        // time, slackline against a plain-JavaScript relay (issue 36, goal 6).
+        println!("load average (1, 5, 15 min) before: {}\n\n{}", load_average(), answer_cost::figures());
+        println!("\nload average (1, 5, 15 min) after: {}", load_average());
         return;
     }
     if std::env::var("BENCH_ONLY").as_deref() == Ok("cost") {

@@ -10,7 +10,7 @@
 //! can see that a continuation was asked to continue from the delivered text.
 //!
 //! A prompt may carry its own settings, for tests that share one fake: `[llm tokens=200 rate=20
-//! break=50 hang=10]` (any of them) overrides [`LlmSettings`] for that request; `break` and
+//! break=50 hang=10 chunk=20]` (any of them) overrides [`LlmSettings`] for that request; `break` and
 //! `hang` apply to a first ask only, so the continuation of a broken answer completes. A hung
 //! stream stays open until [`FakeLlm::release_hung`] closes it.
 //!
@@ -43,11 +43,14 @@ pub struct LlmSettings {
     pub break_after: Option<usize>,
     /// Send nothing more after this many tokens, keeping the connection open.
     pub hang_after: Option<usize>,
+    /// Tokens per `data:` event (at least 1): the same text at the same rate in fewer, larger
+    /// events (the answer-cost bench separates the per-event cost of reading the stream).
+    pub tokens_per_event: usize,
 }
 
 impl Default for LlmSettings {
     fn default() -> Self {
-        LlmSettings { tokens: 50, tokens_per_second: 50, break_after: None, hang_after: None }
+        LlmSettings { tokens: 50, tokens_per_second: 50, break_after: None, hang_after: None, tokens_per_event: 1 }
     }
 }
 
@@ -199,6 +202,7 @@ fn directives(body: &Value, mut settings: LlmSettings) -> LlmSettings {
         match name {
             "tokens" => settings.tokens = n,
             "rate" => settings.tokens_per_second = n as u32,
+            "chunk" => settings.tokens_per_event = n.max(1),
             // The faults hit a first ask only: a continuation is answered in full.
             "break" if !continuation => settings.break_after = Some(n),
             "hang" if !continuation => settings.hang_after = Some(n),
@@ -233,30 +237,58 @@ fn read_request(stream: &TcpStream) -> Option<Value> {
 }
 
 impl FakeLlm {
-    /// Writes `pieces` as server-sent events, one a tick (a word, or a tool call's two deltas),
-    /// each in an HTTP chunk of its own.
+    /// Writes `pieces` as server-sent events, one event a tick (`tokens_per_event` words, or a
+    /// tool call's two deltas), each in an HTTP chunk of its own.
     fn stream_answer(&self, mut stream: TcpStream, pieces: &[Piece], settings: LlmSettings) {
         let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";
         if stream.write_all(head.as_bytes()).is_err() {
             return;
         }
-        let tick = Duration::from_secs_f64(1.0 / f64::from(settings.tokens_per_second.max(1)));
-        for (i, piece) in pieces.iter().enumerate() {
-            if settings.break_after == Some(i) {
+        let per_event = settings.tokens_per_event.max(1);
+        let tick = Duration::from_secs_f64(per_event as f64 / f64::from(settings.tokens_per_second.max(1)));
+        let mut i = 0;
+        for group in events(pieces, per_event) {
+            let covered = i..i + group.len();
+            i += group.len();
+            if settings.break_after.is_some_and(|b| covered.contains(&b)) {
                 let _ = stream.shutdown(std::net::Shutdown::Both);
                 return;
             }
-            if settings.hang_after == Some(i) {
+            if settings.hang_after.is_some_and(|h| covered.contains(&h)) {
                 self.hang();
                 let _ = stream.shutdown(std::net::Shutdown::Both);
                 return;
             }
             std::thread::sleep(tick);
-            if write_chunk(&mut stream, &sse_of(piece)).is_err() {
+            if write_chunk(&mut stream, &sse_of_group(group)).is_err() {
                 return; // the client went away
             }
         }
         let _ = write_chunk(&mut stream, "data: [DONE]\n\n").and_then(|_| stream.write_all(b"0\r\n\r\n"));
+    }
+}
+
+/// The pieces in events: consecutive words up to `per_event` in one event, a tool call alone.
+fn events(pieces: &[Piece], per_event: usize) -> Vec<&[Piece]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < pieces.len() {
+        let words = pieces[start..].iter().take(per_event).take_while(|p| matches!(p, Piece::Word(_))).count();
+        let end = start + words.max(1);
+        out.push(&pieces[start..end]);
+        start = end;
+    }
+    out
+}
+
+/// The server-sent event of a group of words (their text in one delta), or a tool call's events.
+fn sse_of_group(group: &[Piece]) -> String {
+    match group {
+        [Piece::Word(_), ..] => {
+            let text: String = group.iter().map(|p| if let Piece::Word(w) = p { w.as_str() } else { "" }).collect();
+            sse_of(&Piece::Word(text))
+        }
+        _ => group.iter().map(sse_of).collect(),
     }
 }
 
