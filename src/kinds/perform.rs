@@ -3,13 +3,19 @@
 //! settings, the bot token, the pacer's gate) and ends with one [`JobOutcome`]: the verdict,
 //! Slack's HTTP status, and what the completion stores with it (`AfterWrite`s).
 //!
-//! Adding a kind of effect: its room, its variant in `super::registry`, and its arm here.
+//! Beside it, the two hooks a room may need from the engine, so that the engine names no kind:
+//! [`queued`] (a row just inserted by the ingest unit: a room that orders its rows notes it) and
+//! [`housekeep`] (the rooms' own tables pruned with the receipts).
+//!
+//! Adding a kind of effect: its room, its variant in `super::registry`, and its arm here (and in
+//! a hook, if its room keeps a table of its own).
 
 use super::registry::Action;
 use super::{assistant, lists, llm, notify, redrive, respond_url, slack_api, step};
 use crate::outbox::completion::JobOutcome;
 use crate::platform::job::Job;
 use crate::slack::classify::Verdict;
+use worker::SqlStorage;
 
 /// Performs the row's action.
 pub(crate) async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
@@ -44,4 +50,23 @@ pub(crate) async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
         // Applied when recorded, never a row: one here is a bug, kept for an operator.
         Action::CancelSchedule { .. } => JobOutcome::verdict(Verdict::Permanent { code: crate::outbox::reasons::BAD_PAYLOAD.into() }),
     }
+}
+
+/// A row the ingest unit just inserted (id `row_id`): the rooms that keep an order of their rows
+/// note it in the same unit (a session's intent, a streamed answer in a thread with a session:
+/// `assistant::session`). Most kinds note nothing.
+pub(crate) fn queued(sql: &SqlStorage, action: &Action, row_id: i64, now: i64) -> worker::Result<()> {
+    match action {
+        Action::Session { channel, thread_ts, status, .. } => assistant::store::note_intent(sql, channel, thread_ts, row_id, *status, now),
+        Action::StreamAnswer { channel, thread_ts, .. } => assistant::store::note_answer(sql, channel, thread_ts, row_id, now),
+        _ => Ok(()),
+    }
+}
+
+/// Prunes what the rooms keep of their own beside the outbox (the Stops, the sessions' intents,
+/// the steps' executions) once it is older than `cutoff`: housekeeping, with the receipts.
+pub(crate) fn housekeep(sql: &SqlStorage, cutoff: i64) -> worker::Result<()> {
+    assistant::store::prune_stops(sql, cutoff)?;
+    assistant::store::prune_sessions(sql, cutoff)?;
+    step::store::prune(sql, cutoff)
 }

@@ -2,7 +2,6 @@
 //! for, all or nothing.
 
 use crate::ingest::Receipt;
-use crate::kinds::assistant::store as answers;
 use crate::kinds::redrive::store as redrive;
 use crate::kinds::registry::Action;
 use crate::kinds::schedule::store as scheduled;
@@ -30,7 +29,7 @@ pub(super) fn insert_rows(sql: &SqlStorage, op_key: &str, rows_to_insert: &[NewR
             action => insert_action(sql, action, Queue { key: &row.effect.key, op_key, max_attempts, due: now, deadline_at: row.deadline_at, now })?,
         };
         if let Some(row_id) = inserted {
-            note_session(sql, &row.effect.action, row_id, now)?;
+            crate::kinds::perform::queued(sql, &row.effect.action, row_id, now)?;
         }
         if inserted.is_some() {
             queued += 1
@@ -39,16 +38,6 @@ pub(super) fn insert_rows(sql: &SqlStorage, op_key: &str, rows_to_insert: &[NewR
         }
     }
     Ok((queued, already))
-}
-
-/// Notes a session row's intent, or a streamed answer in a thread with a session, for the session's
-/// newest-intent-wins order (`kinds::assistant::session`).
-fn note_session(sql: &SqlStorage, action: &Action, row_id: i64, now: i64) -> worker::Result<()> {
-    match action {
-        Action::Session { channel, thread_ts, status, .. } => answers::note_intent(sql, channel, thread_ts, row_id, *status, now),
-        Action::StreamAnswer { channel, thread_ts, .. } => answers::note_answer(sql, channel, thread_ts, row_id, now),
-        _ => Ok(()),
-    }
 }
 
 /// What the ingest unit recorded.

@@ -278,9 +278,7 @@ pub fn prune(storage: &Storage, sql: &SqlStorage, now: i64, receipt_retention_ms
         tx_sync(storage, move || rotate_receipts(&sql, now, receipt_retention_ms))?;
     }
     state::prune_facts(sql, now - receipt_retention_ms, limit)?;
-    crate::kinds::assistant::store::prune_stops(sql, now - receipt_retention_ms)?;
-    crate::kinds::assistant::store::prune_sessions(sql, now - receipt_retention_ms)?;
-    crate::kinds::step::store::prune(sql, now - receipt_retention_ms)?;
+    crate::kinds::perform::housekeep(sql, now - receipt_retention_ms)?;
     run(sql, sql::outbox::PRUNE_KEYS, vec![int(now), int(limit)])?;
     let bucket = crate::config::PRUNE_BUCKET_MS;
     if oldest.and_then(|o| o.done).is_some_and(|at| at + done_retention_ms + bucket <= now) {
