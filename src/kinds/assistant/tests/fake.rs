@@ -57,6 +57,16 @@ impl Slack {
     }
 
     /// Whether `n` more task updates overflow a message that took `had`.
+    /// Why message `ts` takes no more (an append or the stop, with `n` structured chunks): it no
+    /// longer streams, or `n` more would pass the chunk limit (`msg_too_long`, as Slack answers).
+    fn refuses_more(&mut self, ts: &str, n: usize) -> Option<Reply> {
+        let (streaming, had) = (self.msg(ts).streaming, self.msg(ts).chunks);
+        if !streaming {
+            return Some(Reply::Refused("message_not_in_streaming_state".into()));
+        }
+        self.too_many(had, n).then(|| self.too_long(ts))
+    }
+
     fn too_many(&self, had: usize, n: usize) -> bool {
         n > 0 && self.max_chunks.is_some_and(|max| had + n > max)
     }
@@ -84,12 +94,8 @@ impl Slack {
                     return refused("stopped_by_user");
                 }
                 let tasks = tasks_of(chunks);
-                let (streaming, had) = (self.msg(ts).streaming, self.msg(ts).chunks);
-                if !streaming {
-                    return refused("message_not_in_streaming_state");
-                }
-                if self.too_many(had, tasks.len()) {
-                    return self.too_long(ts);
+                if let Some(refusal) = self.refuses_more(ts, tasks.len()) {
+                    return refusal;
                 }
                 let m = self.msg(ts);
                 m.text.push_str(&text_of(chunks));
@@ -99,12 +105,8 @@ impl Slack {
                 Reply::Ok { ts: None }
             }
             Call::Stop { ts, last, tasks } => {
-                let (streaming, had) = (self.msg(ts).streaming, self.msg(ts).chunks);
-                if !streaming {
-                    return refused("message_not_in_streaming_state");
-                }
-                if self.too_many(had, tasks.len()) {
-                    return self.too_long(ts);
+                if let Some(refusal) = self.refuses_more(ts, tasks.len()) {
+                    return refusal;
                 }
                 let m = self.msg(ts);
                 m.streaming = false;
