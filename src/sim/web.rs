@@ -103,7 +103,7 @@ pub struct Web {
 /// An agent session, as the fake keeps it: created by the first `agents.sessions.setStatus` or
 /// by a stream started in its thread (Slack enrolls streaming apps), moved by `setStatus` and by
 /// `chat.stopStream`'s `session_status` (default `active`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FakeSession {
     /// Its title (the creating call's, or the last rename's).
     pub title: Option<String>,
@@ -330,7 +330,7 @@ impl Web {
         let session = self.sessions.entry(key).or_insert_with(|| FakeSession {
             title: text(args, "title").map(str::to_string),
             initiator_user_id: text(args, "initiator_user_id").map(str::to_string),
-            statuses: Vec::new(),
+            ..FakeSession::default()
         });
         session.statuses.push(status.to_string());
         Ok(json!({"ok": true}))
@@ -348,12 +348,7 @@ impl Web {
 
     /// A stream moved the session of its thread (creating it: streaming apps are enrolled).
     fn session_moves(&mut self, channel: &str, thread: &str, status: &str) {
-        let session = self.sessions.entry((channel.to_string(), thread.to_string())).or_insert_with(|| FakeSession {
-            title: None,
-            initiator_user_id: None,
-            statuses: Vec::new(),
-        });
-        session.statuses.push(status.to_string());
+        self.sessions.entry((channel.to_string(), thread.to_string())).or_default().statuses.push(status.to_string());
     }
 
     /// `functions.completeSuccess` / `completeError`: the first ending of an execution counts;
