@@ -125,6 +125,9 @@ pub struct BodyStream {
     /// Aborts the request when the stream is dropped: an attempt that ends (or is fenced) stops
     /// reading the model.
     abort: worker::web_sys::AbortController,
+    /// The timer that bounds the current wait, and when it fires: kept across reads, so a stream
+    /// of small chunks arms one timer per deadline, not one per chunk.
+    timer: Option<(i64, worker::Delay)>,
 }
 
 impl Drop for BodyStream {
@@ -147,16 +150,26 @@ pub enum Piece {
 }
 
 impl BodyStream {
-    /// Waits at most `wait_ms` for the next bytes.
-    pub async fn next(&mut self, wait_ms: i64) -> Piece {
+    /// Waits for the next bytes until `deadline` at the latest (epoch ms; `now` is the clock).
+    /// A timer armed for an earlier read is kept while it fires no later than `deadline`: it may
+    /// then end this wait early with [`Piece::Idle`], which callers take as "look at the clock".
+    pub async fn next(&mut self, deadline: i64, now: i64) -> Piece {
         use futures::future::{select, Either};
         use futures::StreamExt;
-        let wait = worker::Delay::from(std::time::Duration::from_millis(wait_ms.max(1) as u64));
-        match select(self.body.next(), wait).await {
+        let keep = matches!(self.timer, Some((fires, _)) if fires <= deadline && fires > now);
+        if !keep {
+            let wait = std::time::Duration::from_millis((deadline - now).max(1) as u64);
+            self.timer = Some((deadline, worker::Delay::from(wait)));
+        }
+        let (_, timer) = self.timer.as_mut().expect("armed above");
+        match select(self.body.next(), timer).await {
             Either::Left((Some(Ok(bytes)), _)) => Piece::Bytes(bytes),
             Either::Left((Some(Err(e)), _)) => Piece::Broken(e.to_string()),
             Either::Left((None, _)) => Piece::End,
-            Either::Right(_) => Piece::Idle,
+            Either::Right(_) => {
+                self.timer = None;
+                Piece::Idle
+            }
         }
     }
 }
@@ -190,5 +203,5 @@ pub async fn post_streaming(url: &str, bearer: Option<&str>, body: &Value, timeo
     }
     let mut response = worker::Response::from(response);
     let body = response.stream().map_err(|e| Failure::Network(e.to_string()))?;
-    Ok(Ok(BodyStream { body, abort }))
+    Ok(Ok(BodyStream { body, abort, timer: None }))
 }

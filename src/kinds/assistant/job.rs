@@ -10,10 +10,12 @@
 //! there is one (the partial answer is sent as the assistant's message).
 //!
 //! A Stop the user pressed (`agent_session_stopped`, recorded by the ingest unit before its ack,
-//! `store::record_stop`) is read before every step: from then on no call starts but those that
-//! close the answer (`Answer::stop`), the model's request is aborted, and the row ends done. So a
-//! stop is honoured whatever state the row was in: not started (it never starts), streaming,
-//! between attempts, or after a crash (the next attempt reads it first).
+//! `store::record_stop`) is read from the table at the attempt's first step, before every Slack
+//! call, and at the next step after this instance records any Stop (`store::stops_recorded`;
+//! not at every event of the model's stream, which cost a `SELECT` per event): from then on no
+//! call starts but those that close the answer (`Answer::stop`), the model's request is aborted,
+//! and the row ends done. So a stop is honoured whatever state the row was in: not started (it
+//! never starts), streaming, between attempts, or after a crash (the next attempt reads it first).
 
 use super::calls::{self, Target};
 use super::sse::{SseDecoder, SseEvent};
@@ -57,9 +59,10 @@ pub async fn answer(job: &Job<'_>, to: &Target<'_>) -> JobOutcome {
         Err(e) => return JobOutcome::verdict(Verdict::transient(format!("storage: {e}"))),
     };
     let mut model: Option<Model> = None;
+    let mut stops = StopWatch::default();
     loop {
         let now = clock::now_ms();
-        if !answer.stopped_by_user() && stop_recorded(job, to) {
+        if stops.stopped(job, to, &answer, Before::Step) {
             answer.stop();
             // Dropping the model's stream aborts its request: nothing more is read.
             model = None;
@@ -68,6 +71,11 @@ pub async fn answer(job: &Job<'_>, to: &Target<'_>) -> JobOutcome {
             Step::Finished(end) => return ended(end),
             Step::Wait(until) => worker::Delay::from(std::time::Duration::from_millis((until - now).max(1) as u64)).await,
             Step::Call(call) => {
+                if stops.stopped(job, to, &answer, Before::Call) {
+                    answer.stop();
+                    model = None;
+                    continue;
+                }
                 match answers::save(job.storage, job.sql, (row_id, &job.row.idem_key), job.claim_token, answer.checkpoint(), now + job.config.lease_ms, now) {
                     Ok(Fence::Held) => {}
                     // Another sweep has the row: this attempt makes no call more.
@@ -94,11 +102,36 @@ pub async fn answer(job: &Job<'_>, to: &Target<'_>) -> JobOutcome {
     }
 }
 
-/// Whether the user pressed Stop on this answer (`agent_session_stopped`, recorded by the ingest
-/// before its ack): read before every step, so no call starts after the stop is recorded (one
-/// already in flight finishes). A read that fails is taken as no stop: the next step reads again.
-fn stop_recorded(job: &Job<'_>, to: &Target<'_>) -> bool {
-    answers::stopped(job.sql, to.channel, to.thread_ts, job.row.id.0).unwrap_or(false)
+/// What the answer is about to do when it asks whether it was stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Before {
+    /// Any step: the table is read only if this instance recorded a Stop since the last read.
+    Step,
+    /// A Slack call: the table is always read, so no call starts after a Stop is recorded.
+    Call,
+}
+
+/// When an answer reads the Stops table: at its first step, before every Slack call, and after
+/// this instance records a Stop (`store::stops_recorded` moved).
+#[derive(Debug, Default)]
+struct StopWatch {
+    /// `stops_recorded` at the last read; `None` before the first.
+    seen: Option<u64>,
+}
+
+impl StopWatch {
+    /// Whether the user pressed Stop on this answer (`agent_session_stopped`, recorded by the
+    /// ingest before its ack). A stopped answer is not asked again; one already in flight
+    /// finishes. A read that fails is taken as no stop: the next call reads again.
+    fn stopped(&mut self, job: &Job<'_>, to: &Target<'_>, answer: &Answer, before: Before) -> bool {
+        let recorded = answers::stops_recorded();
+        let read = !answer.stopped_by_user() && (before == Before::Call || self.seen != Some(recorded));
+        if !read {
+            return false;
+        }
+        self.seen = Some(recorded);
+        answers::stopped(job.sql, to.channel, to.thread_ts, job.row.id.0).unwrap_or(false)
+    }
 }
 
 /// The session status the answer's last `stopStream` sets: a status the app stated for the
@@ -149,8 +182,8 @@ async fn read(m: &mut Model, answer: &mut Answer, until: Option<i64>, now: i64) 
         return;
     }
     let idle_at = m.last_seen + MODEL_IDLE_MS;
-    let wait = until.unwrap_or(idle_at).min(idle_at) - now;
-    match m.body.next(wait).await {
+    let deadline = until.unwrap_or(idle_at).min(idle_at);
+    match m.body.next(deadline, now).await {
         Piece::Bytes(bytes) => {
             m.last_seen = clock::now_ms();
             m.pending.extend(m.decoder.push(&bytes));
