@@ -7,11 +7,13 @@
 //! (`Action::StreamAnswer`, under a "thinking" status): a top-level message into its own thread,
 //! a reply into the thread it continues, a legacy assistant thread's message into that thread;
 //! opening the DM's Messages tab pins suggested prompts to it. A new legacy assistant thread
-//! gets suggested prompts, LLM or not. Without an LLM, the reply quotes the mention or the DM.
+//! gets suggested prompts, LLM or not. Without an LLM, the reply quotes the mention or the DM. A
+//! click on an answer's feedback buttons is thanked, ephemerally, in the answer's thread.
 
 use super::listen::agent::{in_agent_dm, opens_messages_tab, tab_prompts_args, APP_HOME_OPENED};
 use super::listen::assistant::{streamed_answer, AssistantThread, Prompt};
 use super::{App, Context, Decision, HandlerOutput};
+use crate::kinds::assistant::calls::{FEEDBACK_ACTION_ID, FEEDBACK_NEGATIVE};
 use crate::kinds::registry::{truncate_chars, Action, Effect, Followup};
 use crate::slack::envelope::{Dispatch, Event, EventEnvelope, Interaction, InteractionKind, Message, SlashCommand};
 use crate::slack::method;
@@ -84,10 +86,14 @@ impl DefaultApp {
         CommandReply { ack: json!({ "response_type": "ephemeral", "text": "Working on it…" }), decision: Decision::Enqueue(vec![effect]) }
     }
 
-    /// "Mark resolved": the reply is updated.
+    /// "Mark resolved": the reply is updated. A click on a streamed answer's feedback buttons:
+    /// a word of thanks, seen by the clicker alone.
     fn on_interaction(&self, interaction: &Interaction, _ctx: &Context) -> Decision {
         if interaction.kind() != InteractionKind::BlockActions {
             return Decision::Ignore("unhandled_interaction");
+        }
+        if let Some(feedback) = interaction.actions.iter().find(|a| a.action_id == FEEDBACK_ACTION_ID) {
+            return thank_for_feedback(interaction, feedback.value.as_deref());
         }
         if !interaction.actions.iter().any(|a| a.action_id == RESOLVE_ACTION_ID) {
             return Decision::Ignore("unhandled_action");
@@ -103,6 +109,26 @@ impl DefaultApp {
             deadline_after_ms: Some(UPDATE_DEADLINE_MS),
         }])
     }
+}
+
+/// The ephemeral thanks for a click on the feedback buttons, in the answer's thread.
+fn thank_for_feedback(interaction: &Interaction, value: Option<&str>) -> Decision {
+    let (Some(channel), Some(user)) = (&interaction.channel_id, &interaction.user_id) else {
+        return Decision::Ignore("action_without_message");
+    };
+    let text = match value {
+        Some(FEEDBACK_NEGATIVE) => "Thanks for telling me. Try asking another way, with more detail.",
+        _ => "Thanks for the feedback.",
+    };
+    let mut args = json!({ "channel": channel, "user": user, "text": text });
+    if let Some(thread) = interaction.raw.pointer("/message/thread_ts").or_else(|| interaction.raw.pointer("/container/thread_ts")) {
+        args["thread_ts"] = thread.clone();
+    }
+    Decision::Enqueue(vec![Effect {
+        key: format!("ix:{}:feedback", interaction.op_key),
+        action: Action::slack_api(method::POST_EPHEMERAL, args),
+        deadline_after_ms: Some(STATUS_DEADLINE_MS),
+    }])
 }
 
 /// Why a message is not ours to answer, if it is not.

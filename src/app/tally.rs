@@ -17,7 +17,7 @@
 //! - `session`: states the thread's agent session `processing` and streams an answer; `waits`:
 //!   streams an answer, then states the session `suspended` (the agent-session tests).
 //! - `plan`: streams an answer whose tasks show as a plan titled [`PLAN_TITLE`] (the structured
-//!   streams' tests).
+//!   streams' tests); `closing`: streams an answer that closes with [`closing_blocks`].
 //!
 //! The button `slackline_tally_update` (its value: a remembered key) edits the remembered message
 //! (`chat.update` of its `ts`).
@@ -33,6 +33,11 @@ pub const UPDATE_ACTION: &str = "slackline_tally_update";
 pub const PLAN_TITLE: &str = "tally plan";
 /// Keys under this prefix are secret.
 pub const SECRET_PREFIX: &str = "secret:";
+
+/// The blocks a `closing` answer shows under its text.
+pub fn closing_blocks() -> Vec<serde_json::Value> {
+    vec![serde_json::json!({"type": "divider"}), serde_json::json!({"type": "context", "elements": [{"type": "mrkdwn", "text": "tally sources"}]})]
+}
 
 fn on_message(m: &MessageIn<'_>, cx: &mut Cx) -> HandlerResult {
     let post = format!("{}:{}", m.message.channel, m.message.ts);
@@ -62,6 +67,10 @@ fn on_message(m: &MessageIn<'_>, cx: &mut Cx) -> HandlerResult {
     }
     if word("plan") {
         cx.stream_answer(m, &m.message.text).plan(PLAN_TITLE);
+        return Ok(());
+    }
+    if word("closing") {
+        cx.stream_answer(m, &m.message.text).closing_blocks(closing_blocks());
         return Ok(());
     }
     vote(cx, &post)?;

@@ -25,7 +25,7 @@ pub(crate) async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
         Action::Status { name } => notify::status::bring_up_to_date(job, name).await,
         Action::RespondUrl { url, body } => respond_url::job::post(job, url, body).await,
         Action::LlmReply { prompt, then } => llm::job::answer(job, prompt, then).await,
-        Action::StreamAnswer { prompt, channel, thread_ts, recipient_user_id, recipient_team_id, task_display_mode, plan_title } => {
+        Action::StreamAnswer { prompt, channel, thread_ts, recipient_user_id, recipient_team_id, task_display_mode, plan_title, closing_blocks } => {
             let to = assistant::calls::Target {
                 prompt,
                 channel,
@@ -34,6 +34,7 @@ pub(crate) async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
                 recipient_team_id: recipient_team_id.as_deref(),
                 task_display_mode: *task_display_mode,
                 plan_title: plan_title.as_deref(),
+                closing_blocks: closing_blocks.as_deref().unwrap_or_default(),
             };
             assistant::job::answer(job, &to).await
         }

@@ -136,6 +136,9 @@ pub enum Action {
         /// The plan's title (a `plan_update` chunk as each message of the answer starts).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         plan_title: Option<String>,
+        /// Blocks shown under the finished answer (a `blocks` chunk in its last `chat.stopStream`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        closing_blocks: Option<Vec<serde_json::Value>>,
     },
     /// An agent session's status in a thread (`agents.sessions.setStatus`, `cx.session`): the
     /// thread's newest intent is sent, not necessarily this row's, so a session never goes back
@@ -394,9 +397,11 @@ mod tests {
             recipient_team_id,
             task_display_mode: Some(crate::kinds::assistant::chunks::TaskDisplayMode::Plan),
             plan_title: Some("Checking".into()),
+            closing_blocks: Some(vec![serde_json::json!({"type": "divider"})]),
         };
         let json = serde_json::to_value(&plan).unwrap();
         assert_eq!((json["task_display_mode"].as_str(), json["plan_title"].as_str()), (Some("plan"), Some("Checking")));
+        assert_eq!(json["closing_blocks"], serde_json::json!([{"type": "divider"}]));
         assert_eq!(serde_json::from_value::<Action>(json).unwrap(), plan);
     }
 

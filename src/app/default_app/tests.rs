@@ -131,6 +131,24 @@ fn the_resolve_button_updates_its_message() {
 }
 
 #[test]
+fn a_feedback_click_is_thanked_ephemerally_in_the_answers_thread() {
+    let mut bad = click(FEEDBACK_ACTION_ID);
+    bad.actions[0].value = Some(FEEDBACK_NEGATIVE.into());
+    bad.raw = json!({"message": {"ts": "10.2", "thread_ts": "10.1"}});
+    let e = effects(DefaultApp.on_interaction(&bad, &plain()));
+    assert_eq!(e[0].key, "ix:trig.9:feedback");
+    let Action::SlackApi { method, args, .. } = &e[0].action else { panic!("a Web API call") };
+    assert_eq!(
+        (method.as_str(), args["channel"].as_str(), args["user"].as_str(), args["thread_ts"].as_str()),
+        ("chat.postEphemeral", Some("C1"), Some("U2"), Some("10.1"))
+    );
+    assert!(args["text"].as_str().unwrap().contains("another way"), "{args}");
+    let good = click(FEEDBACK_ACTION_ID);
+    let Action::SlackApi { args, .. } = &effects(DefaultApp.on_interaction(&good, &plain()))[0].action else { panic!("a Web API call") };
+    assert_eq!((args["text"].as_str(), args.get("thread_ts")), (Some("Thanks for the feedback."), None));
+}
+
+#[test]
 fn other_interactions_are_recorded_but_ignored() {
     assert_eq!(DefaultApp.on_interaction(&click("other"), &plain()), Decision::Ignore("unhandled_action"));
     let shortcut = Interaction { payload_type: "shortcut".into(), ..click(RESOLVE_ACTION_ID) };

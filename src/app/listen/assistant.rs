@@ -130,6 +130,7 @@ pub fn streamed_answer(m: &Message, prompt: &str, team: &str) -> Action {
         recipient_team_id: Some(team.to_string()),
         task_display_mode: None,
         plan_title: None,
+        closing_blocks: None,
     }
 }
 
@@ -186,6 +187,36 @@ impl EffectRef<'_> {
             _ => self.misused(format!("plan({title:?}): only a streamed answer (cx.stream_answer) shows a plan")),
         }
         self
+    }
+}
+
+/// Block Kit's most blocks in one message (and in one `blocks` chunk).
+pub const MAX_BLOCKS: usize = 50;
+
+impl EffectRef<'_> {
+    /// Shows `blocks` under a streamed answer once it has ended (a `blocks` chunk in its last
+    /// `chat.stopStream`, above the feedback buttons): sources, a follow-up button
+    /// (`cx.stream_answer(m, prompt).closing_blocks(vec![json!({"type": "divider"})])`). At most
+    /// [`MAX_BLOCKS`], each an object with a `type`; otherwise, or on another effect, it fails
+    /// the handler. An answer Slack refuses to stream is posted without them.
+    pub fn closing_blocks(mut self, blocks: Vec<Value>) -> Self {
+        let checked = closing_blocks_ok(&blocks);
+        match (self.performed_mut(), checked) {
+            (Action::StreamAnswer { closing_blocks, .. }, Ok(())) => *closing_blocks = Some(blocks),
+            (Action::StreamAnswer { .. }, Err(why)) => self.misused(format!("closing_blocks: {why}")),
+            _ => self.misused("closing_blocks: only a streamed answer (cx.stream_answer) closes with blocks".to_string()),
+        }
+        self
+    }
+}
+
+/// Why `blocks` cannot close an answer, if they cannot.
+fn closing_blocks_ok(blocks: &[Value]) -> Result<(), String> {
+    match blocks.iter().position(|b| b.get("type").and_then(Value::as_str).is_none_or(str::is_empty)) {
+        _ if blocks.is_empty() => Err("no blocks".into()),
+        _ if blocks.len() > MAX_BLOCKS => Err(format!("{} blocks, Slack takes at most {MAX_BLOCKS}", blocks.len())),
+        Some(i) => Err(format!("block {i} has no type")),
+        None => Ok(()),
     }
 }
 
@@ -311,6 +342,33 @@ mod tests {
         assert_eq!((args["task_display_mode"].as_str(), args.get("plan_title")), (Some("plan"), None));
         let misused = Listeners::new().assistant_message(|_, _, cx| {
             cx.reply("hi").plan("no");
+            Ok(())
+        });
+        let failed = Team::new().handle(&misused, &assistant_message("U1", "1.1", "x")).failed;
+        assert!(failed.as_deref().is_some_and(|f| f.contains("only a streamed answer")), "{failed:?}");
+    }
+
+    #[test]
+    fn closing_blocks_ride_on_the_streamed_answer_and_bad_ones_fail_the_handler() {
+        let closing = |blocks: Vec<Value>| {
+            Listeners::new().assistant_message(move |m, _, cx| {
+                cx.stream_answer(m, &m.message.text).closing_blocks(blocks.clone());
+                Ok(())
+            })
+        };
+        let sources = vec![json!({"type": "divider"}), json!({"type": "context", "elements": []})];
+        let done = Team::new().handle(&closing(sources.clone()), &assistant_message("U1", "1.1", "x"));
+        assert_eq!(done.queued()[0].args["closing_blocks"], json!(sources));
+        for (blocks, why) in [
+            (vec![], "no blocks"),
+            (vec![json!({"type": "divider"}); MAX_BLOCKS + 1], "at most 50"),
+            (vec![json!({"type": "divider"}), json!({"text": "untyped"})], "block 1 has no type"),
+        ] {
+            let failed = Team::new().handle(&closing(blocks), &assistant_message("U1", "1.1", "x")).failed;
+            assert!(failed.as_deref().is_some_and(|f| f.contains(why)), "{why}: {failed:?}");
+        }
+        let misused = Listeners::new().assistant_message(|_, _, cx| {
+            cx.reply("hi").closing_blocks(vec![json!({"type": "divider"})]);
             Ok(())
         });
         let failed = Team::new().handle(&misused, &assistant_message("U1", "1.1", "x")).failed;

@@ -6,7 +6,9 @@
 //! that carries a task update (or the plan's title) sends everything as `chunks`, in the model's
 //! order (Slack refuses both at once: `cannot_provide_both_markdown_text_and_chunks`). Every
 //! message of the answer starts with its display mode and, in `plan` mode, its plan's title
-//! (`plan_update`). A posted answer (the fallback) shows its tasks as lines above its text.
+//! (`plan_update`). The answer's last `chat.stopStream` carries the app's closing blocks as a
+//! `blocks` chunk, and the feedback buttons. A posted answer (the fallback, when Slack refuses
+//! to stream) shows its tasks as lines above its text, and no closing blocks.
 
 use super::chunks::{Chunk, Task, TaskDisplayMode, TaskStatus};
 use super::stream::{Call, Reply};
@@ -38,6 +40,9 @@ pub struct Target<'a> {
     pub task_display_mode: Option<TaskDisplayMode>,
     /// The plan's title (`plan_update`), sent as each message of the answer starts.
     pub plan_title: Option<&'a str>,
+    /// Blocks shown under the finished answer: a `blocks` chunk in its last `chat.stopStream`
+    /// (none: no chunk).
+    pub closing_blocks: &'a [Value],
 }
 
 /// The method and arguments of `call`.
@@ -66,8 +71,10 @@ pub fn request(to: &Target<'_>, call: &Call) -> (&'static str, Value) {
             if *last {
                 args["blocks"] = feedback_blocks();
             }
-            if !tasks.is_empty() {
-                args["chunks"] = tasks.iter().map(task_chunk).collect();
+            let closing = Some(to.closing_blocks).filter(|blocks| *last && !blocks.is_empty());
+            let chunks: Vec<Value> = tasks.iter().map(task_chunk).chain(closing.map(|blocks| json!({ "type": "blocks", "blocks": blocks }))).collect();
+            if !chunks.is_empty() {
+                args["chunks"] = json!(chunks);
             }
             (method::STOP_STREAM, args)
         }
@@ -169,6 +176,7 @@ mod tests {
         recipient_team_id: Some("T1"),
         task_display_mode: None,
         plan_title: None,
+        closing_blocks: &[],
     };
 
     fn text(t: &str) -> Vec<Chunk> {
@@ -190,6 +198,18 @@ mod tests {
         assert!(last.get("chunks").is_none());
         let (_, rollover) = request(&TO, &Call::Stop { ts: "2.0".into(), last: false, tasks: vec![] });
         assert!(rollover.get("blocks").is_none());
+    }
+
+    #[test]
+    fn closing_blocks_are_a_blocks_chunk_after_the_tasks_of_the_last_stop_only() {
+        let blocks = [json!({"type": "divider"}), json!({"type": "section", "text": {"type": "mrkdwn", "text": "Sources"}})];
+        let to = Target { closing_blocks: &blocks, ..TO };
+        let (_, last) = request(&to, &Call::Stop { ts: "2.0".into(), last: true, tasks: vec![task("c1", TaskStatus::Complete)] });
+        assert_eq!(last["chunks"][0]["type"], "task_update");
+        assert_eq!(last["chunks"][1], json!({"type": "blocks", "blocks": blocks}));
+        assert_eq!(last["blocks"][0]["elements"][0]["type"], "feedback_buttons", "the feedback buttons stay");
+        let (_, rollover) = request(&to, &Call::Stop { ts: "2.0".into(), last: false, tasks: vec![] });
+        assert!(rollover.get("chunks").is_none(), "a message the answer rolls over from closes without them");
     }
 
     #[test]

@@ -69,6 +69,8 @@ pub struct FakeStream {
     pub stopped_by_user: bool,
     /// `chat.stopStream` added blocks (the feedback buttons).
     pub blocks: bool,
+    /// The blocks its `blocks` chunks carried, in order (not part of its text).
+    pub block_chunks: Vec<Value>,
     /// When it started (ms since the epoch).
     pub started_ms: u64,
 }
@@ -79,6 +81,7 @@ struct Content {
     text: String,
     tasks: Vec<FakeTask>,
     plan_title: Option<String>,
+    blocks: Vec<Value>,
     /// Its structured chunks (what the limit counts).
     structured: usize,
 }
@@ -122,7 +125,7 @@ impl Content {
             }
             Some("blocks") => {
                 let blocks = chunk.get("blocks").and_then(Value::as_array).filter(|b| b.len() <= 50).ok_or_else(bad)?;
-                self.text.push_str(&format!("[{} blocks]", blocks.len()));
+                self.blocks.extend(blocks.iter().cloned());
                 self.structured += 1;
             }
             _ => return Err(bad()),
@@ -148,6 +151,7 @@ impl FakeStream {
         if content.plan_title.is_some() {
             self.plan_title = content.plan_title;
         }
+        self.block_chunks.extend(content.blocks);
         self.chunks += content.structured;
     }
 }
@@ -182,6 +186,7 @@ impl Web {
             streaming: true,
             stopped_by_user: false,
             blocks: false,
+            block_chunks: Vec::new(),
             started_ms: now_ms,
         };
         stream.take(content);

@@ -2,7 +2,8 @@
 //! OpenAI's streamed `tool_calls`), and the user sees each call as a task in the answer's message
 //! (`task_update` chunks: in progress, then complete), the text exact; a plan shows under its
 //! title; and an answer whose message Slack refuses more of (`msg_too_long`, the fake's chunk
-//! limit set low) goes on in a new message in the thread, its text exact and every task ended.
+//! limit set low) goes on in a new message in the thread, its text exact and every task ended;
+//! the app's closing blocks show once, under the answer's last message.
 
 use super::{assistant, finished, rows_settled, text_of, Conversation};
 use crate::support::{FakeSlack, Runtime, Settings};
@@ -61,6 +62,19 @@ fn a_plan_answer_starts_its_message_in_plan_mode_under_its_title() {
     assert_eq!(text_of(&streams), FakeLlm::answer_to(&prompt, 40));
     assert_eq!((streams[0].task_display_mode.as_str(), streams[0].plan_title.as_deref()), ("plan", Some(slackline::app::tally::PLAN_TITLE)));
     assert_eq!(tasks_of(&streams), [(calls(&prompt, 40)[0].clone(), "complete".to_string())]);
+}
+
+#[test]
+fn an_answer_with_closing_blocks_shows_them_once_under_its_exact_text() {
+    let a = assistant();
+    let conv = Conversation::new();
+    let prompt = format!("slackline-tally closing {} [llm tokens=40 rate=200 tools=search]", crate::support::unique("closing-"));
+    conv.ask(&a.rt, &prompt);
+    let streams = finished(&a.fake, &conv.channel);
+    assert_eq!(text_of(&streams), FakeLlm::answer_to(&prompt, 40));
+    let shown: Vec<_> = streams.iter().flat_map(|s| s.block_chunks.clone()).collect();
+    assert_eq!(shown, slackline::app::tally::closing_blocks(), "once, in the answer's last message: {streams:?}");
+    assert!(streams.last().is_some_and(|s| s.blocks && !s.block_chunks.is_empty()), "with the feedback buttons: {streams:?}");
 }
 
 #[test]
