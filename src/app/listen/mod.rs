@@ -41,6 +41,7 @@ pub mod assistant;
 pub mod cx;
 pub mod feedback;
 pub mod input;
+pub mod middleware;
 mod origin;
 pub mod session;
 pub mod step;
@@ -48,12 +49,14 @@ pub mod step;
 pub use crate::kinds::schedule::{When, DAY_MS, MINUTE_MS};
 pub use cx::{Cx, EffectRef, Origin, Scheduling};
 pub use input::*;
+pub use middleware::{MiddlewareResult, Next};
 pub use session::Session;
 pub use step::StepIn;
 
 use super::{App, Context, Decision, HandlerOutput};
 use crate::slack::envelope::{Dispatch, Event, EventEnvelope, Interaction, InteractionKind, Message, SlashCommand};
 use crate::state::{StateChange, StateError};
+use middleware::Middleware;
 use serde_json::Value;
 
 /// Why a handler gave up (its message is kept with the event).
@@ -218,18 +221,22 @@ enum Route {
 struct Listener {
     route: Route,
     bots: bool,
+    /// Its groups' middleware, the outer group's first ([`Listeners::group`]).
+    middleware: Vec<Middleware>,
 }
 
-/// An app: its listeners, in the order they were registered.
+/// An app: its global middleware and its listeners, each in the order they were registered.
 #[derive(Default)]
 pub struct Listeners {
     listeners: Vec<Listener>,
+    /// Run on every request, before any listener is chosen ([`Listeners::middleware`]).
+    middleware: Vec<Middleware>,
     secret_prefixes: Vec<String>,
 }
 
 impl std::fmt::Debug for Listeners {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Listeners({} listeners)", self.listeners.len())
+        write!(f, "Listeners({} listeners, {} middleware)", self.listeners.len(), self.middleware.len())
     }
 }
 
@@ -240,7 +247,7 @@ impl Listeners {
     }
 
     fn with(mut self, route: Route) -> Listeners {
-        self.listeners.push(Listener { route, bots: false });
+        self.listeners.push(Listener { route, bots: false, middleware: Vec::new() });
         self
     }
 
@@ -321,12 +328,12 @@ fn written_by_people(m: &Message) -> bool {
 /// A `function_executed` for step `callback`: its handler runs; another step's goes on to the
 /// next listener. An event that cannot be read as a step fails the handler (the unit's guard fails
 /// the step if it names an execution: `crate::kinds::step`).
-fn run_step(callback: &str, h: &StepHandler, envelope: &EventEnvelope, turn: &mut Turn<'_>) -> Option<Ran> {
+fn run_step(callback: &str, h: &StepHandler, envelope: &EventEnvelope, chain: &[Middleware], turn: &mut Turn<'_>) -> Option<Ran> {
     let started = crate::kinds::step::StepStarted::from_event(&envelope.raw);
     if started.as_ref().is_ok_and(|s| s.callback_id != callback) {
         return None;
     }
-    Some(turn.run(|cx| h(&step::StepIn::of(started?), cx)))
+    Some(turn.run(chain, |cx| h(&step::StepIn::of(started?), cx)))
 }
 
 impl App for Listeners {
@@ -334,8 +341,9 @@ impl App for Listeners {
         crate::state::is_secret(&self.secret_prefixes, key)
     }
 
-    /// One context for the whole run ([`origin::of`] the request); the listener that takes the
-    /// request runs with it, and what it holds at the end becomes the output ([`settle`]).
+    /// One context for the whole run ([`origin::of`] the request): the global middleware, then the
+    /// listener that takes the request (its groups' middleware, its handler) run with it, and what
+    /// it holds at the end becomes the output ([`settle`]).
     fn handle(&self, request: &Dispatch, ctx: &Context) -> HandlerOutput {
         let mut cx = Cx::with_state(origin::of(request), ctx.llm_enabled, ctx.reader());
         let ran = self.dispatch(request, &mut cx);
@@ -353,9 +361,9 @@ impl App for Listeners {
 enum Ran {
     /// A listener took it and its handler returned `Ok`.
     Handled,
-    /// Nothing is to be done, for this reason (`no_listener`, `bot_message`).
+    /// Nothing is to be done, for this reason (`no_listener`, `bot_message`, a middleware's).
     Ignored(&'static str),
-    /// The handler gave up with this error.
+    /// The handler, or a middleware, gave up with this error.
     Failed(String),
 }
 
@@ -368,15 +376,30 @@ impl From<HandlerResult> for Ran {
     }
 }
 
-/// One request's run through the listeners: the context every step of it shares.
+/// One request's run through the middleware and the listeners: the request and the context
+/// every step of it shares.
 struct Turn<'r> {
+    request: &'r Dispatch,
     cx: &'r mut Cx,
 }
 
 impl Turn<'_> {
-    /// Runs the handler of the listener that took the request.
-    fn run(&mut self, handler: impl FnOnce(&mut Cx) -> HandlerResult) -> Ran {
-        handler(self.cx).into()
+    /// Runs `chain`: `None` when every middleware lets the request continue, else how the run
+    /// ended.
+    fn stops(&mut self, chain: &[Middleware]) -> Option<Ran> {
+        match middleware::run_chain(chain, self.request, self.cx) {
+            Ok(Next::Continue) => None,
+            Ok(Next::Ignore(reason)) => Some(Ran::Ignored(reason)),
+            Err(HandlerError(why)) => Some(Ran::Failed(why)),
+        }
+    }
+
+    /// Runs the listener that took the request: its groups' middleware (`chain`), then `handler`.
+    fn run(&mut self, chain: &[Middleware], handler: impl FnOnce(&mut Cx) -> HandlerResult) -> Ran {
+        match self.stops(chain) {
+            Some(stopped) => stopped,
+            None => handler(self.cx).into(),
+        }
     }
 }
 
@@ -405,9 +428,12 @@ fn settle(ran: Ran, mut cx: Cx) -> HandlerOutput {
 }
 
 impl Listeners {
-    /// The first listener that takes the request runs.
+    /// The global middleware runs, then the first listener that takes the request.
     fn dispatch(&self, request: &Dispatch, cx: &mut Cx) -> Ran {
-        let mut turn = Turn { cx };
+        let mut turn = Turn { request, cx };
+        if let Some(stopped) = turn.stops(&self.middleware) {
+            return stopped;
+        }
         match request {
             Dispatch::Event(e) => self.on_event(e, &mut turn),
             Dispatch::Command(c) => self.on_command(c, &mut turn),
@@ -429,21 +455,23 @@ impl Listeners {
                 continue;
             }
             let ran = match (&l.route, message) {
-                (Route::Mention(h), Some(m)) if type_name == "app_mention" => Some(run_message(h, m, Vec::new(), envelope, turn)),
+                (Route::Mention(h), Some(m)) if type_name == "app_mention" => Some(run_message(h, m, Vec::new(), envelope, &l.middleware, turn)),
                 (Route::Message(p, h), Some(m)) if type_name == "message" && written_by_people(m) => {
-                    p.captures(&m.text).map(|matches| run_message(h, m, matches, envelope, turn))
+                    p.captures(&m.text).map(|matches| run_message(h, m, matches, envelope, &l.middleware, turn))
                 }
                 (Route::AssistantMessage(h), Some(m)) if type_name == "message" && written_by_people(m) && assistant::in_assistant_thread(m) => {
-                    Some(run_message(h, m, Vec::new(), envelope, turn))
+                    Some(run_message(h, m, Vec::new(), envelope, &l.middleware, turn))
                 }
                 (Route::AgentMessage(h), Some(m)) if type_name == "message" && written_by_people(m) && agent::in_agent_dm(m) => {
-                    Some(run_message(h, m, Vec::new(), envelope, turn))
+                    Some(run_message(h, m, Vec::new(), envelope, &l.middleware, turn))
                 }
-                (Route::Event(t, h), _) if t == type_name || subtype == Some(t.as_str()) => Some(run_event(h, envelope, turn)),
+                (Route::Event(t, h), _) if t == type_name || subtype == Some(t.as_str()) => Some(run_event(h, envelope, &l.middleware, turn)),
                 (Route::AgentOpened(h), None) if type_name == agent::APP_HOME_OPENED && agent::opens_messages_tab(&envelope.raw) => {
-                    Some(run_event(h, envelope, turn))
+                    Some(run_event(h, envelope, &l.middleware, turn))
                 }
-                (Route::Function(callback, h), None) if type_name == crate::kinds::step::FUNCTION_EXECUTED => run_step(callback, h, envelope, turn),
+                (Route::Function(callback, h), None) if type_name == crate::kinds::step::FUNCTION_EXECUTED => {
+                    run_step(callback, h, envelope, &l.middleware, turn)
+                }
                 _ => None,
             };
             if let Some(ran) = ran {
@@ -458,7 +486,7 @@ impl Listeners {
         for l in &self.listeners {
             if let Route::Command(name, h) = &l.route {
                 if name == &command.command {
-                    return turn.run(|cx| h(command, cx));
+                    return turn.run(&l.middleware, |cx| h(command, cx));
                 }
             }
         }
@@ -479,15 +507,19 @@ impl Listeners {
                     .actions
                     .iter()
                     .find(|a| a.action_id == m.action_id && (m.block_id.is_none() || a.block_id == m.block_id))
-                    .map(|action| turn.run(|cx| h(&ActionIn { action, interaction: i }, cx))),
+                    .map(|action| turn.run(&l.middleware, |cx| h(&ActionIn { action, interaction: i }, cx))),
                 (Route::ViewSubmission(cb, h), InteractionKind::ViewSubmission) if cb == view_callback => {
-                    Some(turn.run(|cx| h(&ViewIn { interaction: i, view }, cx)))
+                    Some(turn.run(&l.middleware, |cx| h(&ViewIn { interaction: i, view }, cx)))
                 }
-                (Route::ViewClosed(cb, h), InteractionKind::ViewClosed) if cb == view_callback => Some(turn.run(|cx| h(&ViewIn { interaction: i, view }, cx))),
+                (Route::ViewClosed(cb, h), InteractionKind::ViewClosed) if cb == view_callback => {
+                    Some(turn.run(&l.middleware, |cx| h(&ViewIn { interaction: i, view }, cx)))
+                }
                 (Route::Shortcut(cb, h), InteractionKind::Shortcut | InteractionKind::MessageAction) if cb == callback => {
-                    Some(turn.run(|cx| h(&ShortcutIn { interaction: i }, cx)))
+                    Some(turn.run(&l.middleware, |cx| h(&ShortcutIn { interaction: i }, cx)))
                 }
-                (Route::Options(id, h), InteractionKind::BlockSuggestion) if id == suggestion => Some(turn.run(|cx| h(&OptionsIn { interaction: i }, cx))),
+                (Route::Options(id, h), InteractionKind::BlockSuggestion) if id == suggestion => {
+                    Some(turn.run(&l.middleware, |cx| h(&OptionsIn { interaction: i }, cx)))
+                }
                 _ => None,
             };
             if let Some(ran) = ran {
@@ -498,14 +530,14 @@ impl Listeners {
     }
 }
 
-fn run_event(h: &EventHandler, envelope: &EventEnvelope, turn: &mut Turn<'_>) -> Ran {
+fn run_event(h: &EventHandler, envelope: &EventEnvelope, chain: &[Middleware], turn: &mut Turn<'_>) -> Ran {
     let input = EventIn { envelope, raw: &envelope.raw };
-    turn.run(|cx| h(&input, cx))
+    turn.run(chain, |cx| h(&input, cx))
 }
 
-fn run_message(h: &MessageHandler, m: &Message, matches: Vec<String>, envelope: &EventEnvelope, turn: &mut Turn<'_>) -> Ran {
+fn run_message(h: &MessageHandler, m: &Message, matches: Vec<String>, envelope: &EventEnvelope, chain: &[Middleware], turn: &mut Turn<'_>) -> Ran {
     let input = MessageIn { message: m, envelope, raw: &envelope.raw, matches: &matches };
-    turn.run(|cx| h(&input, cx))
+    turn.run(chain, |cx| h(&input, cx))
 }
 
 #[cfg(test)]
