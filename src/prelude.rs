@@ -17,7 +17,9 @@
 //!   helper returns: `.named`, `.deadline`, `.blocks`, `.remember`, `.in_thread_of`),
 //!   [`HandlerResult`] and [`HandlerError`] (an `Err` parks the event as `handler_failed`);
 //! - **middleware** (`.middleware`, `.group`): [`Dispatch`] (the request it sees), [`Next`]
-//!   (`Continue`, or `Ignore` with a reason) and [`MiddlewareResult`];
+//!   (`Continue`, or `Ignore` with a reason) and [`MiddlewareResult`]; the ready-made allow-list
+//!   of teams and channels, [`allow_list`] (in code) and [`allow_list_from`] (`ALLOWED_TEAMS`,
+//!   `ALLOWED_CHANNELS`);
 //! - **what a handler receives**: [`MessageIn`], [`EventIn`], [`SlashCommand`], [`ActionIn`],
 //!   [`ViewIn`], [`ShortcutIn`], [`OptionsIn`], for the agent's DM (`agent_view`) [`AgentDm`],
 //!   [`AgentThread`] and what the user looks at ([`AgentContext`], [`ContextEntity`],
@@ -53,6 +55,7 @@
 pub use crate::app::listen::agent::{AgentContext, AgentDm, AgentThread, ContextEntity, Viewed};
 pub use crate::app::listen::assistant::{AssistantThread, Prompt};
 pub use crate::app::listen::feedback::{Feedback, Rating};
+pub use crate::app::listen::middleware::{allow_list, allow_list_from};
 pub use crate::app::listen::StepIn;
 pub use crate::app::listen::{
     ActionIn, AppHomeOpened, ChannelEvent, Cx, EffectRef, EventIn, HandlerError, HandlerResult, LinkShared, Listeners, MemberChannel, MessageChanged,

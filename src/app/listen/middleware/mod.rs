@@ -55,6 +55,9 @@
 //! does not continue ends the run; the later ones never see the request. A group's `Ignore` ends
 //! the request: it does not fall through to a later listener.
 //!
+//! [`allow_list`] and [`allow_list_from`] make the ready-made one: the teams and channels the
+//! app answers ([`AllowList`]).
+//!
 //! Invariants: one `Cx` per request, so what a middleware inserted is there for the handler;
 //! what the unit records is what that `Cx` holds when the run ends, as [`Decision`] says; and a
 //! reason is a `&'static str`, a code (`not_allowed:team`), never a message built from the input,
@@ -63,7 +66,10 @@
 //! [`Decision`]: crate::app::Decision
 //! [`Decision::Failed`]: crate::app::Decision::Failed
 
+mod allow_list;
 pub(super) mod extensions;
+
+pub use allow_list::{allow_list, allow_list_from, AllowList, ALLOWED_CHANNELS, ALLOWED_TEAMS, NOT_ALLOWED_CHANNEL, NOT_ALLOWED_TEAM};
 
 use super::cx::Cx;
 use super::{HandlerError, Listeners};
