@@ -33,6 +33,10 @@
 //!   `agent_view`: `agent_opened`, `agent_message`, `agent_context_changed`), [`assistant`]
 //!   (legacy assistant threads) and [`feedback`] (the buttons under a streamed answer); `agent_opened` takes only the Messages tab's `app_home_opened`,
 //!   so an `event("app_home_opened")` after it still gets the Home tab;
+//! - [`middleware`] runs before the handlers: the global middleware
+//!   ([`Listeners::middleware`]) on every request, before any listener is chosen, then the
+//!   chosen listener's group's ([`Listeners::group`]); each continues, ignores the request with
+//!   a reason, or fails it, in the same [`Cx`] as the handler;
 //! - a handler's `Err` never loses its event: the decision is [`Decision::Failed`], which the team
 //!   actor records.
 
@@ -341,9 +345,9 @@ impl App for Listeners {
         crate::state::is_secret(&self.secret_prefixes, key)
     }
 
-    /// One context for the whole run ([`origin::of`] the request): the global middleware, then the
+    /// One context for the whole run (`origin::of` the request): the global middleware, then the
     /// listener that takes the request (its groups' middleware, its handler) run with it, and what
-    /// it holds at the end becomes the output ([`settle`]).
+    /// it holds at the end becomes the output (`settle`).
     fn handle(&self, request: &Dispatch, ctx: &Context) -> HandlerOutput {
         let mut cx = Cx::with_state(origin::of(request), ctx.llm_enabled, ctx.reader());
         let ran = self.dispatch(request, &mut cx);
