@@ -27,15 +27,36 @@ fn replying_behind(first: impl Fn(&Dispatch, &mut Cx) -> MiddlewareResult + 'sta
     })
 }
 
+/// One row of the outcomes' table: what the middleware returns, what the request ends as.
+struct Outcome {
+    case: &'static str,
+    returns: MiddlewareResult,
+    queued: usize,
+    ignored: Option<&'static str>,
+    failed: Option<&'static str>,
+}
+
 #[test]
 fn each_outcome_of_a_middleware_decides_the_request() {
-    let cases: [(&str, MiddlewareResult, usize, Option<&str>, Option<&str>); 3] = [
-        ("continue: the handler runs", Ok(Next::Continue), 1, None, None),
-        ("ignore: recorded with its reason, nothing queued", Ok(Next::Ignore("maintenance")), 0, Some("maintenance"), None),
-        ("fail: like a handler's Err", Err("tenant lookup failed".into()), 0, None, Some("tenant lookup failed")),
+    let cases = [
+        Outcome { case: "continue: the handler runs", returns: Ok(Next::Continue), queued: 1, ignored: None, failed: None },
+        Outcome {
+            case: "ignore: recorded with its reason, nothing queued",
+            returns: Ok(Next::Ignore("maintenance")),
+            queued: 0,
+            ignored: Some("maintenance"),
+            failed: None,
+        },
+        Outcome {
+            case: "fail: like a handler's Err",
+            returns: Err("tenant lookup failed".into()),
+            queued: 0,
+            ignored: None,
+            failed: Some("tenant lookup failed"),
+        },
     ];
-    for (case, next, queued, ignored, failed) in cases {
-        let done = handle(&replying_behind(move |_, _| next.clone()), &mention("C1", "U1", "<@UBOT> hello"));
+    for Outcome { case, returns, queued, ignored, failed } in cases {
+        let done = handle(&replying_behind(move |_, _| returns.clone()), &mention("C1", "U1", "<@UBOT> hello"));
         assert_eq!((done.effects.len(), done.ignored, done.failed.as_deref()), (queued, ignored, failed), "{case}");
     }
 }
