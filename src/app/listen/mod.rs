@@ -37,8 +37,8 @@
 //!   ([`Listeners::middleware`]) on every request, before any listener is chosen, then the
 //!   chosen listener's group's ([`Listeners::group`]); each continues, ignores the request with
 //!   a reason, or fails it, in the same [`Cx`] as the handler;
-//! - a handler's `Err` never loses its event: the decision is [`Decision::Failed`], which the team
-//!   actor records.
+//! - a handler's `Err` never loses its event: the decision is
+//!   [`Decision::Failed`](super::Decision::Failed), which the team actor records.
 
 pub mod agent;
 pub mod assistant;
@@ -47,6 +47,7 @@ pub mod feedback;
 pub mod input;
 pub mod middleware;
 mod origin;
+mod run;
 pub mod session;
 pub mod step;
 
@@ -57,10 +58,11 @@ pub use middleware::{MiddlewareResult, Next};
 pub use session::Session;
 pub use step::StepIn;
 
-use super::{App, Context, Decision, HandlerOutput};
+use super::{App, Context, HandlerOutput};
 use crate::slack::envelope::{Dispatch, Event, EventEnvelope, Interaction, InteractionKind, Message, SlashCommand};
-use crate::state::{StateChange, StateError};
+use crate::state::StateError;
 use middleware::Middleware;
+use run::{settle, Ran, Turn};
 use serde_json::Value;
 
 /// Why a handler gave up (its message is kept with the event).
@@ -358,77 +360,6 @@ impl App for Listeners {
             _ => output,
         }
     }
-}
-
-/// How a request's run ended, before [`settle`] takes its context's effects and ack.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Ran {
-    /// A listener took it and its handler returned `Ok`.
-    Handled,
-    /// Nothing is to be done, for this reason (`no_listener`, `bot_message`, a middleware's).
-    Ignored(&'static str),
-    /// The handler, or a middleware, gave up with this error.
-    Failed(String),
-}
-
-impl From<HandlerResult> for Ran {
-    fn from(result: HandlerResult) -> Ran {
-        match result {
-            Ok(()) => Ran::Handled,
-            Err(HandlerError(why)) => Ran::Failed(why),
-        }
-    }
-}
-
-/// One request's run through the middleware and the listeners: the request and the context
-/// every step of it shares.
-struct Turn<'r> {
-    request: &'r Dispatch,
-    cx: &'r mut Cx,
-}
-
-impl Turn<'_> {
-    /// Runs `chain`: `None` when every middleware lets the request continue, else how the run
-    /// ended.
-    fn stops(&mut self, chain: &[Middleware]) -> Option<Ran> {
-        match middleware::run_chain(chain, self.request, self.cx) {
-            Ok(Next::Continue) => None,
-            Ok(Next::Ignore(reason)) => Some(Ran::Ignored(reason)),
-            Err(HandlerError(why)) => Some(Ran::Failed(why)),
-        }
-    }
-
-    /// Runs the listener that took the request: its groups' middleware (`chain`), then `handler`.
-    fn run(&mut self, chain: &[Middleware], handler: impl FnOnce(&mut Cx) -> HandlerResult) -> Ran {
-        match self.stops(chain) {
-            Some(stopped) => stopped,
-            None => handler(self.cx).into(),
-        }
-    }
-}
-
-/// The output of a run: a failure carries nothing of the context; an ignored request keeps only
-/// its ack body; a handled one hands over its effects, ack and state writes — unless a helper was
-/// misused (the run fails) or the ack refuses a submission (nothing is queued or written).
-fn settle(ran: Ran, mut cx: Cx) -> HandlerOutput {
-    let fact = cx.origin().fact.clone();
-    match ran {
-        Ran::Failed(why) => return HandlerOutput::of(Decision::Failed(why)),
-        Ran::Ignored(reason) => return HandlerOutput { ack: cx.finish().1, ..HandlerOutput::of(Decision::Ignore(reason)) },
-        Ran::Handled => {}
-    }
-    if let Some(why) = cx.misuse() {
-        return HandlerOutput::of(Decision::Failed(why.to_string()));
-    }
-    // A refused submission changes nothing: the user fixes the fields and submits again.
-    if cx.refuses() {
-        let (_, ack) = cx.finish();
-        return HandlerOutput { ack, ..HandlerOutput::of(Decision::Enqueue(Vec::new())) };
-    }
-    let writes = cx.take_state();
-    let (effects, ack) = cx.finish();
-    let state = Some(StateChange { fact, writes }).filter(|c| !c.writes.is_empty());
-    HandlerOutput { decision: Decision::Enqueue(effects), ack, state }
 }
 
 impl Listeners {
