@@ -16,6 +16,10 @@
 //! - **the handler**: [`Cx`] (its helpers queue effects and set the ack), [`EffectRef`] (what a
 //!   helper returns: `.named`, `.deadline`, `.blocks`, `.remember`, `.in_thread_of`),
 //!   [`HandlerResult`] and [`HandlerError`] (an `Err` parks the event as `handler_failed`);
+//! - **middleware** (`.middleware`, `.group`): [`Dispatch`] (the request it sees), [`Next`]
+//!   (`Continue`, or `Ignore` with a reason) and [`MiddlewareResult`]; the ready-made allow-list
+//!   of teams and channels, [`allow_list`] (in code) and [`allow_list_from`] (`ALLOWED_TEAMS`,
+//!   `ALLOWED_CHANNELS`);
 //! - **what a handler receives**: [`MessageIn`], [`EventIn`], [`SlashCommand`], [`ActionIn`],
 //!   [`ViewIn`], [`ShortcutIn`], [`OptionsIn`], for the agent's DM (`agent_view`) [`AgentDm`],
 //!   [`AgentThread`] and what the user looks at ([`AgentContext`], [`ContextEntity`],
@@ -51,11 +55,12 @@
 pub use crate::app::listen::agent::{AgentContext, AgentDm, AgentThread, ContextEntity, Viewed};
 pub use crate::app::listen::assistant::{AssistantThread, Prompt};
 pub use crate::app::listen::feedback::{Feedback, Rating};
+pub use crate::app::listen::middleware::{allow_list, allow_list_from};
 pub use crate::app::listen::StepIn;
 pub use crate::app::listen::{
     ActionIn, AppHomeOpened, ChannelEvent, Cx, EffectRef, EventIn, HandlerError, HandlerResult, LinkShared, Listeners, MemberChannel, MessageChanged,
-    MessageDeleted, MessageIn, OptionsIn, Pattern, ReactionEvent, ShortcutIn, TeamJoin, ViewIn, When, DAY_MS, MINUTE_MS,
+    MessageDeleted, MessageIn, MiddlewareResult, Next, OptionsIn, Pattern, ReactionEvent, ShortcutIn, TeamJoin, ViewIn, When, DAY_MS, MINUTE_MS,
 };
 pub use crate::app::{DefaultApp, Vars};
-pub use crate::slack::envelope::SlashCommand;
+pub use crate::slack::envelope::{Dispatch, SlashCommand};
 pub use crate::state::Posted;

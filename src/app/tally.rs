@@ -21,8 +21,13 @@
 //!
 //! The button `slackline_tally_update` (its value: a remembered key) edits the remembered message
 //! (`chat.update` of its `ts`).
+//!
+//! Its global middleware (the middleware tests') drops a message with the word `drop` after
+//! queueing a reply and writing `votes:dropped`: it is ignored as [`DROPPED`], and neither is
+//! kept.
 
-use super::listen::{Cx, HandlerResult, Listeners, MessageIn, Pattern, StepIn};
+use super::listen::{Cx, HandlerResult, Listeners, MessageIn, MiddlewareResult, Next, Pattern, StepIn};
+use crate::slack::envelope::{Dispatch, Event};
 use crate::state::{Posted, MAX_VALUE_BYTES};
 
 /// The word that sends a request to the tally (in the test runtimes).
@@ -33,6 +38,21 @@ pub const UPDATE_ACTION: &str = "slackline_tally_update";
 pub const PLAN_TITLE: &str = "tally plan";
 /// Keys under this prefix are secret.
 pub const SECRET_PREFIX: &str = "secret:";
+/// The reason the tally's middleware drops a message with the word `drop`.
+pub const DROPPED: &str = "tally_dropped";
+
+/// The tally's middleware: a message with the word `drop` is dropped, after it queued a reply and
+/// wrote a vote (neither of which is kept); any other request goes on.
+fn drop_on_request(request: &Dispatch, cx: &mut Cx) -> MiddlewareResult {
+    let Dispatch::Event(envelope) = request else { return Ok(Next::Continue) };
+    let (Event::AppMention(m) | Event::Message(m)) = &envelope.event else { return Ok(Next::Continue) };
+    if !m.text.split_whitespace().any(|w| w == "drop") {
+        return Ok(Next::Continue);
+    }
+    cx.reply("dropped (never sent)");
+    cx.state().put("votes:dropped", &1)?;
+    Ok(Next::Ignore(DROPPED))
+}
 
 /// The blocks a `closing` answer shows under its text.
 pub fn closing_blocks() -> Vec<serde_json::Value> {
@@ -130,6 +150,7 @@ fn step(step: &StepIn, cx: &mut Cx) -> HandlerResult {
 /// The tally's listeners.
 pub fn tally() -> Listeners {
     Listeners::new()
+        .middleware(drop_on_request)
         .function("tally_step", step)
         .mention(on_message)
         .message(Pattern::contains(MARKER), on_message)
@@ -174,6 +195,14 @@ mod tests {
         let done = team.handle(&tally(), &action(UPDATE_ACTION, "post:C1:1.1"));
         let (method, args) = &done.calls()[0];
         assert_eq!((method.as_str(), args["channel"].as_str(), args["ts"].as_str()), ("chat.update", Some("C1"), Some("9.9")));
+    }
+
+    #[test]
+    fn a_message_with_the_word_drop_is_ignored_and_keeps_nothing() {
+        let team = Team::new();
+        let done = team.handle(&tally(), &mention("C1", "U1", "<@UBOT> slackline-tally drop"));
+        assert_eq!((done.ignored, done.effects.len()), (Some(DROPPED), 0));
+        assert!(team.state.entries().is_empty());
     }
 
     #[test]

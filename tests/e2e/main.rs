@@ -20,6 +20,7 @@ mod handler;
 mod ingress;
 mod install;
 mod lists;
+mod middleware;
 mod notify;
 mod overload;
 mod pacing;

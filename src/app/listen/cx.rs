@@ -20,6 +20,7 @@
 //! cancels it with `cx.cancel(key)`). Schedules and cancels apply in the order the handler made
 //! them, in the same unit as the receipt.
 
+use super::middleware::extensions::Extensions;
 use crate::kinds::lists::api::{valid_list_id, valid_record_id, ListJob};
 use crate::kinds::registry::{Action, Effect, Followup};
 use crate::kinds::schedule::{self, When};
@@ -72,6 +73,8 @@ pub struct Cx {
     misuse: Option<String>,
     /// Set by [`Cx::schedule`] for the next helper's effect.
     scheduling: Option<(String, When)>,
+    /// What the request's middleware kept for the handler, by type (`super::middleware`).
+    pub(super) extensions: Extensions,
 }
 
 /// The effect a helper just queued: name it (its key), give it a deadline, add blocks.
@@ -169,7 +172,17 @@ impl Cx {
 
     /// A context whose state reads through `reader` (the team's store).
     pub fn with_state(origin: Origin, llm_enabled: bool, reader: Rc<dyn StateReader>) -> Cx {
-        Cx { origin, llm_enabled, counts: HashMap::new(), effects: Vec::new(), ack: None, state: State::new(reader), misuse: None, scheduling: None }
+        Cx {
+            origin,
+            llm_enabled,
+            counts: HashMap::new(),
+            effects: Vec::new(),
+            ack: None,
+            state: State::new(reader),
+            misuse: None,
+            scheduling: None,
+            extensions: Extensions::default(),
+        }
     }
 
     /// The team's state: typed values under string keys, read now, written with the unit (see

@@ -33,26 +33,36 @@
 //!   `agent_view`: `agent_opened`, `agent_message`, `agent_context_changed`), [`assistant`]
 //!   (legacy assistant threads) and [`feedback`] (the buttons under a streamed answer); `agent_opened` takes only the Messages tab's `app_home_opened`,
 //!   so an `event("app_home_opened")` after it still gets the Home tab;
-//! - a handler's `Err` never loses its event: the decision is [`Decision::Failed`], which the team
-//!   actor records.
+//! - [`middleware`] runs before the handlers: the global middleware
+//!   ([`Listeners::middleware`]) on every request, before any listener is chosen, then the
+//!   chosen listener's group's ([`Listeners::group`]); each continues, ignores the request with
+//!   a reason, or fails it, in the same [`Cx`] as the handler;
+//! - a handler's `Err` never loses its event: the decision is
+//!   [`Decision::Failed`](super::Decision::Failed), which the team actor records.
 
 pub mod agent;
 pub mod assistant;
 pub mod cx;
 pub mod feedback;
 pub mod input;
+pub mod middleware;
+mod origin;
+mod run;
 pub mod session;
 pub mod step;
 
 pub use crate::kinds::schedule::{When, DAY_MS, MINUTE_MS};
 pub use cx::{Cx, EffectRef, Origin, Scheduling};
 pub use input::*;
+pub use middleware::{MiddlewareResult, Next};
 pub use session::Session;
 pub use step::StepIn;
 
-use super::{App, Context, Decision, HandlerOutput};
+use super::{App, Context, HandlerOutput};
 use crate::slack::envelope::{Dispatch, Event, EventEnvelope, Interaction, InteractionKind, Message, SlashCommand};
-use crate::state::{StateChange, StateError};
+use crate::state::StateError;
+use middleware::Middleware;
+use run::{settle, Ran, Turn};
 use serde_json::Value;
 
 /// Why a handler gave up (its message is kept with the event).
@@ -217,18 +227,22 @@ enum Route {
 struct Listener {
     route: Route,
     bots: bool,
+    /// Its groups' middleware, the outer group's first ([`Listeners::group`]).
+    middleware: Vec<Middleware>,
 }
 
-/// An app: its listeners, in the order they were registered.
+/// An app: its global middleware and its listeners, each in the order they were registered.
 #[derive(Default)]
 pub struct Listeners {
     listeners: Vec<Listener>,
+    /// Run on every request, before any listener is chosen ([`Listeners::middleware`]).
+    middleware: Vec<Middleware>,
     secret_prefixes: Vec<String>,
 }
 
 impl std::fmt::Debug for Listeners {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Listeners({} listeners)", self.listeners.len())
+        write!(f, "Listeners({} listeners, {} middleware)", self.listeners.len(), self.middleware.len())
     }
 }
 
@@ -239,7 +253,7 @@ impl Listeners {
     }
 
     fn with(mut self, route: Route) -> Listeners {
-        self.listeners.push(Listener { route, bots: false });
+        self.listeners.push(Listener { route, bots: false, middleware: Vec::new() });
         self
     }
 
@@ -305,27 +319,6 @@ impl Listeners {
     pub fn options(self, action_id: &str, handler: impl for<'a> Fn(&OptionsIn<'a>, &mut Cx) -> HandlerResult + 'static) -> Listeners {
         self.with(Route::Options(action_id.into(), Box::new(handler)))
     }
-
-    /// Runs a handler (`call`) with a fresh context; its effects and ack become the decision.
-    fn run(call: impl FnOnce(&mut Cx) -> HandlerResult, origin: Origin, ctx: &Context) -> HandlerOutput {
-        let fact = origin.fact.clone();
-        let mut cx = Cx::with_state(origin, ctx.llm_enabled, ctx.reader());
-        if let Err(HandlerError(why)) = call(&mut cx) {
-            return HandlerOutput::of(Decision::Failed(why));
-        }
-        if let Some(why) = cx.misuse() {
-            return HandlerOutput::of(Decision::Failed(why.to_string()));
-        }
-        // A refused submission changes nothing: the user fixes the fields and submits again.
-        if cx.refuses() {
-            let (_, ack) = cx.finish();
-            return HandlerOutput { ack, ..HandlerOutput::of(Decision::Enqueue(Vec::new())) };
-        }
-        let writes = cx.take_state();
-        let (effects, ack) = cx.finish();
-        let state = Some(StateChange { fact, writes }).filter(|c| !c.writes.is_empty());
-        HandlerOutput { decision: Decision::Enqueue(effects), ack, state }
-    }
 }
 
 /// Who wrote a message, as the bot filter sees it.
@@ -338,53 +331,15 @@ fn written_by_people(m: &Message) -> bool {
     matches!(m.subtype.as_deref(), None | Some("thread_broadcast") | Some("file_share"))
 }
 
-fn message_origin(m: &Message) -> Origin {
-    Origin {
-        fact: format!("msg:{}:{}", m.channel, m.ts),
-        channel: Some(m.channel.clone()),
-        ts: Some(m.ts.clone()),
-        thread_ts: Some(m.thread_ts.clone().unwrap_or_else(|| m.ts.clone())),
-        user: m.user.clone(),
-        ..Origin::default()
-    }
-}
-
-fn str_at(v: &Value, pointer: &str) -> Option<String> {
-    v.pointer(pointer).and_then(Value::as_str).map(str::to_string)
-}
-
-/// An event that is not a message: keyed by its `event_id`; "here" is its item or channel.
-fn event_origin(envelope: &EventEnvelope) -> Origin {
-    let raw = &envelope.raw;
-    let channel = str_at(raw, "/item/channel").or_else(|| str_at(raw, "/channel")).or_else(|| str_at(raw, "/channel/id"));
-    let ts = str_at(raw, "/item/ts").or_else(|| str_at(raw, "/message_ts")).or_else(|| str_at(raw, "/ts"));
-    let step_execution = str_at(raw, "/function_execution_id");
-    Origin { fact: format!("ev:{}", envelope.event_id), channel, thread_ts: ts.clone(), ts, user: str_at(raw, "/user"), step_execution, ..Origin::default() }
-}
-
 /// A `function_executed` for step `callback`: its handler runs; another step's goes on to the
 /// next listener. An event that cannot be read as a step fails the handler (the unit's guard fails
 /// the step if it names an execution: `crate::kinds::step`).
-fn run_step(callback: &str, h: &StepHandler, envelope: &EventEnvelope, ctx: &Context) -> Option<HandlerOutput> {
+fn run_step(callback: &str, h: &StepHandler, envelope: &EventEnvelope, chain: &[Middleware], turn: &mut Turn<'_>) -> Option<Ran> {
     let started = crate::kinds::step::StepStarted::from_event(&envelope.raw);
     if started.as_ref().is_ok_and(|s| s.callback_id != callback) {
         return None;
     }
-    Some(Listeners::run(|cx| h(&step::StepIn::of(started?), cx), event_origin(envelope), ctx))
-}
-
-fn interaction_origin(i: &Interaction) -> Origin {
-    let raw = &i.raw;
-    Origin {
-        fact: format!("ix:{}", i.op_key),
-        channel: i.channel_id.clone(),
-        ts: i.message_ts.clone(),
-        thread_ts: str_at(raw, "/message/thread_ts").or_else(|| i.message_ts.clone()),
-        response_url: i.response_url.clone().or_else(|| str_at(raw, "/response_urls/0/response_url")),
-        trigger_id: str_at(raw, "/trigger_id"),
-        user: i.user_id.clone(),
-        step_execution: str_at(raw, "/function_data/execution_id"),
-    }
+    Some(turn.run(chain, |cx| h(&step::StepIn::of(started?), cx)))
 }
 
 impl App for Listeners {
@@ -392,18 +347,37 @@ impl App for Listeners {
         crate::state::is_secret(&self.secret_prefixes, key)
     }
 
+    /// One context for the whole run (`origin::of` the request): the global middleware, then the
+    /// listener that takes the request (its groups' middleware, its handler) run with it, and what
+    /// it holds at the end becomes the output (`settle`).
     fn handle(&self, request: &Dispatch, ctx: &Context) -> HandlerOutput {
+        let mut cx = Cx::with_state(origin::of(request), ctx.llm_enabled, ctx.reader());
+        let ran = self.dispatch(request, &mut cx);
+        let output = settle(ran, cx);
         match request {
-            Dispatch::Event(e) => self.on_event(e, ctx),
-            Dispatch::Command(c) => self.on_command(c, ctx),
-            Dispatch::Interaction(i) => self.on_interaction(i, ctx),
+            // An event's ack is always empty: Slack shows nothing of it.
+            Dispatch::Event(_) => HandlerOutput { ack: None, ..output },
+            _ => output,
         }
     }
 }
 
 impl Listeners {
-    /// The first listener that takes the event runs (an event's ack is always empty).
-    fn on_event(&self, envelope: &EventEnvelope, ctx: &Context) -> HandlerOutput {
+    /// The global middleware runs, then the first listener that takes the request.
+    fn dispatch(&self, request: &Dispatch, cx: &mut Cx) -> Ran {
+        let mut turn = Turn { request, cx };
+        if let Some(stopped) = turn.stops(&self.middleware) {
+            return stopped;
+        }
+        match request {
+            Dispatch::Event(e) => self.on_event(e, &mut turn),
+            Dispatch::Command(c) => self.on_command(c, &mut turn),
+            Dispatch::Interaction(i) => self.on_interaction(i, &mut turn),
+        }
+    }
+
+    /// The first listener that takes the event runs.
+    fn on_event(&self, envelope: &EventEnvelope, turn: &mut Turn<'_>) -> Ran {
         let bot = envelope.bot_user_id.as_deref();
         let message = match &envelope.event {
             Event::AppMention(m) | Event::Message(m) => Some(m),
@@ -416,97 +390,89 @@ impl Listeners {
                 continue;
             }
             let ran = match (&l.route, message) {
-                (Route::Mention(h), Some(m)) if type_name == "app_mention" => Some(run_message(h, m, Vec::new(), envelope, ctx)),
+                (Route::Mention(h), Some(m)) if type_name == "app_mention" => Some(run_message(h, m, Vec::new(), envelope, &l.middleware, turn)),
                 (Route::Message(p, h), Some(m)) if type_name == "message" && written_by_people(m) => {
-                    p.captures(&m.text).map(|matches| run_message(h, m, matches, envelope, ctx))
+                    p.captures(&m.text).map(|matches| run_message(h, m, matches, envelope, &l.middleware, turn))
                 }
                 (Route::AssistantMessage(h), Some(m)) if type_name == "message" && written_by_people(m) && assistant::in_assistant_thread(m) => {
-                    Some(run_message(h, m, Vec::new(), envelope, ctx))
+                    Some(run_message(h, m, Vec::new(), envelope, &l.middleware, turn))
                 }
                 (Route::AgentMessage(h), Some(m)) if type_name == "message" && written_by_people(m) && agent::in_agent_dm(m) => {
-                    Some(run_message(h, m, Vec::new(), envelope, ctx))
+                    Some(run_message(h, m, Vec::new(), envelope, &l.middleware, turn))
                 }
-                (Route::Event(t, h), _) if t == type_name || subtype == Some(t.as_str()) => Some(run_event(h, message, envelope, ctx)),
+                (Route::Event(t, h), _) if t == type_name || subtype == Some(t.as_str()) => Some(run_event(h, envelope, &l.middleware, turn)),
                 (Route::AgentOpened(h), None) if type_name == agent::APP_HOME_OPENED && agent::opens_messages_tab(&envelope.raw) => {
-                    Some(run_event(h, None, envelope, ctx))
+                    Some(run_event(h, envelope, &l.middleware, turn))
                 }
-                (Route::Function(callback, h), None) if type_name == crate::kinds::step::FUNCTION_EXECUTED => run_step(callback, h, envelope, ctx),
+                (Route::Function(callback, h), None) if type_name == crate::kinds::step::FUNCTION_EXECUTED => {
+                    run_step(callback, h, envelope, &l.middleware, turn)
+                }
                 _ => None,
             };
-            if let Some(output) = ran {
-                return HandlerOutput { ack: None, ..output };
+            if let Some(ran) = ran {
+                return ran;
             }
         }
-        HandlerOutput::of(Decision::Ignore(if message.is_some_and(|m| from_a_bot(m, bot)) { "bot_message" } else { "no_listener" }))
+        Ran::Ignored(if message.is_some_and(|m| from_a_bot(m, bot)) { "bot_message" } else { "no_listener" })
     }
 
     /// The command's listener runs; its ack is the command's answer.
-    fn on_command(&self, command: &SlashCommand, ctx: &Context) -> HandlerOutput {
+    fn on_command(&self, command: &SlashCommand, turn: &mut Turn<'_>) -> Ran {
         for l in &self.listeners {
             if let Route::Command(name, h) = &l.route {
                 if name == &command.command {
-                    let origin = Origin {
-                        fact: format!("cmd:{}", command.trigger_id),
-                        channel: Some(command.channel_id.clone()).filter(|c| !c.is_empty()),
-                        response_url: Some(command.response_url.clone()),
-                        trigger_id: Some(command.trigger_id.clone()),
-                        user: Some(command.user_id.clone()),
-                        ..Origin::default()
-                    };
-                    return Listeners::run(|cx| h(command, cx), origin, ctx);
+                    return turn.run(&l.middleware, |cx| h(command, cx));
                 }
             }
         }
-        HandlerOutput::of(Decision::Ignore("no_listener"))
+        Ran::Ignored("no_listener")
     }
 
     /// The first listener that takes the payload runs; its ack (a modal's `response_action`, the
     /// options) is the answer.
-    fn on_interaction(&self, i: &Interaction, ctx: &Context) -> HandlerOutput {
+    fn on_interaction(&self, i: &Interaction, turn: &mut Turn<'_>) -> Ran {
         let raw = &i.raw;
         let view = raw.get("view").unwrap_or(&Value::Null);
         let view_callback = view.get("callback_id").and_then(Value::as_str).unwrap_or_default();
         let callback = raw.get("callback_id").and_then(Value::as_str).unwrap_or_default();
         let suggestion = raw.get("action_id").and_then(Value::as_str).unwrap_or_default();
         for l in &self.listeners {
-            let origin = || interaction_origin(i);
             let ran = match (&l.route, i.kind()) {
                 (Route::Action(m, h), InteractionKind::BlockActions) => i
                     .actions
                     .iter()
                     .find(|a| a.action_id == m.action_id && (m.block_id.is_none() || a.block_id == m.block_id))
-                    .map(|action| Listeners::run(|cx| h(&ActionIn { action, interaction: i }, cx), origin(), ctx)),
+                    .map(|action| turn.run(&l.middleware, |cx| h(&ActionIn { action, interaction: i }, cx))),
                 (Route::ViewSubmission(cb, h), InteractionKind::ViewSubmission) if cb == view_callback => {
-                    Some(Listeners::run(|cx| h(&ViewIn { interaction: i, view }, cx), origin(), ctx))
+                    Some(turn.run(&l.middleware, |cx| h(&ViewIn { interaction: i, view }, cx)))
                 }
                 (Route::ViewClosed(cb, h), InteractionKind::ViewClosed) if cb == view_callback => {
-                    Some(Listeners::run(|cx| h(&ViewIn { interaction: i, view }, cx), origin(), ctx))
+                    Some(turn.run(&l.middleware, |cx| h(&ViewIn { interaction: i, view }, cx)))
                 }
                 (Route::Shortcut(cb, h), InteractionKind::Shortcut | InteractionKind::MessageAction) if cb == callback => {
-                    Some(Listeners::run(|cx| h(&ShortcutIn { interaction: i }, cx), origin(), ctx))
+                    Some(turn.run(&l.middleware, |cx| h(&ShortcutIn { interaction: i }, cx)))
                 }
                 (Route::Options(id, h), InteractionKind::BlockSuggestion) if id == suggestion => {
-                    Some(Listeners::run(|cx| h(&OptionsIn { interaction: i }, cx), origin(), ctx))
+                    Some(turn.run(&l.middleware, |cx| h(&OptionsIn { interaction: i }, cx)))
                 }
                 _ => None,
             };
-            if let Some(answer) = ran {
-                return answer;
+            if let Some(ran) = ran {
+                return ran;
             }
         }
-        HandlerOutput::of(Decision::Ignore("no_listener"))
+        Ran::Ignored("no_listener")
     }
 }
 
-fn run_event(h: &EventHandler, message: Option<&Message>, envelope: &EventEnvelope, ctx: &Context) -> HandlerOutput {
-    let origin = message.map(message_origin).unwrap_or_else(|| event_origin(envelope));
+fn run_event(h: &EventHandler, envelope: &EventEnvelope, chain: &[Middleware], turn: &mut Turn<'_>) -> Ran {
     let input = EventIn { envelope, raw: &envelope.raw };
-    Listeners::run(|cx| h(&input, cx), origin, ctx)
+    turn.run(chain, |cx| h(&input, cx))
 }
 
-fn run_message(h: &MessageHandler, m: &Message, matches: Vec<String>, envelope: &EventEnvelope, ctx: &Context) -> HandlerOutput {
+fn run_message(h: &MessageHandler, m: &Message, matches: Vec<String>, envelope: &EventEnvelope, chain: &[Middleware], turn: &mut Turn<'_>) -> Ran {
     let input = MessageIn { message: m, envelope, raw: &envelope.raw, matches: &matches };
-    Listeners::run(|cx| h(&input, cx), message_origin(m), ctx)
+    turn.run(chain, |cx| h(&input, cx))
 }
 
 #[cfg(test)]
