@@ -33,6 +33,8 @@
 //!   `agent_view`: `agent_opened`, `agent_message`, `agent_context_changed`), [`assistant`]
 //!   (legacy assistant threads) and [`feedback`] (the buttons under a streamed answer); `agent_opened` takes only the Messages tab's `app_home_opened`,
 //!   so an `event("app_home_opened")` after it still gets the Home tab;
+//! - link previews and Work Objects have theirs too ([`unfurl`]): `link_shared` (every sharing),
+//!   `unfurl(domain)` (the links of one domain), `entity_details` (a click on a Work Object);
 //! - a handler's `Err` never loses its event: the decision is [`Decision::Failed`], which the team
 //!   actor records.
 
@@ -43,6 +45,7 @@ pub mod feedback;
 pub mod input;
 pub mod session;
 pub mod step;
+pub mod unfurl;
 
 pub use crate::kinds::schedule::{When, DAY_MS, MINUTE_MS};
 pub use cx::{Cx, EffectRef, Origin, Scheduling};
@@ -212,6 +215,10 @@ enum Route {
     Options(String, OptionsHandler),
     /// A Workflow step, by its `callback_id` ([`step`]).
     Function(String, StepHandler),
+    /// A `link_shared`, of any domain or of one ([`unfurl`]).
+    LinkShared(Option<String>, unfurl::LinkHandler),
+    /// A click on a Work Object ([`unfurl`]).
+    EntityDetails(unfurl::DetailsHandler),
 }
 
 struct Listener {
@@ -384,6 +391,7 @@ fn interaction_origin(i: &Interaction) -> Origin {
         trigger_id: str_at(raw, "/trigger_id"),
         user: i.user_id.clone(),
         step_execution: str_at(raw, "/function_data/execution_id"),
+        unfurl: None,
     }
 }
 
@@ -431,6 +439,8 @@ impl Listeners {
                     Some(run_event(h, None, envelope, ctx))
                 }
                 (Route::Function(callback, h), None) if type_name == crate::kinds::step::FUNCTION_EXECUTED => run_step(callback, h, envelope, ctx),
+                (Route::LinkShared(domain, h), None) if type_name == crate::kinds::unfurl::LINK_SHARED => unfurl::run_link_shared(domain.as_deref(), h, envelope, ctx),
+                (Route::EntityDetails(h), None) if type_name == crate::kinds::unfurl::ENTITY_DETAILS_REQUESTED => Some(unfurl::run_entity_details(h, envelope, ctx)),
                 _ => None,
             };
             if let Some(output) = ran {
