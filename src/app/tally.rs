@@ -21,8 +21,14 @@
 //!
 //! The button `slackline_tally_update` (its value: a remembered key) edits the remembered message
 //! (`chat.update` of its `ts`).
+//!
+//! Links of [`TICKETS_DOMAIN`] (whose name holds the marker, so their `link_shared` reaches the
+//! tally) unfurl as Work Objects: each a task, its id the URL's last path segment, titled
+//! `Ticket {id}`; a click on one (`entity_details_requested`) shows the same task in its flexpane
+//! (the unfurls' tests).
 
 use super::listen::{Cx, HandlerResult, Listeners, MessageIn, Pattern, StepIn};
+use crate::kinds::unfurl::{Entity, EntityDetailsRequest, LinkShared, Unfurls};
 use crate::state::{Posted, MAX_VALUE_BYTES};
 
 /// The word that sends a request to the tally (in the test runtimes).
@@ -33,6 +39,8 @@ pub const UPDATE_ACTION: &str = "slackline_tally_update";
 pub const PLAN_TITLE: &str = "tally plan";
 /// Keys under this prefix are secret.
 pub const SECRET_PREFIX: &str = "secret:";
+/// The domain whose links the tally unfurls as Work Objects.
+pub const TICKETS_DOMAIN: &str = "tickets.slackline-tally.test";
 
 fn on_message(m: &MessageIn<'_>, cx: &mut Cx) -> HandlerResult {
     let post = format!("{}:{}", m.message.channel, m.message.ts);
@@ -118,10 +126,32 @@ fn step(step: &StepIn, cx: &mut Cx) -> HandlerResult {
     }
 }
 
+/// A ticket of [`TICKETS_DOMAIN`] at `url`, as a Work Object: its id the URL's last path segment.
+fn ticket(url: &str) -> Entity {
+    let id = url.split(['?', '#']).next().unwrap_or_default().rsplit('/').next().unwrap_or_default();
+    Entity::task(id, url, &format!("Ticket {id}")).field("status", serde_json::json!({ "value": "open" }))
+}
+
+/// Every ticket link shared, unfurled as its Work Object.
+fn unfurl_tickets(links: &LinkShared, cx: &mut Cx) -> HandlerResult {
+    let unfurls = links.links.iter().fold(Unfurls::new(), |unfurls, link| unfurls.entity(&link.url, ticket(&link.url)));
+    cx.unfurl(unfurls);
+    Ok(())
+}
+
+/// A click on a ticket: its flexpane.
+fn present_ticket(click: &EntityDetailsRequest, cx: &mut Cx) -> HandlerResult {
+    let url = click.entity_url.as_deref().ok_or("the click names no entity_url")?;
+    cx.present_details(ticket(url));
+    Ok(())
+}
+
 /// The tally's listeners.
 pub fn tally() -> Listeners {
     Listeners::new()
         .function("tally_step", step)
+        .unfurl(TICKETS_DOMAIN, unfurl_tickets)
+        .entity_details(present_ticket)
         .mention(on_message)
         .message(Pattern::contains(MARKER), on_message)
         .action(UPDATE_ACTION, |a, cx| {
@@ -165,6 +195,17 @@ mod tests {
         let done = team.handle(&tally(), &action(UPDATE_ACTION, "post:C1:1.1"));
         let (method, args) = &done.calls()[0];
         assert_eq!((method.as_str(), args["channel"].as_str(), args["ts"].as_str()), ("chat.update", Some("C1"), Some("9.9")));
+    }
+
+    #[test]
+    fn a_ticket_link_unfurls_as_its_task_and_a_click_shows_it() {
+        let url = format!("https://{TICKETS_DOMAIN}/T-7");
+        let done = crate::testing::handle(&tally(), &crate::testing::link_shared("C1", &[&url, "https://elsewhere.test/x"]));
+        let entities = done.queued()[0].args["metadata"]["entities"].clone();
+        assert_eq!(entities.as_array().map(Vec::len), Some(1), "the domain's links only: {entities}");
+        assert_eq!((entities[0]["external_ref"]["id"].as_str(), entities[0]["app_unfurl_url"].as_str()), (Some("T-7"), Some(url.as_str())));
+        let clicked = crate::testing::handle(&tally(), &crate::testing::entity_details_requested("T-7", &url));
+        assert_eq!(clicked.queued()[0].args["metadata"], ticket(&url).to_json());
     }
 
     #[test]
