@@ -462,7 +462,8 @@ fn unfurling_a_message_again_replaces_its_previews_rather_than_adding_more() {
 #[test]
 fn a_flexpane_needs_a_fresh_trigger_of_the_simulators_and_one_answer() {
     let fake = FakeSlack::start();
-    let entity = json!({"entity_type": "slack#/entities/task", "url": "u", "external_ref": {"id": "T-1"}, "entity_payload": {"attributes": {"title": {"text": "T"}}}});
+    let entity =
+        json!({"entity_type": "slack#/entities/task", "url": "u", "external_ref": {"id": "T-1"}, "entity_payload": {"attributes": {"title": {"text": "T"}}}});
     let trigger = fresh_trigger_id();
     ok(call(&fake, "entity.presentDetails", json!({"trigger_id": trigger, "metadata": entity})));
     assert_eq!(fake.flexpane(&trigger).expect("presented")["metadata"], entity);

@@ -182,10 +182,10 @@ fn link_shares_links_that_slackline_unfurls_in_their_message_or_by_the_composers
     let e = listener.event();
     let links = LinkShared::from_event(&e.raw).expect("a sharing");
     assert_eq!((e.event.type_name(), links.channel.as_str(), links.user.as_str()), ("link_shared", "C7", "U1"));
-    assert_eq!(links.links.iter().map(|l| (l.url.as_str(), l.domain.as_str())).collect::<Vec<_>>(), [
-        ("https://tickets.example.test/T-1", "tickets.example.test"),
-        ("https://tickets.example.test:8443/T-2", "tickets.example.test")
-    ]);
+    assert_eq!(
+        links.links.iter().map(|l| (l.url.as_str(), l.domain.as_str())).collect::<Vec<_>>(),
+        [("https://tickets.example.test/T-1", "tickets.example.test"), ("https://tickets.example.test:8443/T-2", "tickets.example.test")]
+    );
     assert_eq!(UnfurlTarget::of(&links), UnfurlTarget::Message { channel: "C7".into(), ts: links.message_ts.clone() });
     let unfurl_id = links.unfurl_id.clone().expect("an unfurl_id");
     assert!(report.contains("status 200") && report.contains(&format!("unfurl_id {unfurl_id}")) && report.contains("of C7"), "{report}");
@@ -206,7 +206,10 @@ fn entity_details_clicks_a_work_object_with_a_trigger_the_fake_slack_dates() {
     let report = sim("entity-details --entity-url https://tickets.example.test/T-9 --channel C4 --ts 1700000000.000100", &listener.url);
     let e = listener.event();
     let click = EntityDetailsRequest::from_event(&e.raw).expect("a click");
-    assert_eq!((e.event.type_name(), click.external_ref.id.as_str(), click.entity_url.as_deref()), ("entity_details_requested", "T-9", Some("https://tickets.example.test/T-9")));
+    assert_eq!(
+        (e.event.type_name(), click.external_ref.id.as_str(), click.entity_url.as_deref()),
+        ("entity_details_requested", "T-9", Some("https://tickets.example.test/T-9"))
+    );
     assert_eq!((click.channel.as_deref(), click.message_ts.as_deref(), click.user.as_deref()), (Some("C4"), Some("1700000000.000100"), Some("U1")));
     assert!(slackline::sim::client::trigger_minted_at(&click.trigger_id).is_some(), "a simulator trigger id: {}", click.trigger_id);
     assert!(report.contains("status 200") && report.contains(&format!("trigger_id {}", click.trigger_id)), "{report}");

@@ -47,7 +47,10 @@ fn a_link_shared_delivered_three_times_unfurls_once_as_its_work_object_in_its_me
     let shown = eventually("the message unfurled", WAIT, || shared().fake.unfurl(&at));
     let entity = &shown.entities[0];
     assert_eq!((entity["entity_type"].as_str(), entity["external_ref"]["id"].as_str()), (Some("slack#/entities/task"), Some(id.as_str())));
-    assert_eq!((entity["app_unfurl_url"].as_str(), entity["entity_payload"]["attributes"]["title"]["text"].as_str()), (Some(link.as_str()), Some(format!("Ticket {id}").as_str())));
+    assert_eq!(
+        (entity["app_unfurl_url"].as_str(), entity["entity_payload"]["attributes"]["title"]["text"].as_str()),
+        (Some(link.as_str()), Some(format!("Ticket {id}").as_str()))
+    );
     let rows = settled(&team);
     assert_eq!(rows.len(), 1, "one row for three deliveries: {rows:?}");
     assert_eq!(rows[0]["status"], "done");

@@ -439,8 +439,12 @@ impl Listeners {
                     Some(run_event(h, None, envelope, ctx))
                 }
                 (Route::Function(callback, h), None) if type_name == crate::kinds::step::FUNCTION_EXECUTED => run_step(callback, h, envelope, ctx),
-                (Route::LinkShared(domain, h), None) if type_name == crate::kinds::unfurl::LINK_SHARED => unfurl::run_link_shared(domain.as_deref(), h, envelope, ctx),
-                (Route::EntityDetails(h), None) if type_name == crate::kinds::unfurl::ENTITY_DETAILS_REQUESTED => Some(unfurl::run_entity_details(h, envelope, ctx)),
+                (Route::LinkShared(domain, h), None) if type_name == crate::kinds::unfurl::LINK_SHARED => {
+                    unfurl::run_link_shared(domain.as_deref(), h, envelope, ctx)
+                }
+                (Route::EntityDetails(h), None) if type_name == crate::kinds::unfurl::ENTITY_DETAILS_REQUESTED => {
+                    Some(unfurl::run_entity_details(h, envelope, ctx))
+                }
                 _ => None,
             };
             if let Some(output) = ran {

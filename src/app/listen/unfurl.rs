@@ -2,8 +2,8 @@
 //! `.unfurl(domain, h)` (the links of one of the app's domains) hands the sharing over typed
 //! ([`LinkShared`]: its links, `source`, `channel`, `message_ts`, `unfurl_id`), and
 //! `cx.unfurl(Unfurls)` previews them — classic attachments or blocks, and Work Objects
-//! ([`Entity`]); `.entity_details(h)` takes a click on a Work Object ([`EntityDetailsRequest`])
-//! and `cx.present_details(entity)` answers with its flexpane.
+//! ([`Entity`](crate::kinds::unfurl::Entity)); `.entity_details(h)` takes a click on a Work
+//! Object ([`EntityDetailsRequest`]) and `cx.present_details(entity)` answers with its flexpane.
 //!
 //! What slackline adds (`crate::kinds::unfurl`): each answer is an outbox row queued with the
 //! event's receipt, keyed by the sharing (its `unfurl_id`) or the click (its `trigger_id`), so

@@ -25,7 +25,10 @@ fn in_composer() -> Value {
 fn a_link_shared_event_reads_as_its_links_and_where_they_are() {
     let links = LinkShared::from_event(&posted()).unwrap();
     assert_eq!((links.channel.as_str(), links.message_ts.as_str(), links.thread_ts.as_deref()), ("C1", "1700000000.000100", Some("1699999999.000100")));
-    assert_eq!((links.source, links.unfurl_id.as_deref(), links.is_bot_user_member), (Some(LinkSource::ConversationsHistory), Some("C1.1700000000.000100.abc"), true));
+    assert_eq!(
+        (links.source, links.unfurl_id.as_deref(), links.is_bot_user_member),
+        (Some(LinkSource::ConversationsHistory), Some("C1.1700000000.000100.abc"), true)
+    );
     assert_eq!(links.links.len(), 3);
     let composer = LinkShared::from_event(&in_composer()).unwrap();
     assert!(composer.in_composer());

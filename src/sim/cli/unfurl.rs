@@ -15,7 +15,7 @@ use serde_json::Value;
 pub struct LinkOptions {
     #[command(flatten)]
     pub(super) input: InputOptions,
-    /// A link shared (repeatable), e.g. https://tickets.example.test/T-1 (`--url` is slackline's)
+    /// A link shared (repeatable), e.g. `https://tickets.example.test/T-1` (`--url` is slackline's)
     #[arg(long = "link", value_name = "URL", required = true, action = clap::ArgAction::Append)]
     links: Vec<String>,
     /// The message's channel (conversations_history) [default: a fresh one]
@@ -67,7 +67,12 @@ fn last_segment(url: &str) -> String {
 }
 
 /// Sends `link`'s `link_shared` through `event`; the report's note names the sharing.
-pub(super) fn share(event: &dyn Fn(Value) -> Result<Ack, SendError>, urls: &[String], channel: Option<&str>, source: &str) -> Result<(Ack, Option<String>), SendError> {
+pub(super) fn share(
+    event: &dyn Fn(Value) -> Result<Ack, SendError>,
+    urls: &[String],
+    channel: Option<&str>,
+    source: &str,
+) -> Result<(Ack, Option<String>), SendError> {
     let (channel, ts, unfurl_id) = (channel.map_or_else(|| fresh_id("C"), str::to_string), fresh_ts(), fresh_id("Ux"));
     let ack = event(link_shared(&channel, &ts, urls, source, &unfurl_id))?;
     let place = match source {
@@ -78,7 +83,13 @@ pub(super) fn share(event: &dyn Fn(Value) -> Result<Ack, SendError>, urls: &[Str
 }
 
 /// Sends `entity-details`' `entity_details_requested` through `event`; the note names its trigger.
-pub(super) fn click(event: &dyn Fn(Value) -> Result<Ack, SendError>, url: &str, id: &str, channel: Option<&str>, ts: Option<&str>) -> Result<(Ack, Option<String>), SendError> {
+pub(super) fn click(
+    event: &dyn Fn(Value) -> Result<Ack, SendError>,
+    url: &str,
+    id: &str,
+    channel: Option<&str>,
+    ts: Option<&str>,
+) -> Result<(Ack, Option<String>), SendError> {
     let (channel, ts, trigger) = (channel.map_or_else(|| fresh_id("C"), str::to_string), ts.map_or_else(fresh_ts, str::to_string), fresh_trigger_id());
     let ack = event(entity_details_requested(id, url, &channel, &ts, &trigger))?;
     Ok((ack, Some(format!("clicked Work Object {id} in message ts={ts} of {channel}, trigger_id {trigger} (it lives 3 s)"))))
