@@ -26,9 +26,14 @@
 //!   [`Viewed`]), and for legacy assistant threads [`AssistantThread`]; [`Prompt`] for both;
 //!   [`StepIn`], a Workflow Builder step (`.function`: ended with `cx.complete` / `cx.fail`);
 //!   [`Feedback`] and its [`Rating`], a click on the buttons under a streamed answer;
+//!   [`LinkShared`] (with its [`SharedLink`]s and [`LinkSource`]), links to preview
+//!   (`.link_shared`, `.unfurl(domain)`), and [`EntityDetailsRequest`], a click on a Work Object
+//!   (`.entity_details`);
+//! - **what a handler answers with**: [`Unfurls`] (`cx.unfurl`: classic previews and Work
+//!   Objects), [`Entity`] and its [`EntityType`] (a Work Object), [`Details`] and
+//!   [`DetailsError`] (`cx.present_details`: a flexpane);
 //! - **typed events** for [`EventIn::parse`]: [`ReactionEvent`], [`AppHomeOpened`],
-//!   [`MemberChannel`], [`ChannelEvent`], [`TeamJoin`], [`LinkShared`], [`MessageChanged`],
-//!   [`MessageDeleted`];
+//!   [`MemberChannel`], [`ChannelEvent`], [`TeamJoin`], [`MessageChanged`], [`MessageDeleted`];
 //! - **later**: [`When`] (a scheduled effect's due time and repeat), [`MINUTE_MS`], [`DAY_MS`];
 //! - **state**: [`Posted`], what `.remember(key)` keeps of Slack's answer.
 //!
@@ -62,5 +67,6 @@ pub use crate::app::listen::{
     MessageDeleted, MessageIn, MiddlewareResult, Next, OptionsIn, Pattern, ReactionEvent, ShortcutIn, TeamJoin, ViewIn, When, DAY_MS, MINUTE_MS,
 };
 pub use crate::app::{DefaultApp, Vars};
+pub use crate::kinds::unfurl::{Details, DetailsError, Entity, EntityDetailsRequest, EntityType, LinkSource, SharedLink, Unfurls};
 pub use crate::slack::envelope::{Dispatch, SlashCommand};
 pub use crate::state::Posted;

@@ -2,7 +2,8 @@
 //! very parsers the Worker runs ([`mention`], [`message`], [`dm`], [`event`], [`command`],
 //! the assistant's and the agent's events ([`assistant_thread_started`], [`agent_opened`],
 //! [`agent_dm`], [`agent_reply`], [`app_context_changed`]), a click on an answer's [`feedback`]
-//! buttons,
+//! buttons, shared links and a click on a Work Object ([`link_shared`],
+//! [`link_shared_in_composer`], [`entity_details_requested`]),
 //! [`action`], [`view_submission`], [`shortcut`], [`message_shortcut`], [`options`]), and
 //! [`handle`], which runs an app on one of them and returns what the team actor would record: the
 //! ack's body and the effects (method, arguments, key), or why it was ignored or failed.
@@ -112,6 +113,43 @@ pub fn function_executed(callback_id: &str, execution_id: &str, inputs: Value) -
         "type": "function_executed", "function": {"callback_id": callback_id}, "inputs": inputs,
         "function_execution_id": execution_id, "workflow_execution_id": format!("Wx{}", next()),
         "bot_access_token": format!("xwfp-{execution_id}"), "event_ts": ts,
+    }))
+}
+
+/// Links shared in a message `user` `U1` posted in `channel` (`link_shared`, source
+/// `conversations_history`, with an `unfurl_id`); each link's domain is its URL's host.
+pub fn link_shared(channel: &str, urls: &[&str]) -> Dispatch {
+    let ts = fresh_ts();
+    let unfurl_id = format!("{channel}.{ts}.{}", next());
+    event(json!({
+        "type": "link_shared", "channel": channel, "is_bot_user_member": true, "user": "U1", "message_ts": ts,
+        "unfurl_id": unfurl_id, "source": "conversations_history", "links": shared_links(urls), "event_ts": ts,
+    }))
+}
+
+/// Links `U1` is writing in the message composer, before the message exists (`link_shared`,
+/// source `composer`: channel `COMPOSER`, an `unfurl_id` and no message).
+pub fn link_shared_in_composer(urls: &[&str]) -> Dispatch {
+    let unfurl_id = format!("U1-{}", next());
+    event(json!({
+        "type": "link_shared", "channel": "COMPOSER", "is_bot_user_member": false, "user": "U1", "message_ts": unfurl_id,
+        "unfurl_id": unfurl_id, "source": "composer", "links": shared_links(urls), "event_ts": fresh_ts(),
+    }))
+}
+
+fn shared_links(urls: &[&str]) -> Vec<Value> {
+    let host = |url: &str| url.split("://").nth(1).unwrap_or(url).split(['/', '?', '#', ':']).next().unwrap_or_default().to_string();
+    urls.iter().map(|url| json!({"url": url, "domain": host(url)})).collect()
+}
+
+/// `U1` clicked the Work Object of `external_id` at `url`, unfurled in a message of `C1`
+/// (`entity_details_requested`, with a fresh `trigger_id`).
+pub fn entity_details_requested(external_id: &str, url: &str) -> Dispatch {
+    let ts = fresh_ts();
+    event(json!({
+        "type": "entity_details_requested", "user": "U1", "external_ref": {"id": external_id}, "entity_url": url,
+        "app_unfurl_url": url, "trigger_id": format!("trig.{}", next()), "user_locale": "en-US", "channel": "C1",
+        "message_ts": ts, "event_ts": fresh_ts(),
     }))
 }
 

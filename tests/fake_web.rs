@@ -1,12 +1,12 @@
 //! The fake Slack's Web API methods, over HTTP, answered as Slack answers them: `unknown_method`
 //! for a method it does not implement (unless scripted), `not_authed` without a token, the
 //! message's own `ts` from `chat.update`, reactions and views with their state and refusals,
-//! expired trigger ids, form bodies as well as JSON ones.
+//! expired trigger ids, unfurls and Work Object flexpanes, form bodies as well as JSON ones.
 #![cfg(not(target_arch = "wasm32"))]
 
 use serde_json::{json, Value};
 use slackline::sim::client::{fresh_trigger_id, trigger_id_minted_at};
-use slackline::sim::fake::{FakeSlack, Reply};
+use slackline::sim::fake::{FakeSlack, Reply, UnfurlAt};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 const TOKEN: &str = "xoxb-fake-web";
@@ -406,4 +406,83 @@ fn a_steps_own_token_is_revoked_once_the_step_has_ended() {
     assert_eq!(error_of(&with("xwfp-Fx7", "chat.postMessage", json!({"channel": "C1", "text": "late"}))), "token_revoked");
     assert_eq!(error_of(&with("xwfp-Fx7", "functions.completeError", json!({"function_execution_id": "Fx7", "error": "x"}))), "token_revoked");
     ok(with(TOKEN, "chat.postMessage", json!({"channel": "C1", "text": "the bot token lives on"})));
+}
+
+/// A Work Object of the link `url`, whole.
+fn work_object(url: &str) -> Value {
+    json!({
+        "app_unfurl_url": url, "url": "https://tickets.example.test/T-1", "external_ref": {"id": "T-1"},
+        "entity_type": "slack#/entities/task", "entity_payload": {"attributes": {"title": {"text": "Printer on fire"}}}
+    })
+}
+
+#[test]
+fn an_unfurl_names_its_message_or_its_sharing_and_previews_something_or_is_refused_as_slack_does() {
+    let fake = FakeSlack::start();
+    let link = "https://tickets.example.test/T-1";
+    let refused = [
+        (json!({"ts": "1.2", "unfurls": {}}), "missing_channel"),
+        (json!({"channel": "C1", "unfurls": {}}), "missing_ts"),
+        (json!({"unfurl_id": "U1-1", "unfurls": {}}), "missing_source"),
+        (json!({"source": "composer", "unfurls": {}}), "missing_unfurl_id"),
+        (json!({"unfurl_id": "U1-1", "source": "elsewhere", "unfurls": {}}), "invalid_source"),
+        (json!({"channel": "C1", "ts": "1.2"}), "missing_unfurls"),
+        (json!({"channel": "C1", "ts": "1.2", "unfurls": [1]}), "invalid_unfurls_format"),
+        (json!({"channel": "C1", "ts": "1.2", "unfurls": {link: "text"}}), "invalid_unfurls_format"),
+        (json!({"channel": "C1", "ts": "1.2", "metadata": {"entity_type": "slack#/entities/task"}}), "invalid_metadata_format"),
+        (json!({"channel": "C1", "ts": "1.2", "metadata": {"entities": [{"entity_type": "slack#/entities/task", "url": link}]}}), "error_processing_metadata"),
+    ];
+    for (body, error) in refused {
+        assert_eq!(error_of(&call(&fake, "chat.unfurl", body.clone())), error, "{body}");
+    }
+    let mut no_link = work_object(link);
+    no_link.as_object_mut().unwrap().remove("app_unfurl_url");
+    let body = json!({"channel": "C1", "ts": "1.2", "metadata": {"entities": [no_link]}});
+    assert_eq!(error_of(&call(&fake, "chat.unfurl", body)), "error_processing_metadata", "an unfurl's Work Object names its link");
+    assert!(fake.unfurl(&UnfurlAt::Message { channel: "C1".into(), ts: "1.2".into() }).is_none(), "a refusal shows nothing");
+
+    ok(call(&fake, "chat.unfurl", json!({"unfurl_id": "U1-1", "source": "composer", "unfurls": {link: {"blocks": []}}})));
+    let composer = fake.unfurl(&UnfurlAt::Link { unfurl_id: "U1-1".into(), source: "composer".into() }).expect("unfurled");
+    assert_eq!((composer.unfurls[link].clone(), composer.entities.len(), composer.times), (json!({"blocks": []}), 0, 1));
+}
+
+#[test]
+fn unfurling_a_message_again_replaces_its_previews_rather_than_adding_more() {
+    let fake = FakeSlack::start();
+    let link = "https://tickets.example.test/T-1";
+    ok(call(&fake, "chat.unfurl", json!({"channel": "C1", "ts": "1.2", "unfurls": {link: {"text": "first"}}, "metadata": {"entities": [work_object(link)]}})));
+    let encoded = json!({"entities": [work_object(link)]}).to_string();
+    let unfurls = json!({link: {"text": "second"}}).to_string();
+    ok(form(&fake, "chat.unfurl", &[("token", TOKEN), ("channel", "C1"), ("ts", "1.2"), ("unfurls", &unfurls), ("metadata", &encoded)]));
+    let shown = fake.unfurl(&UnfurlAt::Message { channel: "C1".into(), ts: "1.2".into() }).expect("unfurled");
+    assert_eq!((shown.unfurls[link].clone(), shown.entities.len(), shown.times), (json!({"text": "second"}), 1, 2), "one preview per link, two calls");
+    assert_eq!(shown.entities[0], work_object(link));
+}
+
+#[test]
+fn a_flexpane_needs_a_fresh_trigger_of_the_simulators_and_one_answer() {
+    let fake = FakeSlack::start();
+    let entity =
+        json!({"entity_type": "slack#/entities/task", "url": "u", "external_ref": {"id": "T-1"}, "entity_payload": {"attributes": {"title": {"text": "T"}}}});
+    let trigger = fresh_trigger_id();
+    ok(call(&fake, "entity.presentDetails", json!({"trigger_id": trigger, "metadata": entity})));
+    assert_eq!(fake.flexpane(&trigger).expect("presented")["metadata"], entity);
+    let now_ms = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as u64;
+    for (trigger, why) in [(trigger_id_minted_at(now_ms - 3_500), "expired"), ("1234.5678.abcdef".to_string(), "not the simulator's")] {
+        assert_eq!(error_of(&call(&fake, "entity.presentDetails", json!({"trigger_id": trigger, "metadata": entity}))), "invalid_trigger_id", "{why}");
+        assert!(fake.flexpane(&trigger).is_none());
+    }
+    let refused = [
+        (json!({"metadata": entity}), "invalid_arguments"),
+        (json!({"trigger_id": fresh_trigger_id()}), "invalid_arguments"),
+        (json!({"trigger_id": fresh_trigger_id(), "metadata": {"entity_type": "slack#/entities/task"}}), "invalid_metadata"),
+        (json!({"trigger_id": fresh_trigger_id(), "error": {"status": "broken"}}), "invalid_arguments"),
+        (json!({"trigger_id": fresh_trigger_id(), "user_auth_required": true}), "user_auth_url_missing"),
+        (json!({"trigger_id": fresh_trigger_id(), "metadata": entity, "error": {"status": "not_found"}}), "invalid_arguments"),
+    ];
+    for (body, error) in refused {
+        assert_eq!(error_of(&call(&fake, "entity.presentDetails", body.clone())), error, "{body}");
+    }
+    ok(call(&fake, "entity.presentDetails", json!({"trigger_id": fresh_trigger_id(), "error": {"status": "not_found"}})));
+    ok(call(&fake, "entity.presentDetails", json!({"trigger_id": fresh_trigger_id(), "user_auth_required": true, "user_auth_url": "https://a.test/login"})));
 }

@@ -1,5 +1,5 @@
 //! `slackline-sim`'s newer inputs (`shortcut`, `submit`, `options`, `react`, `home`, `stop`,
-//! `agent-open`, `agent-dm`, `context`) against a real listener: a tiny HTTP server that records what it receives and answers 200 with a JSON
+//! `step`, `link`, `entity-details`, `agent-open`, `agent-dm`, `context`) against a real listener: a tiny HTTP server that records what it receives and answers 200 with a JSON
 //! body. Each request must be signed with the secret, go to Slack's path, and parse with
 //! slackline's own parsers into the payload Slack would send; the report shows the ack's body.
 #![cfg(not(target_arch = "wasm32"))]
@@ -172,6 +172,47 @@ fn step_runs_a_workflow_step_that_slackline_reads_with_its_inputs_and_an_executi
     assert_eq!((step.callback_id.as_str(), step.inputs["title"].as_str(), step.inputs["priority"].as_str()), ("create_ticket", Some("Printer"), Some("high")));
     assert_eq!(step.token, format!("xwfp-{}", step.execution_id), "a per-execution token");
     assert!(report.contains("status 200") && report.contains(&format!("execution {}", step.execution_id)), "{report}");
+}
+
+#[test]
+fn link_shares_links_that_slackline_unfurls_in_their_message_or_by_the_composers_unfurl_id() {
+    use slackline::kinds::unfurl::{LinkShared, UnfurlTarget};
+    let listener = Listener::start(json!({}), || {});
+    let report = sim("link --link https://tickets.example.test/T-1 --link https://tickets.example.test:8443/T-2 --channel C7", &listener.url);
+    let e = listener.event();
+    let links = LinkShared::from_event(&e.raw).expect("a sharing");
+    assert_eq!((e.event.type_name(), links.channel.as_str(), links.user.as_str()), ("link_shared", "C7", "U1"));
+    assert_eq!(
+        links.links.iter().map(|l| (l.url.as_str(), l.domain.as_str())).collect::<Vec<_>>(),
+        [("https://tickets.example.test/T-1", "tickets.example.test"), ("https://tickets.example.test:8443/T-2", "tickets.example.test")]
+    );
+    assert_eq!(UnfurlTarget::of(&links), UnfurlTarget::Message { channel: "C7".into(), ts: links.message_ts.clone() });
+    let unfurl_id = links.unfurl_id.clone().expect("an unfurl_id");
+    assert!(report.contains("status 200") && report.contains(&format!("unfurl_id {unfurl_id}")) && report.contains("of C7"), "{report}");
+
+    let listener = Listener::start(json!({}), || {});
+    let report = sim("link --link https://tickets.example.test/T-3 --source composer", &listener.url);
+    let links = LinkShared::from_event(&listener.event().raw).expect("a composer's sharing");
+    assert_eq!((links.channel.as_str(), links.in_composer()), ("COMPOSER", true));
+    let unfurl_id = links.unfurl_id.clone().unwrap();
+    assert_eq!(UnfurlTarget::of(&links), UnfurlTarget::Link { unfurl_id: unfurl_id.clone(), source: "composer".into() });
+    assert!(report.contains("in the composer") && report.contains(&unfurl_id), "{report}");
+}
+
+#[test]
+fn entity_details_clicks_a_work_object_with_a_trigger_the_fake_slack_dates() {
+    use slackline::kinds::unfurl::EntityDetailsRequest;
+    let listener = Listener::start(json!({}), || {});
+    let report = sim("entity-details --entity-url https://tickets.example.test/T-9 --channel C4 --ts 1700000000.000100", &listener.url);
+    let e = listener.event();
+    let click = EntityDetailsRequest::from_event(&e.raw).expect("a click");
+    assert_eq!(
+        (e.event.type_name(), click.external_ref.id.as_str(), click.entity_url.as_deref()),
+        ("entity_details_requested", "T-9", Some("https://tickets.example.test/T-9"))
+    );
+    assert_eq!((click.channel.as_deref(), click.message_ts.as_deref(), click.user.as_deref()), (Some("C4"), Some("1700000000.000100"), Some("U1")));
+    assert!(slackline::sim::client::trigger_minted_at(&click.trigger_id).is_some(), "a simulator trigger id: {}", click.trigger_id);
+    assert!(report.contains("status 200") && report.contains(&format!("trigger_id {}", click.trigger_id)), "{report}");
 }
 
 /// An agent on slackline's listener API: what it did with an event the simulator sent — the

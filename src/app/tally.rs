@@ -25,8 +25,14 @@
 //! Its global middleware (the middleware tests') drops a message with the word `drop` after
 //! queueing a reply and writing `votes:dropped`: it is ignored as [`DROPPED`], and neither is
 //! kept.
+//!
+//! Links of [`TICKETS_DOMAIN`] (whose name holds the marker, so their `link_shared` reaches the
+//! tally) unfurl as Work Objects: each a task, its id the URL's last path segment, titled
+//! `Ticket {id}`; a click on one (`entity_details_requested`) shows the same task in its flexpane
+//! (the unfurls' tests).
 
 use super::listen::{Cx, HandlerResult, Listeners, MessageIn, MiddlewareResult, Next, Pattern, StepIn};
+use crate::kinds::unfurl::{Entity, EntityDetailsRequest, LinkShared, Unfurls};
 use crate::slack::envelope::{Dispatch, Event};
 use crate::state::{Posted, MAX_VALUE_BYTES};
 
@@ -58,6 +64,8 @@ fn drop_on_request(request: &Dispatch, cx: &mut Cx) -> MiddlewareResult {
 pub fn closing_blocks() -> Vec<serde_json::Value> {
     vec![serde_json::json!({"type": "divider"}), serde_json::json!({"type": "context", "elements": [{"type": "mrkdwn", "text": "tally sources"}]})]
 }
+/// The domain whose links the tally unfurls as Work Objects.
+pub const TICKETS_DOMAIN: &str = "tickets.slackline-tally.test";
 
 fn on_message(m: &MessageIn<'_>, cx: &mut Cx) -> HandlerResult {
     let post = format!("{}:{}", m.message.channel, m.message.ts);
@@ -147,11 +155,33 @@ fn step(step: &StepIn, cx: &mut Cx) -> HandlerResult {
     }
 }
 
+/// A ticket of [`TICKETS_DOMAIN`] at `url`, as a Work Object: its id the URL's last path segment.
+fn ticket(url: &str) -> Entity {
+    let id = url.split(['?', '#']).next().unwrap_or_default().rsplit('/').next().unwrap_or_default();
+    Entity::task(id, url, &format!("Ticket {id}")).field("status", serde_json::json!({ "value": "open" }))
+}
+
+/// Every ticket link shared, unfurled as its Work Object.
+fn unfurl_tickets(links: &LinkShared, cx: &mut Cx) -> HandlerResult {
+    let unfurls = links.links.iter().fold(Unfurls::new(), |unfurls, link| unfurls.entity(&link.url, ticket(&link.url)));
+    cx.unfurl(unfurls);
+    Ok(())
+}
+
+/// A click on a ticket: its flexpane.
+fn present_ticket(click: &EntityDetailsRequest, cx: &mut Cx) -> HandlerResult {
+    let url = click.entity_url.as_deref().ok_or("the click names no entity_url")?;
+    cx.present_details(ticket(url));
+    Ok(())
+}
+
 /// The tally's listeners.
 pub fn tally() -> Listeners {
     Listeners::new()
         .middleware(drop_on_request)
         .function("tally_step", step)
+        .unfurl(TICKETS_DOMAIN, unfurl_tickets)
+        .entity_details(present_ticket)
         .mention(on_message)
         .message(Pattern::contains(MARKER), on_message)
         .action(UPDATE_ACTION, |a, cx| {
@@ -203,6 +233,17 @@ mod tests {
         let done = team.handle(&tally(), &mention("C1", "U1", "<@UBOT> slackline-tally drop"));
         assert_eq!((done.ignored, done.effects.len()), (Some(DROPPED), 0));
         assert!(team.state.entries().is_empty());
+    }
+
+    #[test]
+    fn a_ticket_link_unfurls_as_its_task_and_a_click_shows_it() {
+        let url = format!("https://{TICKETS_DOMAIN}/T-7");
+        let done = crate::testing::handle(&tally(), &crate::testing::link_shared("C1", &[&url, "https://elsewhere.test/x"]));
+        let entities = done.queued()[0].args["metadata"]["entities"].clone();
+        assert_eq!(entities.as_array().map(Vec::len), Some(1), "the domain's links only: {entities}");
+        assert_eq!((entities[0]["external_ref"]["id"].as_str(), entities[0]["app_unfurl_url"].as_str()), (Some("T-7"), Some(url.as_str())));
+        let clicked = crate::testing::handle(&tally(), &crate::testing::entity_details_requested("T-7", &url));
+        assert_eq!(clicked.queued()[0].args["metadata"], ticket(&url).to_json());
     }
 
     #[test]

@@ -13,7 +13,9 @@
 //! its rate-limit target, label and words; its wasm32 half (`perform`) picks a claimed row's job
 //! by its action. Neither is a room: every room may import the registry, and `perform` imports
 //! every room's job. [`post`] holds the pure half of a post made once (read back after an unknown
-//! outcome), whose wasm32 half is `platform::post`, as every kind that posts uses it.
+//! outcome), whose wasm32 half is `platform::post`, as every kind that posts uses it. [`unfurl`]
+//! (link previews and Work Objects) is pure only: its effects are Web API calls the registry
+//! already performs (`Action::SlackApi`).
 
 pub mod assistant;
 pub mod lists;
@@ -28,3 +30,4 @@ pub mod respond_url;
 pub mod schedule;
 pub mod slack_api;
 pub mod step;
+pub mod unfurl;

@@ -74,6 +74,12 @@ enum Sub {
     /// Runs the app's Workflow Builder step (`function_executed`, with a per-execution token); prints the ack and the execution id.
     #[command(args_override_self = true)]
     Step(StepOptions),
+    /// Shares links of the app's domains (`link_shared` by U1, in a posted message or the composer); prints the ack and the sharing's unfurl_id.
+    #[command(args_override_self = true)]
+    Link(unfurl::LinkOptions),
+    /// Clicks a Work Object (`entity_details_requested` by U1, with a fresh trigger_id); prints the ack and the trigger.
+    #[command(args_override_self = true, name = "entity-details")]
+    EntityDetails(unfurl::DetailsOptions),
     /// Opens the agent's DM on its Messages tab (`app_home_opened`, tab `messages`); prints the ack.
     #[command(args_override_self = true, name = "agent-open")]
     AgentOpen(agent::OpenOptions),
@@ -292,6 +298,26 @@ pub enum Input {
         /// `--input`s.
         inputs: Vec<(String, String)>,
     },
+    /// `link`: a `link_shared`.
+    Link {
+        /// `--url`s.
+        urls: Vec<String>,
+        /// `--channel`.
+        channel: Option<String>,
+        /// `--source`: `conversations_history` or `composer`.
+        source: String,
+    },
+    /// `entity-details`: an `entity_details_requested`.
+    EntityDetails {
+        /// `--url`.
+        url: String,
+        /// `--id` (or the URL's last path segment).
+        id: String,
+        /// `--channel`.
+        channel: Option<String>,
+        /// `--ts`.
+        ts: Option<String>,
+    },
     /// `stop`: an `agent_session_stopped`.
     Stop {
         /// `--channel`.
@@ -347,8 +373,8 @@ pub enum Options {
         /// `--text`.
         text: Option<String>,
     },
-    /// `shortcut`, `submit`, `options`, `react`, `home`, `stop`, `agent-open`, `agent-dm` or
-    /// `context`'s.
+    /// `shortcut`, `submit`, `options`, `react`, `home`, `stop`, `step`, `link`,
+    /// `entity-details`, `agent-open`, `agent-dm` or `context`'s.
     Input {
         /// The common ones.
         common: ClientOptions,
@@ -402,6 +428,14 @@ pub fn parse_command_line(args: &[String]) -> Result<(String, Options), clap::Er
         Sub::Home(o) => input("home", o, Input::Home),
         Sub::Stop(o) => input("stop", o.input, Input::Stop { channel: o.channel, thread_ts: o.thread, stream_ts: o.stream_ts }),
         Sub::Step(o) => input("step", o.input, Input::Step { callback_id: o.callback_id, inputs: o.inputs }),
+        Sub::Link(o) => {
+            let (options, sent) = o.input();
+            input("link", options, sent)
+        }
+        Sub::EntityDetails(o) => {
+            let (options, sent) = o.input();
+            input("entity-details", options, sent)
+        }
         Sub::AgentOpen(o) => {
             let (options, sent) = o.input();
             input("agent-open", options, sent)
@@ -675,6 +709,8 @@ fn send(target: &Target, team: &str, input: &Input) -> Result<(Ack, Option<Strin
             let ack = event(function_executed(callback_id, &execution, &Value::Object(named)))?;
             return Ok((ack, Some(format!("execution {execution} (its token {EXECUTION_TOKEN_PREFIX}{execution})"))));
         }
+        Input::Link { urls, channel, source } => return unfurl::share(&event, urls, channel.as_deref(), source),
+        Input::EntityDetails { url, id, channel, ts } => return unfurl::click(&event, url, id, channel.as_deref(), ts.as_deref()),
         Input::AgentOpen { user, dm } => event(agent_opened(user, dm))?,
         Input::AgentDm { user, dm, text, thread_ts } => {
             let ts = fresh_ts();
@@ -735,6 +771,7 @@ fn storm(target: &Target, team: &str, before: usize, timeout: Duration) -> Resul
 
 pub mod agent;
 pub mod triage;
+pub mod unfurl;
 
 #[cfg(test)]
 mod tests;

@@ -1,8 +1,9 @@
 //! The simulator's Slack side: signed requests to a running slackline, shaped like Slack's own
 //! (an `app_mention`, a DM, a `reaction_added`, an `app_home_opened`, a slash command, a button
 //! click, a global or message shortcut, a `view_submission`, a `block_suggestion`, the agent's
-//! DM opened, written in and its context changed, its Stop pressed), and the fake
-//! Slack's record of what slackline sent back, read over HTTP (`GET /_sim/calls?after=N`).
+//! DM opened, written in and its context changed, its Stop pressed, links shared, a Work Object
+//! clicked), and the fake Slack's record of what slackline sent back, read over HTTP
+//! (`GET /_sim/calls?after=N`).
 
 use crate::slack::signature::SigningSecret;
 use serde::Deserialize;
@@ -386,6 +387,34 @@ pub fn function_executed(callback_id: &str, execution_id: &str, inputs: &Value) 
         "type": "function_executed", "function": {"callback_id": callback_id}, "inputs": inputs,
         "function_execution_id": execution_id, "workflow_execution_id": fresh_id("Wx"),
         "bot_access_token": format!("{EXECUTION_TOKEN_PREFIX}{execution_id}"), "event_ts": fresh_ts(),
+    })
+}
+
+/// `U1` shared `urls` (`link_shared`, each link's domain its URL's host) from `source`: in a
+/// message `ts` of `channel` (`conversations_history`), or in the composer (`composer`: channel
+/// `COMPOSER`, no message); the sharing's `unfurl_id` is `unfurl_id`.
+pub fn link_shared(channel: &str, ts: &str, urls: &[String], source: &str, unfurl_id: &str) -> Value {
+    let composer = source == "composer";
+    let links: Vec<Value> = urls.iter().map(|url| json!({"url": url, "domain": host_of(url)})).collect();
+    json!({
+        "type": "link_shared", "channel": if composer { "COMPOSER" } else { channel }, "is_bot_user_member": !composer, "user": "U1",
+        "message_ts": if composer { unfurl_id } else { ts }, "unfurl_id": unfurl_id, "source": source, "links": links, "event_ts": fresh_ts(),
+    })
+}
+
+/// A URL's host (`https://tickets.example.test:8443/T-1` → `tickets.example.test`).
+fn host_of(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    rest.split(['/', '?', '#', ':']).next().unwrap_or_default()
+}
+
+/// `U1` clicked the Work Object `external_id` at `url`, unfurled in message `ts` of `channel`
+/// (`entity_details_requested`), with `trigger_id`.
+pub fn entity_details_requested(external_id: &str, url: &str, channel: &str, ts: &str, trigger_id: &str) -> Value {
+    json!({
+        "type": "entity_details_requested", "user": "U1", "external_ref": {"id": external_id}, "entity_url": url,
+        "link": {"url": url, "domain": host_of(url)}, "app_unfurl_url": url, "event_ts": fresh_ts(), "trigger_id": trigger_id,
+        "user_locale": "en-US", "channel": channel, "message_ts": ts, "thread_ts": ts,
     })
 }
 

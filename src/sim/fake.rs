@@ -14,8 +14,9 @@
 //! token (`Authorization: Bearer`, or a `token` form field) `not_authed` (except
 //! `oauth.v2.access`), and each method its own answer or refusal ([`super::web`]: `chat.update`
 //! keeps the message's `ts`, `reactions.add` twice is `already_reacted`, `views.open` answers a
-//! view and refuses an expired `trigger_id`, ...). Arguments are read from a JSON body, a form body
-//! (`application/x-www-form-urlencoded`, as Slack's SDKs send some methods) and the query string.
+//! view and refuses an expired `trigger_id`, `chat.unfurl` keeps what a sharing shows, ...).
+//! Arguments are read from a JSON body, a form body (`application/x-www-form-urlencoded`, as
+//! Slack's SDKs send some methods) and the query string.
 //!
 //! Stateful methods keep their state here: Slack Lists (`slackLists.items.create`, `.update`,
 //! `.delete`, `.list`, in [`super::lists`]), reactions, views and streams ([`super::web`]). A
@@ -27,7 +28,7 @@
 use super::lists::Lists;
 pub use super::lists::{FakeRow, FAKE_BOT_USER};
 use super::tiers::Enforcer;
-pub use super::web::{knows, FakeSession, FakeStream, FakeTask, FAKE_TEAM};
+pub use super::web::{knows, FakeSession, FakeStream, FakeTask, FakeUnfurl, UnfurlAt, FAKE_TEAM};
 use super::web::{refusal, Web};
 use crate::slack::method;
 use serde_json::{json, Map, Value};
@@ -312,6 +313,18 @@ impl FakeSlack {
     /// arguments; Slack refuses any later one), if it has.
     pub fn step_end(&self, execution_id: &str) -> Option<(String, Value)> {
         self.state.lock().unwrap().web.step_end(execution_id)
+    }
+
+    /// What the sharing `at` shows (its previews and Work Objects, and how many `chat.unfurl`
+    /// calls were applied to it), if it was unfurled.
+    pub fn unfurl(&self, at: &UnfurlAt) -> Option<FakeUnfurl> {
+        self.state.lock().unwrap().web.unfurl(at)
+    }
+
+    /// The arguments of the `entity.presentDetails` that answered the Work Object click of
+    /// `trigger_id` (its flexpane), if one landed.
+    pub fn flexpane(&self, trigger_id: &str) -> Option<Value> {
+        self.state.lock().unwrap().web.flexpane(trigger_id)
     }
 
     /// The agent session of `thread` in `channel` (its statuses in the order they landed), if any.

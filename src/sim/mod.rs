@@ -2,16 +2,18 @@
 //! the end-to-end tests share.
 //!
 //! - [`fake`]: a fake Slack Web API on 127.0.0.1 (the methods of [`web`]: `chat.*`, `reactions.*`,
-//!   `views.*`, `assistant.threads.*`, `auth.test`, `oauth.v2.access`, ...; stateful
-//!   `slackLists.items.*` in [`lists`]; `response_url` posts; an OpenAI-compatible LLM) that
+//!   `views.*`, `assistant.threads.*`, `chat.unfurl`, `entity.presentDetails`, `auth.test`,
+//!   `oauth.v2.access`, ...; stateful `slackLists.items.*` in [`lists`]; `response_url` posts;
+//!   an OpenAI-compatible LLM) that
 //!   records every call and answers as strictly as Slack (`unknown_method`, `not_authed`, ...),
 //!   faults included (`ok: false`, 429 with `Retry-After`, 5xx, slow answers, an answer lost after
 //!   acting, a reset connection);
 //! - [`faults`]: the faults `serve` injects, from flags or a JSON script;
-//! - [`client`]: Slack's side: signed events, commands, clicks, shortcuts, modal submissions and
-//!   options requests sent to a running slackline;
+//! - [`client`]: Slack's side: signed events, commands, clicks, shortcuts, modal submissions,
+//!   options requests, shared links and Work Object clicks sent to a running slackline;
 //! - [`cli`]: the command line (`serve`, `mention`, `dm`, `command`, `click`, `storm`,
-//!   `shortcut`, `submit`, `options`, `react`, `home`, and `triage`: `examples/triage`'s flow).
+//!   `shortcut`, `submit`, `options`, `react`, `home`, `stop`, `step`, `link`,
+//!   `entity-details`, the agent's DM, and `triage`: `examples/triage`'s flow).
 //!
 //! See `docs/simulator.md`.
 

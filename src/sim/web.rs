@@ -26,9 +26,11 @@ use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};
 
 mod streams;
+mod unfurls;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 pub use streams::{FakeStream, FakeTask, DEFAULT_STREAM_LIFETIME_MS, DEFAULT_STREAM_MAX_CHUNKS};
+pub use unfurls::{FakeUnfurl, UnfurlAt};
 
 /// The team of the fake's bot token (`auth.test`, `oauth.v2.access`, views' `team_id`).
 pub const FAKE_TEAM: &str = "TSIM";
@@ -61,6 +63,8 @@ pub const METHODS: &[&str] = &[
     method::AGENTS_SESSIONS_RENAME,
     method::FUNCTIONS_COMPLETE_SUCCESS,
     method::FUNCTIONS_COMPLETE_ERROR,
+    method::UNFURL,
+    method::ENTITY_PRESENT_DETAILS,
     method::CONVERSATIONS_INFO,
     method::CONVERSATIONS_REPLIES,
     method::CONVERSATIONS_HISTORY,
@@ -98,6 +102,8 @@ pub struct Web {
     step_ends: HashMap<String, (String, Value)>,
     /// Per-execution tokens (`xwfp-…`) of steps that have ended: revoked, as Slack revokes them.
     revoked: HashSet<String>,
+    /// What each sharing's unfurls show, and each Work Object click's flexpane.
+    unfurling: unfurls::Unfurling,
 }
 
 /// An agent session, as the fake keeps it: created by the first `agents.sessions.setStatus` or
@@ -170,6 +176,8 @@ impl Web {
             method::AGENTS_SESSIONS_SET_STATUS => self.set_session_status(args),
             method::AGENTS_SESSIONS_RENAME => self.rename_session(args),
             method::FUNCTIONS_COMPLETE_SUCCESS | method::FUNCTIONS_COMPLETE_ERROR => self.end_step(method, args),
+            method::UNFURL => self.unfurling.unfurl(args),
+            method::ENTITY_PRESENT_DETAILS => self.unfurling.present(args, now_ms),
             method::CONVERSATIONS_INFO => conversation(args),
             method::USERS_INFO => user(args),
             _ => Err(refusal("unknown_method")),
@@ -374,6 +382,16 @@ impl Web {
     /// arguments), if it has.
     pub fn step_end(&self, execution_id: &str) -> Option<(String, Value)> {
         self.step_ends.get(execution_id).cloned()
+    }
+
+    /// What the sharing `at` shows, if it was unfurled.
+    pub fn unfurl(&self, at: &UnfurlAt) -> Option<FakeUnfurl> {
+        self.unfurling.shown(at)
+    }
+
+    /// The arguments the Work Object click of `trigger_id` was answered with, if it was.
+    pub fn flexpane(&self, trigger_id: &str) -> Option<Value> {
+        self.unfurling.flexpane(trigger_id)
     }
 
     /// The agent session of `thread` in `channel`, if one was created.

@@ -130,6 +130,31 @@ pub const PERMANENT_ERRORS: &[&str] = &[
     "method_not_supported_for_channel_type",
     "feature_not_enabled",
     "cannot_provide_both_markdown_text_and_chunks",
+    // Unfurls (`chat.unfurl`): the message, the link or the arguments Slack cannot use; the same
+    // call finds them so again (`crate::kinds::unfurl`).
+    "cannot_unfurl_url",
+    "cannot_unfurl_message",
+    "cannot_find_message",
+    "cannot_find_channel",
+    "cannot_find_service",
+    "cannot_parse_attachment",
+    "cannot_prompt",
+    "cannot_auth_user",
+    "invalid_unfurl_id",
+    "invalid_source",
+    "invalid_unfurls_format",
+    "invalid_metadata_format",
+    "error_processing_metadata",
+    "missing_channel",
+    "missing_ts",
+    "missing_unfurls",
+    "missing_unfurl_id",
+    "missing_source",
+    // A Work Object's flexpane (`entity.presentDetails`).
+    "entity_metadata_does_not_match_trigger",
+    "invalid_metadata",
+    "missing_interactivity_url",
+    "user_auth_url_missing",
 ];
 
 /// Classifies a Slack `error` code from an `ok:false` answer.

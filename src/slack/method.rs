@@ -35,6 +35,9 @@ pub const START_STREAM: &str = "chat.startStream";
 pub const APPEND_STREAM: &str = "chat.appendStream";
 /// `chat.stopStream`: ends a streamed reply.
 pub const STOP_STREAM: &str = "chat.stopStream";
+/// `chat.unfurl`: previews of the links in a message or in the composer (`link_shared`), classic
+/// attachments or blocks and, since 2025-10, Work Objects (`metadata.entities`).
+pub const UNFURL: &str = "chat.unfurl";
 
 // reactions.*: emoji on a message.
 
@@ -57,6 +60,12 @@ pub const VIEWS_PUSH: &str = "views.push";
 pub const VIEWS_UPDATE: &str = "views.update";
 /// `views.publish`: a user's App Home tab.
 pub const VIEWS_PUBLISH: &str = "views.publish";
+
+// entity.*: Work Objects.
+
+/// `entity.presentDetails`: a Work Object's flexpane, answering `entity_details_requested` (needs
+/// its fresh `trigger_id`).
+pub const ENTITY_PRESENT_DETAILS: &str = "entity.presentDetails";
 
 // assistant.threads.*: the AI assistant's thread.
 

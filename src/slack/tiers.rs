@@ -110,6 +110,7 @@ pub const DEFAULT_TIERS: &[(&str, Tier)] = &[
     (method::START_STREAM, Tier::Two),
     (method::APPEND_STREAM, Tier::Four),
     (method::STOP_STREAM, Tier::Two),
+    (method::UNFURL, Tier::Three),
     (method::REACTIONS_ADD, Tier::Three),
     (method::REACTIONS_REMOVE, Tier::Two),
     (method::REACTIONS_GET, Tier::Three),
@@ -118,6 +119,9 @@ pub const DEFAULT_TIERS: &[(&str, Tier)] = &[
     (method::VIEWS_PUSH, Tier::Four),
     (method::VIEWS_UPDATE, Tier::Four),
     (method::VIEWS_PUBLISH, Tier::Four),
+    // No published tier found: a trigger-bound answer like `views.open`, paced as it is (a flexpane
+    // must leave within its trigger's 3 s, so a short budget would only expire it).
+    (method::ENTITY_PRESENT_DETAILS, Tier::Four),
     (method::SLACK_LISTS_CREATE, Tier::Two),
     (method::SLACK_LISTS_UPDATE, Tier::Two),
     (method::SLACK_LISTS_ITEMS_LIST, Tier::Two),

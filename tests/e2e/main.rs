@@ -31,4 +31,5 @@ mod schedule;
 mod sim;
 mod state;
 mod steps;
+mod unfurls;
 mod upgrade;

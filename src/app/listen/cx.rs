@@ -58,6 +58,9 @@ pub struct Origin {
     /// The Workflow step execution this request belongs to: a `function_executed`'s, or a
     /// button's in a message that step posted (`function_data`). What `cx.complete` ends.
     pub step_execution: Option<String>,
+    /// Where this request's shared links are unfurled: a `link_shared`'s message or composer
+    /// sharing. What `cx.unfurl` previews.
+    pub unfurl: Option<crate::kinds::unfurl::UnfurlTarget>,
 }
 
 /// A listener's context: its effects and its ack body, built up by the helpers.

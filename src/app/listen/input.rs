@@ -223,27 +223,9 @@ pub struct TeamJoin {
     pub user: Value,
 }
 
-/// One link of `link_shared`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct SharedLink {
-    /// The URL.
-    pub url: String,
-    /// Its domain.
-    pub domain: String,
-}
-
-/// `link_shared` (for unfurls).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct LinkShared {
-    /// Where.
-    pub channel: String,
-    /// Who shared them.
-    pub user: String,
-    /// The message's `ts`.
-    pub message_ts: String,
-    /// The links.
-    pub links: Vec<SharedLink>,
-}
+/// `link_shared` and its links: the unfurls room's types (`crate::kinds::unfurl`), which the
+/// `link_shared` / `unfurl` listeners hand over typed.
+pub use crate::kinds::unfurl::{LinkShared, SharedLink};
 
 /// A `message` event of subtype `message_changed`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -37,6 +37,8 @@
 //!   ([`Listeners::middleware`]) on every request, before any listener is chosen, then the
 //!   chosen listener's group's ([`Listeners::group`]); each continues, ignores the request with
 //!   a reason, or fails it, in the same [`Cx`] as the handler;
+//! - link previews and Work Objects have theirs too ([`unfurl`]): `link_shared` (every sharing),
+//!   `unfurl(domain)` (the links of one domain), `entity_details` (a click on a Work Object);
 //! - a handler's `Err` never loses its event: the decision is
 //!   [`Decision::Failed`](super::Decision::Failed), which the team actor records.
 
@@ -50,6 +52,7 @@ mod origin;
 mod run;
 pub mod session;
 pub mod step;
+pub mod unfurl;
 
 pub use crate::kinds::schedule::{When, DAY_MS, MINUTE_MS};
 pub use cx::{Cx, EffectRef, Origin, Scheduling};
@@ -222,6 +225,10 @@ enum Route {
     Options(String, OptionsHandler),
     /// A Workflow step, by its `callback_id` ([`step`]).
     Function(String, StepHandler),
+    /// A `link_shared`, of any domain or of one ([`unfurl`]).
+    LinkShared(Option<String>, unfurl::LinkHandler),
+    /// A click on a Work Object ([`unfurl`]).
+    EntityDetails(unfurl::DetailsHandler),
 }
 
 struct Listener {
@@ -406,6 +413,12 @@ impl Listeners {
                 }
                 (Route::Function(callback, h), None) if type_name == crate::kinds::step::FUNCTION_EXECUTED => {
                     run_step(callback, h, envelope, &l.middleware, turn)
+                }
+                (Route::LinkShared(domain, h), None) if type_name == crate::kinds::unfurl::LINK_SHARED => {
+                    unfurl::run_link_shared(domain.as_deref(), h, envelope, &l.middleware, turn)
+                }
+                (Route::EntityDetails(h), None) if type_name == crate::kinds::unfurl::ENTITY_DETAILS_REQUESTED => {
+                    Some(unfurl::run_entity_details(h, envelope, &l.middleware, turn))
                 }
                 _ => None,
             };

@@ -14,7 +14,7 @@ pub fn of(request: &Dispatch) -> Origin {
     match request {
         Dispatch::Event(envelope) => match &envelope.event {
             Event::AppMention(m) | Event::Message(m) => message_origin(m),
-            _ => event_origin(envelope),
+            _ => super::unfurl::origin_of(envelope).unwrap_or_else(|| event_origin(envelope)),
         },
         Dispatch::Command(c) => command_origin(c),
         Dispatch::Interaction(i) => interaction_origin(i),
@@ -70,5 +70,6 @@ fn interaction_origin(i: &Interaction) -> Origin {
         trigger_id: str_at(raw, "/trigger_id"),
         user: i.user_id.clone(),
         step_execution: str_at(raw, "/function_data/execution_id"),
+        unfurl: None,
     }
 }

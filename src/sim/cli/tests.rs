@@ -156,3 +156,28 @@ fn the_simulated_rate_limit_notice_is_what_slackline_parses_as_one() {
     assert_eq!(parsed, Inbound::AppRateLimited { team_id: "T1".into(), minute_rate_limited: 1_518_467_820 });
     assert_eq!(crate::sim::client::this_minute() % 60, 0);
 }
+
+#[test]
+fn the_unfurl_inputs_share_links_from_a_message_or_the_composer_and_click_a_work_object() {
+    let input = |line: &str| match parse(&args(line)).unwrap().1 {
+        Options::Input { input, .. } => input,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        input("link --link https://a.test/1 --link https://a.test/2"),
+        Input::Link { urls: vec!["https://a.test/1".into(), "https://a.test/2".into()], channel: None, source: "conversations_history".into() }
+    );
+    assert_eq!(
+        input("link --link https://a.test/1 --channel C9 --source composer"),
+        Input::Link { urls: vec!["https://a.test/1".into()], channel: Some("C9".into()), source: "composer".into() }
+    );
+    assert_eq!(
+        input("entity-details --entity-url https://tickets.example.test/T-7?from=chat"),
+        Input::EntityDetails { url: "https://tickets.example.test/T-7?from=chat".into(), id: "T-7".into(), channel: None, ts: None },
+        "the id defaults to the URL's last path segment"
+    );
+    assert_eq!(
+        input("entity-details --entity-url https://a.test/x --id 42 --channel C1 --ts 1.2"),
+        Input::EntityDetails { url: "https://a.test/x".into(), id: "42".into(), channel: Some("C1".into()), ts: Some("1.2".into()) }
+    );
+}
