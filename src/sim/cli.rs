@@ -4,9 +4,9 @@
 
 use super::client::Ack;
 use super::client::{
-    agent_message, agent_opened, agent_session_stopped, app_context_changed, app_home_opened, app_rate_limited, block_suggestion, direct_message, envelope,
-    fresh_id, fresh_trigger_id, fresh_ts, function_executed, global_shortcut, mention, message_shortcut, reaction_added, resolve_click, view_submission,
-    SendError, SimCall, Target, EXECUTION_TOKEN_PREFIX,
+    agent_message, agent_opened, agent_session_stopped, app_context_changed, app_home_opened, app_rate_limited, block_suggestion, button_click_in,
+    direct_message, envelope, fresh_id, fresh_trigger_id, fresh_ts, function_executed, global_shortcut, mention, message_shortcut, reaction_added,
+    resolve_click, view_submission, SendError, SimCall, Target, EXECUTION_TOKEN_PREFIX,
 };
 use super::fake::FakeSlack;
 use super::faults::Faults;
@@ -41,12 +41,18 @@ enum Sub {
     /// Sends a direct message to the bot; waits for the reply.
     #[command(args_override_self = true)]
     Dm(TextOptions),
-    /// Sends the slash command `/ask TEXT`; waits for the response_url post.
+    /// Sends a slash command (`--name`, default `/ask`: then waits for the response_url post); prints the ack's body.
     #[command(args_override_self = true)]
-    Command(TextOptions),
-    /// Clicks "Mark resolved" on a message; waits for its chat.update.
+    Command(CommandOptions),
+    /// Clicks a button (`--action-id`) on a message the bot posted, as Slack sends it; without --action-id, "Mark resolved" (waits for its chat.update).
     #[command(args_override_self = true)]
-    Click(ClientOptions),
+    Click(ClickOptions),
+    /// Sends a message a user wrote in a channel (or a thread of it); prints the ack.
+    #[command(args_override_self = true)]
+    Message(MessageOptions),
+    /// Runs a script: steps (these subcommands) and `expect METHOD [NAME=VALUE|NAME~TEXT]…` lines, one team for the run.
+    #[command(args_override_self = true)]
+    Script(ScriptOptions),
     /// Sends Slack's retries, duplicates and fresh-id copies of one message; counts the replies (1 is right).
     #[command(args_override_self = true)]
     Storm(ClientOptions),
@@ -156,6 +162,82 @@ pub struct TextOptions {
     text: String,
 }
 
+/// `command`'s options.
+#[derive(Debug, Clone, PartialEq, Args)]
+pub struct CommandOptions {
+    #[command(flatten)]
+    input: InputOptions,
+    /// The command's name [default: /ask, and then wait for its response_url post]
+    #[arg(long, value_name = "/NAME")]
+    name: Option<String>,
+    /// The text after the command
+    #[arg(long, value_name = "T", default_value = "hello from slackline-sim")]
+    text: String,
+    /// The channel it is run in
+    #[arg(long, value_name = "C", default_value = "C0SIM")]
+    channel: String,
+    /// Who runs it
+    #[arg(long, value_name = "U", default_value = "U1")]
+    user: String,
+}
+
+/// `click`'s options.
+#[derive(Debug, Clone, PartialEq, Args)]
+pub struct ClickOptions {
+    #[command(flatten)]
+    input: InputOptions,
+    /// The button's action_id [default: "Mark resolved" on a fresh message]
+    #[arg(long, value_name = "A")]
+    action_id: Option<String>,
+    /// The button's block_id [default: the posted button's]
+    #[arg(long, value_name = "B")]
+    block_id: Option<String>,
+    /// The button's value [default: the posted button's]
+    #[arg(long, value_name = "V")]
+    value: Option<String>,
+    /// The message's channel [default: the newest post holding the button]
+    #[arg(long, value_name = "C")]
+    channel: Option<String>,
+    /// The message's ts [default: the newest post holding the button]
+    #[arg(long, value_name = "TS")]
+    ts: Option<String>,
+    /// The newest message the bot posted or updated that holds the button (the default when --ts is not given)
+    #[arg(long)]
+    last_post: bool,
+    /// Who clicks
+    #[arg(long, value_name = "U", default_value = "U1")]
+    user: String,
+}
+
+/// `message`'s options.
+#[derive(Debug, Clone, PartialEq, Args)]
+pub struct MessageOptions {
+    #[command(flatten)]
+    input: InputOptions,
+    /// The channel [default: a fresh one]
+    #[arg(long, value_name = "C")]
+    channel: Option<String>,
+    /// The text
+    #[arg(long, value_name = "T", default_value = "hello from slackline-sim")]
+    text: String,
+    /// The thread it replies in [default: none, a top-level message]
+    #[arg(long, value_name = "TS")]
+    thread: Option<String>,
+    /// Who writes it
+    #[arg(long, value_name = "U", default_value = "U1")]
+    user: String,
+}
+
+/// `script`'s options.
+#[derive(Debug, Clone, PartialEq, Args)]
+pub struct ScriptOptions {
+    #[command(flatten)]
+    common: ClientOptions,
+    /// The script
+    #[arg(value_name = "FILE")]
+    file: String,
+}
+
 /// The subcommands that send Slack's other inputs (`shortcut`, `submit`, `options`, `react`,
 /// `home`): the client options, and a method to wait for, since an app may answer these or not.
 #[derive(Debug, Clone, PartialEq, Args)]
@@ -191,6 +273,9 @@ pub struct SubmitOptions {
     /// A plain_text_input's value in state.values (repeatable)
     #[arg(long = "value", value_name = "BLOCK.ACTION=VALUE", value_parser = block_action_value, action = clap::ArgAction::Append)]
     values: Vec<(String, String, String)>,
+    /// An input's value, shaped by its element in the modal the bot opened: a select's option value, a date YYYY-MM-DD, checkboxes' values separated by commas (repeatable)
+    #[arg(long = "field", value_name = "BLOCK.ACTION=VALUE", value_parser = block_action_value, action = clap::ArgAction::Append)]
+    fields: Vec<(String, String, String)>,
 }
 
 /// `options`' options.
@@ -270,6 +355,45 @@ pub enum Input {
         callback_id: String,
         /// `--value`s, as `(block_id, action_id, value)`.
         values: Vec<(String, String, String)>,
+        /// `--field`s, as `(block_id, action_id, value)`.
+        fields: Vec<(String, String, String)>,
+    },
+    /// `command --name`: a slash command.
+    Command {
+        /// `--name`.
+        name: String,
+        /// `--text`.
+        text: String,
+        /// `--channel`.
+        channel: String,
+        /// `--user`.
+        user: String,
+    },
+    /// `click --action-id`: a `block_actions` on a message.
+    Click {
+        /// `--action-id`.
+        action_id: String,
+        /// `--block-id`.
+        block_id: Option<String>,
+        /// `--value`.
+        value: Option<String>,
+        /// `--channel`.
+        channel: Option<String>,
+        /// `--ts`.
+        ts: Option<String>,
+        /// `--user`.
+        user: String,
+    },
+    /// `message`: a `message` a user wrote.
+    Message {
+        /// `--channel`.
+        channel: Option<String>,
+        /// `--text`.
+        text: String,
+        /// `--thread`.
+        thread_ts: Option<String>,
+        /// `--user`.
+        user: String,
     },
     /// `options`: a `block_suggestion`.
     Suggest {
@@ -366,6 +490,13 @@ pub struct Usage(pub String);
 pub enum Options {
     /// `serve`'s.
     Serve(ServeOptions),
+    /// `script`'s.
+    Script {
+        /// The common ones.
+        common: ClientOptions,
+        /// The script's path.
+        file: String,
+    },
     /// A client subcommand's; `text` only for `mention`, `dm` and `command`.
     Client {
         /// The common ones.
@@ -416,13 +547,19 @@ pub fn parse_command_line(args: &[String]) -> Result<(String, Options), clap::Er
         Sub::Serve(options) => ("serve".into(), Options::Serve(options)),
         Sub::Mention(o) => ("mention".into(), client(o.common, Some(o.text))),
         Sub::Dm(o) => ("dm".into(), client(o.common, Some(o.text))),
-        Sub::Command(o) => ("command".into(), client(o.common, Some(o.text))),
-        Sub::Click(common) => ("click".into(), client(common, None)),
+        Sub::Command(CommandOptions { input: o, name: None, text, .. }) => ("command".into(), client(o.common, Some(text))),
+        Sub::Command(CommandOptions { input: o, name: Some(name), text, channel, user }) => input("command", o, Input::Command { name, text, channel, user }),
+        Sub::Click(ClickOptions { input: o, action_id: None, .. }) => ("click".into(), client(o.common, None)),
+        Sub::Click(ClickOptions { input: o, action_id: Some(action_id), block_id, value, channel, ts, last_post: _, user }) => {
+            input("click", o, Input::Click { action_id, block_id, value, channel, ts, user })
+        }
+        Sub::Message(o) => input("message", o.input, Input::Message { channel: o.channel, text: o.text, thread_ts: o.thread, user: o.user }),
+        Sub::Script(o) => ("script".into(), Options::Script { common: o.common, file: o.file }),
         Sub::Storm(common) => ("storm".into(), client(common, None)),
         Sub::RateLimited(common) => ("rate-limited".into(), client(common, None)),
         Sub::Triage(common) => ("triage".into(), client(common, None)),
         Sub::Shortcut(o) => input("shortcut", o.input, Input::Shortcut { callback_id: o.callback_id, message: o.message }),
-        Sub::Submit(o) => input("submit", o.input, Input::Submit { callback_id: o.callback_id, values: o.values }),
+        Sub::Submit(o) => input("submit", o.input, Input::Submit { callback_id: o.callback_id, values: o.values, fields: o.fields }),
         Sub::Options(o) => input("options", o.input, Input::Suggest { action_id: o.action_id, block_id: o.block_id, query: o.query }),
         Sub::React(o) => input("react", o.input, Input::React { name: o.name, channel: o.channel, ts: o.ts }),
         Sub::Home(o) => input("home", o, Input::Home),
@@ -585,6 +722,9 @@ pub fn run_client(command: &str, options: &Options) -> Result<String, Failure> {
     if let Options::Input { common, wait, input } = options {
         return run_input(common, wait.as_deref(), input);
     }
+    if let Options::Script { common, file } = options {
+        return script::run(common, file);
+    }
     let Options::Client { common, text } = options else { return Err(Failure::Usage(Usage(format!("`{command}` takes a client subcommand's options")))) };
     let target = common.target()?;
     let timeout = Duration::from_secs(common.timeout);
@@ -695,7 +835,31 @@ fn send(target: &Target, team: &str, input: &Input) -> Result<(Ack, Option<Strin
             let response_url = target.response_url(&fresh_id("hook"));
             target.interaction(&message_shortcut(team, callback_id, &fresh_id("C"), &fresh_ts(), &response_url))?
         }
-        Input::Submit { callback_id, values } => target.interaction(&view_submission(team, callback_id, values))?,
+        Input::Submit { callback_id, values, fields } => target.interaction(&submission(target, team, callback_id, values, fields)?)?,
+        Input::Command { name, text, channel, user } => {
+            let (hook, trigger) = (target.response_url(&fresh_id("hook")), fresh_trigger_id());
+            let fields = [
+                ("command", name.as_str()),
+                ("text", text),
+                ("team_id", team),
+                ("channel_id", channel),
+                ("user_id", user),
+                ("response_url", &hook),
+                ("trigger_id", &trigger),
+            ];
+            target.command(&fields)?
+        }
+        Input::Click { action_id, block_id, value, channel, ts, user } => {
+            let button = clicked(target, action_id, channel.as_deref(), ts.as_deref())?;
+            let (block, value) = (block_id.clone().unwrap_or(button.block_id), value.clone().unwrap_or(button.value));
+            let ack = target.interaction(&button_click_in(team, user, (&button.channel, &button.ts), action_id, &value, &block))?;
+            return Ok((ack, Some(format!("clicked {action_id} ({block}, value {value:?}) on {} {}", button.channel, button.ts))));
+        }
+        Input::Message { channel, text, thread_ts, user } => {
+            let (channel, ts) = (channel.clone().unwrap_or_else(|| fresh_id("C")), fresh_ts());
+            let ack = event(drive::channel_message(&channel, &ts, user, text, thread_ts.as_deref()))?;
+            return Ok((ack, Some(format!("message ts={ts} in {channel}"))));
+        }
         Input::Suggest { action_id, block_id, query } => target.interaction(&block_suggestion(team, action_id, block_id, query))?,
         Input::React { name, channel, ts } => {
             let (channel, ts) = (channel.clone().unwrap_or_else(|| fresh_id("C")), ts.clone().unwrap_or_else(fresh_ts));
@@ -731,6 +895,46 @@ fn send(target: &Target, team: &str, input: &Input) -> Result<(Ack, Option<Strin
         }
     };
     Ok((ack, None))
+}
+
+/// A `view_submission` of `callback_id`: with `fields`, of the newest such modal the bot opened
+/// (its blocks, its `private_metadata`, each field shaped by its element); `values` are plain
+/// text inputs, as before.
+fn submission(
+    target: &Target,
+    team: &str,
+    callback_id: &str,
+    values: &[(String, String, String)],
+    fields: &[(String, String, String)],
+) -> Result<Value, SendError> {
+    let mut payload = view_submission(team, callback_id, values);
+    if fields.is_empty() {
+        return Ok(payload);
+    }
+    let calls = target.calls_after(0)?;
+    let view = drive::opened_view(&calls, callback_id)
+        .ok_or_else(|| SendError::Other(format!("no modal with callback_id {callback_id:?} was opened on the fake Slack (open it first, e.g. with `command`), or pass --value for plain text inputs")))?;
+    let typed = drive::typed_values(&view, fields).map_err(SendError::Other)?;
+    let state = &mut payload["view"]["state"]["values"];
+    for (block, actions) in typed.as_object().into_iter().flatten() {
+        for (action, value) in actions.as_object().into_iter().flatten() {
+            state[block.as_str()][action.as_str()] = value.clone();
+        }
+    }
+    payload["view"]["blocks"] = view["blocks"].clone();
+    payload["view"]["private_metadata"] = view.get("private_metadata").cloned().unwrap_or(json!(""));
+    Ok(payload)
+}
+
+/// The button `action_id` a click lands on: in the newest post holding it (in `channel`, at `ts`,
+/// when given); a `ts` the fake never saw is clicked as given, with an empty value.
+fn clicked(target: &Target, action_id: &str, channel: Option<&str>, ts: Option<&str>) -> Result<drive::Button, SendError> {
+    let calls = target.calls_after(0)?;
+    match (drive::button_in_posts(&calls, action_id, channel, ts), channel, ts) {
+        (Some(button), ..) => Ok(button),
+        (None, Some(channel), Some(ts)) => Ok(drive::Button { channel: channel.into(), ts: ts.into(), block_id: "sim_block".into(), value: String::new() }),
+        (None, ..) => Err(SendError::Other(format!("no message the bot posted holds a button {action_id:?} (pass --channel and --ts to click one anyway)"))),
+    }
 }
 
 /// Slack's delivery behaviour for one message: the envelope, its retries 1..3 (with
@@ -770,6 +974,8 @@ fn storm(target: &Target, team: &str, before: usize, timeout: Duration) -> Resul
 }
 
 pub mod agent;
+pub mod drive;
+pub mod script;
 pub mod triage;
 pub mod unfurl;
 

@@ -258,11 +258,16 @@ pub fn resolve_click(team: &str, channel: &str, ts: &str) -> Value {
 
 /// A click by `user` of `team` on the button `action_id` (carrying `value`) of the message `ts`
 /// in `channel` (`block_actions`).
-pub fn button_click(team: &str, user: &str, (channel, ts): (&str, &str), action_id: &str, value: &str) -> Value {
+pub fn button_click(team: &str, user: &str, at: (&str, &str), action_id: &str, value: &str) -> Value {
+    button_click_in(team, user, at, action_id, value, "sim_block")
+}
+
+/// [`button_click`] on a button of block `block_id`.
+pub fn button_click_in(team: &str, user: &str, (channel, ts): (&str, &str), action_id: &str, value: &str, block_id: &str) -> Value {
     json!({
         "type": "block_actions", "trigger_id": fresh_trigger_id(), "team": sim_team(team), "user": {"id": user, "team_id": team},
         "container": {"type": "message", "channel_id": channel, "message_ts": ts}, "channel": {"id": channel}, "message": {"ts": ts},
-        "actions": [{"action_id": action_id, "block_id": "sim_block", "type": "button", "value": value}],
+        "actions": [{"action_id": action_id, "block_id": block_id, "type": "button", "value": value}],
     })
 }
 

@@ -55,3 +55,61 @@ fn a_wrong_secret_is_named_as_such() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Runs `slackline-sim script FILE` against `runtime` and `fake`, with `extra` flags.
+fn script(file: &str, runtime: &support::Runtime, fake: &support::FakeSlack, extra: &[&str]) -> Result<String, Failure> {
+    let path = format!("{}/{file}", env!("CARGO_MANIFEST_DIR"));
+    let mut args: Vec<String> = ["script", &path, "--url", &runtime.base_url(), "--sim", &fake.base_url(), "--secret", SECRET, "--timeout", "30"]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    args.extend(extra.iter().map(|a| a.to_string()));
+    let (command, options) = parse(&args).expect("a valid command line");
+    run_client(&command, &options)
+}
+
+/// Every `expect` of a report, ticked.
+fn ticks(report: &str) -> usize {
+    report.lines().filter(|l| l.contains(": ✓ ")).count()
+}
+
+#[test]
+fn the_echo_bots_script_runs_every_step_against_the_shipped_bot() {
+    let s = shared();
+    let report = script("examples/echo/flow.sim", &s.runtime, &s.fake, &[]).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(ticks(&report), 3, "{report}");
+    assert!(report.contains("✓ response_url"), "{report}");
+}
+
+#[test]
+fn the_examples_scripts_drive_their_own_bots_modal_select_and_buttons_included() {
+    let fake = support::FakeSlack::start();
+    let triage = support::Runtime::start(support::Settings::example("triage", &fake).var("TRIAGE_CHANNEL", "C0TRIAGE"));
+    let report = script("examples/triage/flow.sim", &triage, &fake, &[]).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(ticks(&report), 5, "{report}");
+    let announced = fake.calls("chat.postMessage", "C0TRIAGE");
+    assert!(announced.iter().any(|c| c.json.as_ref().is_some_and(|j| j.to_string().contains("SEV2"))), "the select's value arrived as sev2: {announced:?}");
+    drop(triage);
+    let hello = support::Runtime::start(support::Settings::example("hello", &fake));
+    let report = script("examples/hello/flow.sim", &hello, &fake, &[]).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(ticks(&report), 2, "{report}");
+}
+
+#[test]
+fn a_script_whose_expectation_is_not_met_fails_naming_its_line_and_what_came() {
+    let s = shared();
+    let dir = std::env::temp_dir().join(support::unique("script-"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("wrong.sim");
+    std::fs::write(&file, "mention --text never-answered-this-way\nexpect chat.postMessage text~\"a reply nobody writes\"\n").unwrap();
+    let args: Vec<String> =
+        ["script", file.to_str().unwrap(), "--url", &s.runtime.base_url(), "--sim", &s.fake.base_url(), "--secret", SECRET, "--timeout", "3"]
+            .iter()
+            .map(|a| a.to_string())
+            .collect();
+    let (command, options) = parse(&args).expect("a valid command line");
+    match run_client(&command, &options) {
+        Err(Failure::Unexpected(why)) => assert!(why.starts_with("line 2: expected chat.postMessage") && why.contains("never-answered-this-way"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}

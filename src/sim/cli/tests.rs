@@ -38,7 +38,7 @@ fn flags_are_parsed_per_subcommand() {
     };
     assert_eq!(
         (wait.as_deref(), input),
-        (Some("views.update"), Input::Submit { callback_id: "cb".into(), values: values(&[("b1", "a1", "x"), ("b1", "a2", "y=z")]) })
+        (Some("views.update"), Input::Submit { callback_id: "cb".into(), values: values(&[("b1", "a1", "x"), ("b1", "a2", "y=z")]), fields: vec![] })
     );
     let Options::Input { wait, input, .. } = parse(&args("options --action-id pick")).unwrap().1 else { panic!() };
     assert_eq!((wait, input), (None, Input::Suggest { action_id: "pick".into(), block_id: "sim_block".into(), query: String::new() }));
@@ -48,6 +48,31 @@ fn flags_are_parsed_per_subcommand() {
     assert_eq!(input, Input::React { name: "eyes".into(), channel: None, ts: Some("1.2".into()) });
     let Options::Client { common, .. } = parse(&args("storm --team T1 --timeout 3 --secret s --sim http://127.0.0.1:1")).unwrap().1 else { panic!() };
     assert_eq!((common.team.as_deref(), common.timeout, common.secret.as_deref(), common.sim.as_str()), (Some("T1"), 3, Some("s"), "http://127.0.0.1:1"));
+}
+
+#[test]
+fn the_driving_subcommands_take_any_bots_names() {
+    let input = |line: &str| match parse(&args(line)).unwrap() {
+        (command, Options::Input { input, .. }) => (command, input),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        input("command --name /ticket --text urgent --channel C9 --user U2"),
+        ("command".into(), Input::Command { name: "/ticket".into(), text: "urgent".into(), channel: "C9".into(), user: "U2".into() })
+    );
+    assert_eq!(parse(&args("command --text hi")).unwrap(), ("command".into(), client("http://127.0.0.1:8787", Some("hi"))), "no --name: /ask, as before");
+    assert_eq!(
+        input("click --action-id take --last-post --user U3"),
+        ("click".into(), Input::Click { action_id: "take".into(), block_id: None, value: None, channel: None, ts: None, user: "U3".into() })
+    );
+    assert_eq!(
+        input("message --channel C1 --text TCK-1 --thread 1.1"),
+        ("message".into(), Input::Message { channel: Some("C1".into()), text: "TCK-1".into(), thread_ts: Some("1.1".into()), user: "U1".into() })
+    );
+    let (_, Input::Submit { fields, .. }) = input("submit --callback-id t --field priority.pick=high") else { panic!("a submission") };
+    assert_eq!(fields, [("priority".to_string(), "pick".to_string(), "high".to_string())]);
+    let Options::Script { file, common } = parse(&args("script flows/desk.sim --team T5")).unwrap().1 else { panic!("a script") };
+    assert_eq!((file.as_str(), common.team.as_deref()), ("flows/desk.sim", Some("T5")));
 }
 
 #[test]
