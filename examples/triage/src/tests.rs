@@ -1,7 +1,7 @@
 //! The bot's behaviour, natively (`slackline::testing`): what each request queues and acks.
 
 use super::*;
-use incident::{Severity, SEVERITY, TITLE};
+use incident::{Incident, Severity, Status, SEVERITY, TITLE};
 use serde_json::{json, Value};
 use slackline::testing::{action, command, event, handle, interaction, view_submission, Dispatch, Handled, Queued, Schedule, Team};
 
@@ -265,4 +265,70 @@ fn with_a_list_set_an_incident_is_mirrored_when_reported_and_again_when_it_chang
     let again = team.handle(&mirrored, &click(RESOLVE, &id, "U8", "trig.r2"));
     assert!(list_records(&again).is_empty(), "nothing changed, nothing mirrored");
     assert!(list_records(&submit(&triage(), "No list", Some("sev2"))).is_empty(), "without TRIAGE_LIST nothing is mirrored");
+}
+
+/// An incident at `status`, for the Block Kit below.
+fn incident_at(status: Status, assignee: Option<&str>) -> Incident {
+    Incident { title: "Checkout <fails>".into(), severity: Severity::Sev1, reporter: "U1".into(), status, assignee: assignee.map(str::to_string) }
+}
+
+fn button(action_id: &str, text: &str, style: &str) -> Value {
+    json!({ "type": "button", "action_id": action_id, "style": style, "text": { "type": "plain_text", "text": text }, "value": "ix:1" })
+}
+
+#[test]
+fn the_modal_is_exactly_this_block_kit() {
+    let option = |value: &str, text: &str| json!({ "text": { "type": "plain_text", "text": text }, "value": value });
+    let sev2 = option("sev2", "SEV2 (degraded)");
+    let options = [option("sev1", "SEV1 (customers are down)"), sev2.clone(), option("sev3", "SEV3 (a nuisance)")];
+    assert_eq!(
+        Value::from(incident::modal()),
+        json!({
+            "type": "modal", "callback_id": "incident",
+            "title": { "type": "plain_text", "text": "Report an incident" },
+            "submit": { "type": "plain_text", "text": "Report" },
+            "close": { "type": "plain_text", "text": "Cancel" },
+            "blocks": [
+                {
+                    "type": "input", "block_id": "title", "label": { "type": "plain_text", "text": "What is wrong?" },
+                    "element": { "type": "plain_text_input", "action_id": "title_input", "max_length": 150 },
+                },
+                {
+                    "type": "input", "block_id": "severity", "label": { "type": "plain_text", "text": "Severity" },
+                    "element": { "type": "static_select", "action_id": "severity_select", "options": options, "initial_option": sev2 },
+                },
+            ],
+        })
+    );
+}
+
+#[test]
+fn the_announcement_is_exactly_this_block_kit_at_each_status() {
+    let section = json!({ "type": "section", "text": { "type": "mrkdwn", "text": ":rotating_light: *Checkout &lt;fails&gt;*\nSEV1 (customers are down)" } });
+    let context = |text: &str| json!({ "type": "context", "elements": [{ "type": "mrkdwn", "text": text }] });
+    let (acknowledge, resolve) = (button(ACKNOWLEDGE, "Acknowledge", "primary"), button(RESOLVE, "Resolve", "danger"));
+    let open = incident_at(Status::Open, None);
+    assert_eq!(
+        Value::from(open.blocks("ix:1")),
+        json!([section, context("Reported by <@U1> · Open"), { "type": "actions", "elements": [acknowledge, resolve] }])
+    );
+    let acknowledged = incident_at(Status::Acknowledged, Some("U7"));
+    assert_eq!(
+        acknowledged.message("ix:1"),
+        json!({
+            "text": "Incident (SEV1): Checkout &lt;fails&gt;, reported by <@U1>",
+            "blocks": [section, context("Reported by <@U1> · Acknowledged · assigned to <@U7>"), { "type": "actions", "elements": [resolve] }],
+        })
+    );
+    let resolved = incident_at(Status::Resolved, Some("U7"));
+    assert_eq!(Value::from(resolved.blocks("ix:1")), json!([section, context("Reported by <@U1> · Resolved · assigned to <@U7>")]));
+}
+
+#[test]
+fn the_app_home_is_exactly_this_block_kit() {
+    let header = json!({ "type": "header", "text": { "type": "plain_text", "text": "Open incidents" } });
+    let section = |text: &str| json!({ "type": "section", "text": { "type": "mrkdwn", "text": text } });
+    assert_eq!(Value::from(incident::home(&[])), json!({ "type": "home", "blocks": [header, section("No open incidents.")] }));
+    let listed = section("*Checkout &lt;fails&gt;* (SEV1)\nReported by <@U1> · Open");
+    assert_eq!(Value::from(incident::home(&[incident_at(Status::Open, None)])), json!({ "type": "home", "blocks": [header, listed] }));
 }
