@@ -39,6 +39,13 @@
 //! assert_eq!((queued.method.as_str(), queued.args["text"].as_str()), ("chat.postMessage", Some("stand-up")));
 //! ```
 //!
+//! **Block Kit is checked.** [`handle`] (and [`Team::handle`]) fail the test when the handler
+//! queued a message or a view Slack would refuse (over one of its limits: 50 blocks in a message,
+//! a section's 3,000 characters, a modal's 24-character title, a `block_id` used twice, …, typed
+//! or raw JSON alike), naming the effect and the path:
+//! `effect 0 (chat.postMessage): blocks[2].text: 3,012 characters, Slack takes 3,000`
+//! ([`crate::blocks::limits`]).
+//!
 //! State: [`Handled::state`] holds the state writes a handler made; [`Team`] keeps a team's
 //! state in memory across requests and applies them as the team actor's unit would (once per
 //! fact), and [`Team::put`] seeds it:
@@ -54,6 +61,7 @@
 //! assert_eq!(team.state.value("votes"), Some(serde_json::json!(2)));
 //! ```
 
+mod block_kit;
 mod queued;
 
 pub use crate::slack::envelope::Dispatch;
@@ -324,6 +332,11 @@ impl Handled {
 }
 
 /// Runs `app` on `dispatch` (without an LLM configured).
+///
+/// # Panics
+///
+/// When the handler queued (or acked) a message or a view Slack would refuse: see the module's
+/// "Block Kit is checked".
 pub fn handle(app: &dyn App, dispatch: &Dispatch) -> Handled {
     handle_with(app, dispatch, &Context::default())
 }
@@ -336,7 +349,7 @@ pub fn handle_with(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> Handled
 fn handled(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> (Handled, Option<StateChange>) {
     let output = decide(app, dispatch, ctx);
     let none = Handled { ack: output.ack, effects: Vec::new(), ignored: None, failed: None, state: Vec::new() };
-    match output.decision {
+    let (done, change) = match output.decision {
         Decision::Enqueue(effects) => {
             let change = output.state;
             let state = change.as_ref().map(|c| c.writes.clone()).unwrap_or_default();
@@ -344,7 +357,9 @@ fn handled(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> (Handled, Optio
         }
         Decision::Ignore(reason) => (Handled { ignored: Some(reason), ..none }, None),
         Decision::Failed(why) => (Handled { failed: Some(why), ..none }, None),
-    }
+    };
+    block_kit::assert_valid(&done);
+    (done, change)
 }
 
 /// A team's state in memory, across requests: each [`Team::handle`] runs the app with its state
