@@ -3,7 +3,8 @@
 //! the assistant's and the agent's events ([`assistant_thread_started`], [`agent_opened`],
 //! [`agent_dm`], [`agent_reply`], [`app_context_changed`]), a click on an answer's [`feedback`]
 //! buttons,
-//! [`action`], [`view_submission`], [`shortcut`], [`message_shortcut`], [`options`]), and
+//! [`action`], [`view_submission`] (its values typed by the view's fields: [`Values`]),
+//! [`shortcut`], [`message_shortcut`], [`options`]), and
 //! [`handle`], which runs an app on one of them and returns what the team actor would record: the
 //! ack's body and the effects (method, arguments, key), or why it was ignored or failed.
 //!
@@ -63,9 +64,11 @@
 
 mod block_kit;
 mod queued;
+mod values;
 
 pub use crate::slack::envelope::Dispatch;
 pub use queued::{Queued, Schedule};
+pub use values::Values;
 
 use crate::app::listen::agent::{ContextEntity, Viewed};
 use crate::app::listen::feedback::Rating;
@@ -246,8 +249,10 @@ pub fn feedback(channel: &str, thread_ts: &str, rating: Rating) -> Dispatch {
     }))
 }
 
-/// A modal's submission: `values` is its `state.values` (`{block_id: {action_id: {"value": …}}}`).
-pub fn view_submission(callback_id: &str, values: Value) -> Dispatch {
+/// A modal's submission: `values` is its `state.values` (`{block_id: {action_id: {"value": …}}}`),
+/// as JSON or built from the view's fields ([`Values`]).
+pub fn view_submission(callback_id: &str, values: impl Into<Value>) -> Dispatch {
+    let values: Value = values.into();
     interaction(json!({
         "type": "view_submission",
         "view": {"id": format!("V{}", next()), "type": "modal", "callback_id": callback_id, "state": {"values": values}, "private_metadata": ""},
