@@ -224,9 +224,10 @@ pub fn interaction(mut payload: Value) -> Dispatch {
     dispatch(parse_interaction_form(body.as_bytes()).expect("a valid interaction"))
 }
 
-/// A click on the button `action_id` (with `value`) on a message in `C1`.
-pub fn action(action_id: &str, value: &str) -> Dispatch {
-    let ts = fresh_ts();
+/// A click on the button `action_id` (a string, or the button's typed `ActionId`), with
+/// `value`, on a message in `C1`.
+pub fn action(action_id: impl AsRef<str>, value: &str) -> Dispatch {
+    let (ts, action_id) = (fresh_ts(), action_id.as_ref());
     interaction(json!({
         "type": "block_actions",
         "container": {"type": "message", "channel_id": "C1", "message_ts": ts},
