@@ -67,6 +67,8 @@
 //!   deadline, or shed at once;
 //! - [`app`]: the app's handlers (pure): the listener API ([`app::listen`]) and the shipped
 //!   [`app::DefaultApp`];
+//! - [`blocks`]: typed Block Kit: builders that serialize to Slack's JSON, the ids a view and
+//!   its handler share ([`blocks::Field`], [`blocks::ActionId`]), Slack's limits checked;
 //! - [`state`]: app state: the handler's view (reads now, writes with the unit), its limits, the
 //!   reader trait and an in-memory store;
 //! - [`ingest`]: the ingest unit's outcome, the team actor's typed answer to the front door;
@@ -114,6 +116,7 @@
 pub mod admin;
 pub mod admission;
 pub mod app;
+pub mod blocks;
 pub mod config;
 pub mod crypto;
 pub mod ingest;

@@ -35,7 +35,11 @@
 //! - **typed events** for [`EventIn::parse`]: [`ReactionEvent`], [`AppHomeOpened`],
 //!   [`MemberChannel`], [`ChannelEvent`], [`TeamJoin`], [`MessageChanged`], [`MessageDeleted`];
 //! - **later**: [`When`] (a scheduled effect's due time and repeat), [`MINUTE_MS`], [`DAY_MS`];
-//! - **state**: [`Posted`], what `.remember(key)` keeps of Slack's answer.
+//! - **state**: [`Posted`], what `.remember(key)` keeps of Slack's answer;
+//! - **Block Kit** ([`blocks`]): the builders' entry points [`Block`], [`Element`], [`Opt`],
+//!   [`Modal`], [`Home`]; the ids a view shares with its handler, [`Field`] (of a [`kind`]) and
+//!   [`ActionId`]; [`FieldErrors`] for `cx.ack_errors`; and the module itself, `blocks::…`, for
+//!   the rest (`blocks::plain`, `blocks::Confirm`, `blocks::OptGroup`).
 //!
 //! ```
 //! use slackline::prelude::*;
@@ -67,6 +71,7 @@ pub use crate::app::listen::{
     MessageDeleted, MessageIn, MiddlewareResult, Next, OptionsIn, Pattern, ReactionEvent, ShortcutIn, TeamJoin, ViewIn, When, DAY_MS, MINUTE_MS,
 };
 pub use crate::app::{DefaultApp, Vars};
+pub use crate::blocks::{self, kind, ActionId, Block, Element, Field, FieldErrors, Home, Modal, Opt};
 pub use crate::kinds::unfurl::{Details, DetailsError, Entity, EntityDetailsRequest, EntityType, LinkSource, SharedLink, Unfurls};
 pub use crate::slack::envelope::{Dispatch, SlashCommand};
 pub use crate::state::Posted;

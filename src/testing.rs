@@ -4,7 +4,8 @@
 //! [`agent_dm`], [`agent_reply`], [`app_context_changed`]), a click on an answer's [`feedback`]
 //! buttons, shared links and a click on a Work Object ([`link_shared`],
 //! [`link_shared_in_composer`], [`entity_details_requested`]),
-//! [`action`], [`view_submission`], [`shortcut`], [`message_shortcut`], [`options`]), and
+//! [`action`], [`view_submission`] (its values typed by the view's fields: [`Values`]),
+//! [`shortcut`], [`message_shortcut`], [`options`]), and
 //! [`handle`], which runs an app on one of them and returns what the team actor would record: the
 //! ack's body and the effects (method, arguments, key), or why it was ignored or failed.
 //!
@@ -40,6 +41,13 @@
 //! assert_eq!((queued.method.as_str(), queued.args["text"].as_str()), ("chat.postMessage", Some("stand-up")));
 //! ```
 //!
+//! **Block Kit is checked.** [`handle`] (and [`Team::handle`]) fail the test when the handler
+//! queued a message or a view Slack would refuse (over one of its limits: 50 blocks in a message,
+//! a section's 3,000 characters, a modal's 24-character title, a `block_id` used twice, …, typed
+//! or raw JSON alike), naming the effect and the path:
+//! `effect 0 (chat.postMessage): blocks[2].text: 3,012 characters, Slack takes 3,000`
+//! ([`crate::blocks::limits`]).
+//!
 //! State: [`Handled::state`] holds the state writes a handler made; [`Team`] keeps a team's
 //! state in memory across requests and applies them as the team actor's unit would (once per
 //! fact), and [`Team::put`] seeds it:
@@ -55,10 +63,13 @@
 //! assert_eq!(team.state.value("votes"), Some(serde_json::json!(2)));
 //! ```
 
+mod block_kit;
 mod queued;
+mod values;
 
 pub use crate::slack::envelope::Dispatch;
 pub use queued::{Queued, Schedule};
+pub use values::Values;
 
 use crate::app::listen::agent::{ContextEntity, Viewed};
 use crate::app::listen::feedback::Rating;
@@ -251,9 +262,10 @@ pub fn interaction(mut payload: Value) -> Dispatch {
     dispatch(parse_interaction_form(body.as_bytes()).expect("a valid interaction"))
 }
 
-/// A click on the button `action_id` (with `value`) on a message in `C1`.
-pub fn action(action_id: &str, value: &str) -> Dispatch {
-    let ts = fresh_ts();
+/// A click on the button `action_id` (a string, or the button's typed `ActionId`), with
+/// `value`, on a message in `C1`.
+pub fn action(action_id: impl AsRef<str>, value: &str) -> Dispatch {
+    let (ts, action_id) = (fresh_ts(), action_id.as_ref());
     interaction(json!({
         "type": "block_actions",
         "container": {"type": "message", "channel_id": "C1", "message_ts": ts},
@@ -276,8 +288,10 @@ pub fn feedback(channel: &str, thread_ts: &str, rating: Rating) -> Dispatch {
     }))
 }
 
-/// A modal's submission: `values` is its `state.values` (`{block_id: {action_id: {"value": …}}}`).
-pub fn view_submission(callback_id: &str, values: Value) -> Dispatch {
+/// A modal's submission: `values` is its `state.values` (`{block_id: {action_id: {"value": …}}}`),
+/// as JSON or built from the view's fields ([`Values`]).
+pub fn view_submission(callback_id: &str, values: impl Into<Value>) -> Dispatch {
+    let values: Value = values.into();
     interaction(json!({
         "type": "view_submission",
         "view": {"id": format!("V{}", next()), "type": "modal", "callback_id": callback_id, "state": {"values": values}, "private_metadata": ""},
@@ -362,6 +376,11 @@ impl Handled {
 }
 
 /// Runs `app` on `dispatch` (without an LLM configured).
+///
+/// # Panics
+///
+/// When the handler queued (or acked) a message or a view Slack would refuse: see the module's
+/// "Block Kit is checked".
 pub fn handle(app: &dyn App, dispatch: &Dispatch) -> Handled {
     handle_with(app, dispatch, &Context::default())
 }
@@ -374,7 +393,7 @@ pub fn handle_with(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> Handled
 fn handled(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> (Handled, Option<StateChange>) {
     let output = decide(app, dispatch, ctx);
     let none = Handled { ack: output.ack, effects: Vec::new(), ignored: None, failed: None, state: Vec::new() };
-    match output.decision {
+    let (done, change) = match output.decision {
         Decision::Enqueue(effects) => {
             let change = output.state;
             let state = change.as_ref().map(|c| c.writes.clone()).unwrap_or_default();
@@ -382,7 +401,9 @@ fn handled(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> (Handled, Optio
         }
         Decision::Ignore(reason) => (Handled { ignored: Some(reason), ..none }, None),
         Decision::Failed(why) => (Handled { failed: Some(why), ..none }, None),
-    }
+    };
+    block_kit::assert_valid(&done);
+    (done, change)
 }
 
 /// A team's state in memory, across requests: each [`Team::handle`] runs the app with its state

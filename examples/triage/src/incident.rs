@@ -12,14 +12,14 @@ use slackline::prelude::*;
 
 /// The modal's `callback_id`.
 pub const MODAL: &str = "incident";
-/// The title input: its block and action ids.
-pub const TITLE: (&str, &str) = ("title", "title_input");
-/// The severity select: its block and action ids.
-pub const SEVERITY: (&str, &str) = ("severity", "severity_select");
+/// The title input: its block and action ids, the text it submits.
+pub const TITLE: Field<kind::Text> = Field::new("title", "title_input");
+/// The severity select: its block and action ids, the option it submits.
+pub const SEVERITY: Field<kind::Choice> = Field::new("severity", "severity_select");
 /// The announcement's "Acknowledge" button.
-pub const ACKNOWLEDGE: &str = "incident_acknowledge";
+pub const ACKNOWLEDGE: ActionId = ActionId::new("incident_acknowledge");
 /// The announcement's "Resolve" button.
-pub const RESOLVE: &str = "incident_resolve";
+pub const RESOLVE: ActionId = ActionId::new("incident_resolve");
 /// Slack's limit on a `plain_text_input` the modal sets (`max_length`).
 pub const TITLE_MAX_CHARS: usize = 150;
 
@@ -62,8 +62,8 @@ impl Severity {
         Severity::ALL.into_iter().find(|s| s.value() == value)
     }
 
-    fn option(self) -> Value {
-        json!({ "text": { "type": "plain_text", "text": self.label() }, "value": self.value() })
+    fn option(self) -> Opt {
+        Opt::new(self.value(), self.label())
     }
 }
 
@@ -109,22 +109,20 @@ fn open() -> Status {
     Status::Open
 }
 
-/// Field errors for the modal: `(block_id, message)`.
-pub type FieldErrors = Vec<(&'static str, &'static str)>;
-
 impl Incident {
     /// The incident a submission describes, or what is wrong with its fields.
     pub fn from_view(v: &ViewIn) -> Result<Incident, FieldErrors> {
-        let title = v.value(TITLE.0, TITLE.1).map(str::trim).unwrap_or_default();
-        let severity = v.value(SEVERITY.0, SEVERITY.1).and_then(Severity::parse);
+        let title = v.get(TITLE).unwrap_or_default();
+        let title = title.trim();
+        let severity = v.get(SEVERITY).as_deref().and_then(Severity::parse);
         let mut errors = FieldErrors::new();
         if title.is_empty() {
-            errors.push((TITLE.0, "Say what is wrong"));
+            errors.add(TITLE, "Say what is wrong");
         } else if title.chars().count() > TITLE_MAX_CHARS {
-            errors.push((TITLE.0, "Keep it under 150 characters"));
+            errors.add(TITLE, "Keep it under 150 characters");
         }
         if severity.is_none() {
-            errors.push((SEVERITY.0, "Pick a severity"));
+            errors.add(SEVERITY, "Pick a severity");
         }
         match severity {
             Some(severity) if errors.is_empty() => {
@@ -170,16 +168,14 @@ impl Incident {
     /// The announcement's blocks: the incident, its status and assignee, and the buttons its
     /// status still allows ("Acknowledge" while open, "Resolve" until resolved), whose value is
     /// the incident's id `id`.
-    pub fn blocks(&self, id: &str) -> Value {
-        let mut blocks = vec![
-            json!({ "type": "section", "text": { "type": "mrkdwn", "text": format!(":rotating_light: *{}*\n{}", mrkdwn_escape(&self.title), self.severity.label()) } }),
-            json!({ "type": "context", "elements": [{ "type": "mrkdwn", "text": self.context() }] }),
-        ];
+    pub fn blocks(&self, id: &str) -> blocks::Blocks {
+        let headline = format!(":rotating_light: *{}*\n{}", mrkdwn_escape(&self.title), self.severity.label());
+        let mut shown = vec![Block::section(headline).into(), Block::context([self.context()]).into()];
         let buttons = self.buttons(id);
         if !buttons.is_empty() {
-            blocks.push(json!({ "type": "actions", "elements": buttons }));
+            shown.push(Block::actions(buttons).into());
         }
-        Value::Array(blocks)
+        shown.into()
     }
 
     /// The incident as a Slack List record's fields (`TRIAGE_LIST`): `title`, `severity`
@@ -197,7 +193,7 @@ impl Incident {
 
     /// The announcement as a `chat.update` body: its text and blocks.
     pub fn message(&self, id: &str) -> Value {
-        json!({ "text": self.text(), "blocks": self.blocks(id) })
+        json!({ "text": self.text(), "blocks": Value::from(self.blocks(id)) })
     }
 
     fn context(&self) -> String {
@@ -210,50 +206,33 @@ impl Incident {
         format!("Reported by <@{}> · {status}{assignee}", self.reporter)
     }
 
-    fn buttons(&self, id: &str) -> Vec<Value> {
-        let button = |action: &str, text: &str, style: &str| json!({ "type": "button", "action_id": action, "style": style, "text": { "type": "plain_text", "text": text }, "value": id });
+    fn buttons(&self, id: &str) -> Vec<blocks::Button> {
+        let acknowledge = Element::button(ACKNOWLEDGE, "Acknowledge").primary().value(id);
+        let resolve = Element::button(RESOLVE, "Resolve").danger().value(id);
         match self.status {
-            Status::Open => vec![button(ACKNOWLEDGE, "Acknowledge", "primary"), button(RESOLVE, "Resolve", "danger")],
-            Status::Acknowledged => vec![button(RESOLVE, "Resolve", "danger")],
+            Status::Open => vec![acknowledge, resolve],
+            Status::Acknowledged => vec![resolve],
             Status::Resolved => Vec::new(),
         }
     }
 }
 
 /// The App Home: the open (unresolved) incidents, or a line saying there are none.
-pub fn home(open: &[Incident]) -> Value {
-    let mut blocks = vec![json!({ "type": "header", "text": { "type": "plain_text", "text": "Open incidents" } })];
-    if open.is_empty() {
-        blocks.push(json!({ "type": "section", "text": { "type": "mrkdwn", "text": "No open incidents." } }));
-    }
-    for i in open {
-        let text = format!("*{}* ({})\n{}", mrkdwn_escape(&i.title), i.severity.value().to_uppercase(), i.context());
-        blocks.push(json!({ "type": "section", "text": { "type": "mrkdwn", "text": text } }));
-    }
-    json!({ "type": "home", "blocks": blocks })
+pub fn home(open: &[Incident]) -> Home {
+    let none = open.is_empty().then(|| Block::section("No open incidents."));
+    let listed = open.iter().map(|i| Block::section(format!("*{}* ({})\n{}", mrkdwn_escape(&i.title), i.severity.value().to_uppercase(), i.context())));
+    Home::new([Block::header("Open incidents")]).blocks(none.into_iter().chain(listed))
 }
 
 /// The modal `/incident` opens: a title and a severity (SEV2 preselected).
-pub fn modal() -> Value {
-    json!({
-        "type": "modal", "callback_id": MODAL,
-        "title": { "type": "plain_text", "text": "Report an incident" },
-        "submit": { "type": "plain_text", "text": "Report" },
-        "close": { "type": "plain_text", "text": "Cancel" },
-        "blocks": [
-            {
-                "type": "input", "block_id": TITLE.0, "label": { "type": "plain_text", "text": "What is wrong?" },
-                "element": { "type": "plain_text_input", "action_id": TITLE.1, "max_length": TITLE_MAX_CHARS },
-            },
-            {
-                "type": "input", "block_id": SEVERITY.0, "label": { "type": "plain_text", "text": "Severity" },
-                "element": {
-                    "type": "static_select", "action_id": SEVERITY.1,
-                    "options": Severity::ALL.map(Severity::option), "initial_option": Severity::Sev2.option(),
-                },
-            },
-        ],
-    })
+pub fn modal() -> Modal {
+    let title = Element::plain_text_input().max_length(TITLE_MAX_CHARS as u32);
+    let severity = Element::static_select(Severity::ALL.map(Severity::option)).initial(Severity::Sev2.option());
+    Modal::new(MODAL, "Report an incident")
+        .submit("Report")
+        .close("Cancel")
+        .block(Block::input(TITLE, "What is wrong?", title))
+        .block(Block::input(SEVERITY, "Severity", severity))
 }
 
 /// Text people wrote, safe inside mrkdwn: Slack reads `&`, `<` and `>` as markup.

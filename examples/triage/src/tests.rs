@@ -1,21 +1,21 @@
 //! The bot's behaviour, natively (`slackline::testing`): what each request queues and acks.
 
 use super::*;
-use incident::{Severity, SEVERITY, TITLE};
+use incident::{Incident, Severity, Status, SEVERITY, TITLE};
 use serde_json::{json, Value};
-use slackline::testing::{action, command, event, handle, interaction, view_submission, Dispatch, Handled, Queued, Schedule, Team};
+use slackline::testing::{action, command, event, handle, interaction, view_submission, Dispatch, Handled, Queued, Schedule, Team, Values};
 
 fn triage() -> Listeners {
     app(&Vars::of(&[(CHANNEL_VAR, "CINCIDENTS")]))
 }
 
 /// A submission's `state.values`: the title typed, the severity picked (if any).
-fn values(title: &str, severity: Option<&str>) -> Value {
-    let mut values = json!({ TITLE.0: { TITLE.1: { "type": "plain_text_input", "value": title } } });
-    if let Some(s) = severity {
-        values[SEVERITY.0] = json!({ SEVERITY.1: { "type": "static_select", "selected_option": { "value": s } } });
+fn values(title: &str, severity: Option<&str>) -> Values {
+    let values = Values::new().with(TITLE, title.into());
+    match severity {
+        Some(s) => values.with(SEVERITY, s.into()),
+        None => values,
     }
-    values
 }
 
 fn submit(app: &Listeners, title: &str, severity: Option<&str>) -> Handled {
@@ -33,7 +33,7 @@ fn the_command_opens_the_modal_with_its_trigger_and_acks_with_an_empty_200() {
     assert!(args["trigger_id"].as_str().is_some_and(|t| t.starts_with("trig.")), "{args}");
     assert_eq!(args["view"]["callback_id"], MODAL);
     let blocks: Vec<&str> = args["view"]["blocks"].as_array().unwrap().iter().filter_map(|b| b["block_id"].as_str()).collect();
-    assert_eq!(blocks, [TITLE.0, SEVERITY.0]);
+    assert_eq!(blocks, [TITLE.block_id(), SEVERITY.block_id()]);
     assert_eq!(done.queued()[0].deadline_ms, Some(3_000), "a trigger_id lives 3 s");
 }
 
@@ -66,7 +66,7 @@ fn a_valid_submission_is_announced_in_the_triage_channel_with_an_acknowledge_but
     assert_eq!((method.as_str(), args["channel"].as_str()), ("chat.postMessage", Some("CINCIDENTS")));
     assert_eq!(args["text"], "Incident (SEV1): Checkout &lt;fails&gt; &amp; times out, reported by <@U1>");
     let button = &args["blocks"][2]["elements"][0];
-    assert_eq!((button["action_id"].as_str(), button["text"]["text"].as_str()), (Some(ACKNOWLEDGE), Some("Acknowledge")));
+    assert_eq!((button["action_id"].as_str(), button["text"]["text"].as_str()), (Some(ACKNOWLEDGE.as_str()), Some("Acknowledge")));
     assert!(args.get("thread_ts").is_none(), "a message of its own in the channel");
 }
 
@@ -92,7 +92,7 @@ fn severities_round_trip_through_the_select() {
         assert_eq!(Severity::parse(s.value()), Some(s));
     }
     assert_eq!(Severity::parse("sev9"), None);
-    let options = &incident::modal()["blocks"][1]["element"]["options"];
+    let options = &Value::from(incident::modal())["blocks"][1]["element"]["options"];
     assert_eq!(options.as_array().map(Vec::len), Some(3));
 }
 
@@ -153,11 +153,11 @@ fn reported() -> (Team, String) {
 }
 
 /// A click on `action_id` of the incident `id`'s announcement by `user`, with its `trigger_id`.
-fn click(action_id: &str, id: &str, user: &str, trigger: &str) -> Dispatch {
+fn click(action_id: ActionId, id: &str, user: &str, trigger: &str) -> Dispatch {
     interaction(json!({
         "type": "block_actions", "trigger_id": trigger, "user": { "id": user, "team_id": "T1" },
         "container": { "type": "message", "channel_id": "C9", "message_ts": "9.1" }, "channel": { "id": "C9" }, "message": { "ts": "9.1" },
-        "actions": [{ "type": "button", "action_id": action_id, "block_id": "b", "value": id }],
+        "actions": [{ "type": "button", "action_id": action_id.as_str(), "block_id": "b", "value": id }],
     }))
 }
 
@@ -174,7 +174,7 @@ fn a_valid_submission_stores_the_incident_remembers_its_announcement_and_offers_
     assert_eq!(stored, json!({ "title": "Checkout fails", "severity": "sev1", "reporter": "U1", "status": "open", "assignee": null }));
     let calls = done.calls();
     let buttons: Vec<&str> = calls[0].1["blocks"][2]["elements"].as_array().unwrap().iter().filter_map(|b| b["action_id"].as_str()).collect();
-    assert_eq!(buttons, [ACKNOWLEDGE, RESOLVE]);
+    assert_eq!(buttons, [ACKNOWLEDGE.as_str(), RESOLVE.as_str()]);
     let announcement = &done.queued()[0];
     assert_eq!((announcement.method.as_str(), announcement.remember.as_deref()), ("chat.postMessage", Some(post_key(&id).as_str())), "the announcement first");
 }
@@ -209,7 +209,7 @@ fn acknowledge_assigns_the_clicker_keeps_resolve_and_a_second_acknowledge_does_n
     assert_eq!((stored["status"].as_str(), stored["assignee"].as_str()), (Some("acknowledged"), Some("U7")));
     let buttons = &updates(&done)[0]["blocks"][2]["elements"];
     assert_eq!(buttons.as_array().map(Vec::len), Some(1));
-    assert_eq!(buttons[0]["action_id"], RESOLVE);
+    assert_eq!(buttons[0]["action_id"], RESOLVE.as_str());
     assert!(team.handle(&triage(), &click(ACKNOWLEDGE, &id, "U8", "trig.a2")).effects.is_empty());
 }
 
@@ -265,4 +265,70 @@ fn with_a_list_set_an_incident_is_mirrored_when_reported_and_again_when_it_chang
     let again = team.handle(&mirrored, &click(RESOLVE, &id, "U8", "trig.r2"));
     assert!(list_records(&again).is_empty(), "nothing changed, nothing mirrored");
     assert!(list_records(&submit(&triage(), "No list", Some("sev2"))).is_empty(), "without TRIAGE_LIST nothing is mirrored");
+}
+
+/// An incident at `status`, for the Block Kit below.
+fn incident_at(status: Status, assignee: Option<&str>) -> Incident {
+    Incident { title: "Checkout <fails>".into(), severity: Severity::Sev1, reporter: "U1".into(), status, assignee: assignee.map(str::to_string) }
+}
+
+fn button(action_id: ActionId, text: &str, style: &str) -> Value {
+    json!({ "type": "button", "action_id": action_id.as_str(), "style": style, "text": { "type": "plain_text", "text": text }, "value": "ix:1" })
+}
+
+#[test]
+fn the_modal_is_exactly_this_block_kit() {
+    let option = |value: &str, text: &str| json!({ "text": { "type": "plain_text", "text": text }, "value": value });
+    let sev2 = option("sev2", "SEV2 (degraded)");
+    let options = [option("sev1", "SEV1 (customers are down)"), sev2.clone(), option("sev3", "SEV3 (a nuisance)")];
+    assert_eq!(
+        Value::from(incident::modal()),
+        json!({
+            "type": "modal", "callback_id": "incident",
+            "title": { "type": "plain_text", "text": "Report an incident" },
+            "submit": { "type": "plain_text", "text": "Report" },
+            "close": { "type": "plain_text", "text": "Cancel" },
+            "blocks": [
+                {
+                    "type": "input", "block_id": "title", "label": { "type": "plain_text", "text": "What is wrong?" },
+                    "element": { "type": "plain_text_input", "action_id": "title_input", "max_length": 150 },
+                },
+                {
+                    "type": "input", "block_id": "severity", "label": { "type": "plain_text", "text": "Severity" },
+                    "element": { "type": "static_select", "action_id": "severity_select", "options": options, "initial_option": sev2 },
+                },
+            ],
+        })
+    );
+}
+
+#[test]
+fn the_announcement_is_exactly_this_block_kit_at_each_status() {
+    let section = json!({ "type": "section", "text": { "type": "mrkdwn", "text": ":rotating_light: *Checkout &lt;fails&gt;*\nSEV1 (customers are down)" } });
+    let context = |text: &str| json!({ "type": "context", "elements": [{ "type": "mrkdwn", "text": text }] });
+    let (acknowledge, resolve) = (button(ACKNOWLEDGE, "Acknowledge", "primary"), button(RESOLVE, "Resolve", "danger"));
+    let open = incident_at(Status::Open, None);
+    assert_eq!(
+        Value::from(open.blocks("ix:1")),
+        json!([section, context("Reported by <@U1> · Open"), { "type": "actions", "elements": [acknowledge, resolve] }])
+    );
+    let acknowledged = incident_at(Status::Acknowledged, Some("U7"));
+    assert_eq!(
+        acknowledged.message("ix:1"),
+        json!({
+            "text": "Incident (SEV1): Checkout &lt;fails&gt;, reported by <@U1>",
+            "blocks": [section, context("Reported by <@U1> · Acknowledged · assigned to <@U7>"), { "type": "actions", "elements": [resolve] }],
+        })
+    );
+    let resolved = incident_at(Status::Resolved, Some("U7"));
+    assert_eq!(Value::from(resolved.blocks("ix:1")), json!([section, context("Reported by <@U1> · Resolved · assigned to <@U7>")]));
+}
+
+#[test]
+fn the_app_home_is_exactly_this_block_kit() {
+    let header = json!({ "type": "header", "text": { "type": "plain_text", "text": "Open incidents" } });
+    let section = |text: &str| json!({ "type": "section", "text": { "type": "mrkdwn", "text": text } });
+    assert_eq!(Value::from(incident::home(&[])), json!({ "type": "home", "blocks": [header, section("No open incidents.")] }));
+    let listed = section("*Checkout &lt;fails&gt;* (SEV1)\nReported by <@U1> · Open");
+    assert_eq!(Value::from(incident::home(&[incident_at(Status::Open, None)])), json!({ "type": "home", "blocks": [header, listed] }));
 }

@@ -21,6 +21,7 @@
 //! them, in the same unit as the receipt.
 
 use super::middleware::extensions::Extensions;
+use crate::blocks::{Blocks, FieldErrors};
 use crate::kinds::lists::api::{valid_list_id, valid_record_id, ListJob};
 use crate::kinds::registry::{Action, Effect, Followup};
 use crate::kinds::schedule::{self, When};
@@ -105,8 +106,10 @@ impl EffectRef<'_> {
         self
     }
 
-    /// Sets Block Kit `blocks` on a message (post, reply, update, ephemeral, respond).
-    pub fn blocks(self, blocks: Value) -> Self {
+    /// Sets Block Kit `blocks` on a message (post, reply, update, ephemeral, respond): typed
+    /// (`vec![Block::section(…)]`, see [`crate::blocks`]) or a JSON array (`json!([…])`).
+    pub fn blocks(self, blocks: impl Into<Blocks>) -> Self {
+        let blocks: Value = blocks.into().into();
         match self.cx.effects[self.index].action.performed_mut() {
             Action::SlackApi { args, .. } => args["blocks"] = blocks,
             Action::RespondUrl { body, .. } => body["blocks"] = blocks,
@@ -326,24 +329,26 @@ impl Cx {
     }
 
     /// Opens a modal with the request's `trigger_id` (`views.open`): it must leave within 3
-    /// seconds of the click, so its deadline is that; `expired_trigger_id` parks it.
-    pub fn open_modal(&mut self, view: Value) -> EffectRef<'_> {
-        self.modal("open_modal", method::VIEWS_OPEN, json!({ "view": view }))
+    /// seconds of the click, so its deadline is that; `expired_trigger_id` parks it. The view is
+    /// a [`Modal`](crate::blocks::Modal) or JSON.
+    pub fn open_modal(&mut self, view: impl Into<Value>) -> EffectRef<'_> {
+        self.modal("open_modal", method::VIEWS_OPEN, json!({ "view": view.into() }))
     }
 
     /// Pushes a modal onto the stack (`views.push`, with the `trigger_id`).
-    pub fn push_modal(&mut self, view: Value) -> EffectRef<'_> {
-        self.modal("push_modal", method::VIEWS_PUSH, json!({ "view": view }))
+    pub fn push_modal(&mut self, view: impl Into<Value>) -> EffectRef<'_> {
+        self.modal("push_modal", method::VIEWS_PUSH, json!({ "view": view.into() }))
     }
 
     /// Replaces an open modal's view (`views.update` by `view_id`).
-    pub fn update_modal(&mut self, view_id: &str, view: Value) -> EffectRef<'_> {
-        self.api_call("update_modal", method::VIEWS_UPDATE, json!({ "view_id": view_id, "view": view }), Some(EDIT_DEADLINE_MS))
+    pub fn update_modal(&mut self, view_id: &str, view: impl Into<Value>) -> EffectRef<'_> {
+        self.api_call("update_modal", method::VIEWS_UPDATE, json!({ "view_id": view_id, "view": view.into() }), Some(EDIT_DEADLINE_MS))
     }
 
-    /// Publishes `user`'s App Home tab (`views.publish`).
-    pub fn publish_home(&mut self, user: &str, view: Value) -> EffectRef<'_> {
-        self.api_call("publish_home", method::VIEWS_PUBLISH, json!({ "user_id": user, "view": view }), Some(EDIT_DEADLINE_MS))
+    /// Publishes `user`'s App Home tab (`views.publish`): a [`Home`](crate::blocks::Home) or
+    /// JSON.
+    pub fn publish_home(&mut self, user: &str, view: impl Into<Value>) -> EffectRef<'_> {
+        self.api_call("publish_home", method::VIEWS_PUBLISH, json!({ "user_id": user, "view": view.into() }), Some(EDIT_DEADLINE_MS))
     }
 
     /// Asks the LLM (`LLM_API_URL`) and delivers its answer where a reply goes: in the thread of
@@ -410,21 +415,22 @@ impl Cx {
         self.ack(json!({ "response_type": "in_channel", "text": text }));
     }
 
-    /// A `view_submission`'s answer: these field errors (`block_id` → message) shown in the modal,
-    /// which stays open.
-    pub fn ack_errors(&mut self, errors: &[(&str, &str)]) {
-        let errors: serde_json::Map<String, Value> = errors.iter().map(|(block, why)| (block.to_string(), json!(why))).collect();
+    /// A `view_submission`'s answer: these field errors shown in the modal, which stays open:
+    /// keyed by their inputs' [`Field`](crate::blocks::Field)s
+    /// (`FieldErrors::new().on(TITLE, "Say what is wrong")`), or `(block_id, message)` pairs.
+    pub fn ack_errors(&mut self, errors: impl Into<FieldErrors>) {
+        let errors: serde_json::Map<String, Value> = errors.into().iter().map(|(block, why)| (block.to_string(), json!(why))).collect();
         self.ack(json!({ "response_action": "errors", "errors": errors }));
     }
 
     /// A `view_submission`'s answer: replace the modal's view.
-    pub fn ack_update(&mut self, view: Value) {
-        self.ack(json!({ "response_action": "update", "view": view }));
+    pub fn ack_update(&mut self, view: impl Into<Value>) {
+        self.ack(json!({ "response_action": "update", "view": view.into() }));
     }
 
     /// A `view_submission`'s answer: push a new view.
-    pub fn ack_push(&mut self, view: Value) {
-        self.ack(json!({ "response_action": "push", "view": view }));
+    pub fn ack_push(&mut self, view: impl Into<Value>) {
+        self.ack(json!({ "response_action": "push", "view": view.into() }));
     }
 
     /// A `view_submission`'s answer: close every view of the modal.

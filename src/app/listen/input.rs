@@ -5,6 +5,8 @@
 //! [`ChannelEvent`], [`TeamJoin`], [`LinkShared`], [`MessageChanged`], [`MessageDeleted`]) come
 //! from [`EventIn::parse`]; any other type is read from [`EventIn::raw`] the same way.
 
+use crate::blocks::kind::Kind;
+use crate::blocks::Field;
 use crate::slack::envelope::{BlockAction, EventEnvelope, Interaction, Message};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -87,10 +89,24 @@ impl ViewIn<'_> {
         self.view.get("callback_id").and_then(Value::as_str).unwrap_or_default()
     }
 
+    /// The submitted value of the input `field`, typed by its kind: a text input's text, a
+    /// select's picked option's value (`Option<String>`), checkboxes' values
+    /// (`Option<Vec<String>>`), a date (`Option<kind::Date>`), … (see
+    /// [`kind`](crate::blocks::kind)). `None` when it was left empty (or the view has no such
+    /// input).
+    pub fn get<K: Kind>(&self, field: Field<K>) -> Option<K::Value> {
+        K::read(self.input(field.block_id(), field.action_id().as_str())?)
+    }
+
+    /// The state of the input `action_id` in block `block_id`.
+    fn input(&self, block_id: &str, action_id: &str) -> Option<&Value> {
+        self.view.get("state")?.get("values")?.get(block_id)?.get(action_id)
+    }
+
     /// The submitted value of the input `action_id` in block `block_id` (plain text, a selected
-    /// option's value, a date, …), if any.
+    /// option's value, a date, …), if any, untyped ([`ViewIn::get`] reads a typed field).
     pub fn value(&self, block_id: &str, action_id: &str) -> Option<&str> {
-        let input = self.view.pointer(&format!("/state/values/{block_id}/{action_id}"))?;
+        let input = self.input(block_id, action_id)?;
         ["value", "selected_date", "selected_time", "selected_user", "selected_channel", "selected_conversation"]
             .iter()
             .find_map(|k| input.get(*k).and_then(Value::as_str))

@@ -62,6 +62,7 @@ pub use session::Session;
 pub use step::StepIn;
 
 use super::{App, Context, HandlerOutput};
+use crate::blocks::{ActionId, Field};
 use crate::slack::envelope::{Dispatch, Event, EventEnvelope, Interaction, InteractionKind, Message, SlashCommand};
 use crate::state::StateError;
 use middleware::Middleware;
@@ -207,6 +208,20 @@ impl From<(&str, &str)> for ActionMatch {
     }
 }
 
+/// A typed action id (`const APPROVE: ActionId`), the one its button was built with.
+impl From<ActionId> for ActionMatch {
+    fn from(action_id: ActionId) -> Self {
+        ActionMatch::from(action_id.as_str())
+    }
+}
+
+/// An input's `Field` (its block and action ids): its element's actions, under `dispatch_action`.
+impl<K> From<Field<K>> for ActionMatch {
+    fn from(field: Field<K>) -> Self {
+        ActionMatch::from((field.block_id(), field.action_id().as_str()))
+    }
+}
+
 enum Route {
     Event(String, EventHandler),
     Mention(MessageHandler),
@@ -300,7 +315,8 @@ impl Listeners {
         self.with(Route::Command(name.into(), Box::new(handler)))
     }
 
-    /// A `block_actions` action: by `action_id`, or `(block_id, action_id)`.
+    /// A `block_actions` action: by `action_id` (a string or a typed [`ActionId`]), or
+    /// `(block_id, action_id)` (or an input's [`Field`]).
     pub fn action(self, which: impl Into<ActionMatch>, handler: impl for<'a> Fn(&ActionIn<'a>, &mut Cx) -> HandlerResult + 'static) -> Listeners {
         self.with(Route::Action(which.into(), Box::new(handler)))
     }
@@ -321,10 +337,10 @@ impl Listeners {
         self.with(Route::Shortcut(callback_id.into(), Box::new(handler)))
     }
 
-    /// An external select's options (`block_suggestion` of `action_id`): answer with
-    /// `cx.ack_options`.
-    pub fn options(self, action_id: &str, handler: impl for<'a> Fn(&OptionsIn<'a>, &mut Cx) -> HandlerResult + 'static) -> Listeners {
-        self.with(Route::Options(action_id.into(), Box::new(handler)))
+    /// An external select's options (`block_suggestion` of `action_id`, a string or a typed
+    /// [`ActionId`]): answer with `cx.ack_options`.
+    pub fn options(self, action_id: impl AsRef<str>, handler: impl for<'a> Fn(&OptionsIn<'a>, &mut Cx) -> HandlerResult + 'static) -> Listeners {
+        self.with(Route::Options(action_id.as_ref().into(), Box::new(handler)))
     }
 }
 

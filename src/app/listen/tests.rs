@@ -137,7 +137,7 @@ fn actions_match_by_action_id_or_block_and_action_id() {
         .action("approve", |a, cx| {
             let (channel, ts) = (a.interaction.channel_id.clone().unwrap(), a.interaction.message_ts.clone().unwrap());
             cx.update(&channel, &ts, json!({ "text": format!("approved ({})", a.action.value.as_deref().unwrap_or("")) }));
-            cx.open_modal(json!({"type": "modal", "callback_id": "why"}));
+            cx.open_modal(json!({"type": "modal", "callback_id": "why", "title": {"type": "plain_text", "text": "Why?"}, "blocks": []}));
             Ok(())
         });
     let done = handle(&app, &action("approve", "v1"));
@@ -182,7 +182,8 @@ fn options_and_shortcuts_have_their_listeners() {
         .shortcut("triage", |s, cx| {
             match s.message() {
                 Some(m) => cx.respond(json!({ "text": format!("triaging {}", m["ts"].as_str().unwrap_or("")) })).map(|_| ()),
-                None => Some(cx.open_modal(json!({"type": "modal"})).effect().key.clone()).map(|_| ()),
+                None => Some(cx.open_modal(json!({"type": "modal", "title": {"type": "plain_text", "text": "Triage"}, "blocks": []})).effect().key.clone())
+                    .map(|_| ()),
             };
             Ok(())
         });
