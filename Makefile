@@ -59,7 +59,8 @@ dev: build .dev.vars
 	wrangler dev --config wrangler.toml $(BOT)/build/index.js --ip 127.0.0.1 --port $(PORT) --inspector-port $(INSPECTOR_PORT) --persist-to $(PERSIST_TO)
 
 # The round trip without Slack: the simulator's fake Slack, slackline, a mention and its reply
-# (APP=triage: the triage bot's flow, /incident to Resolve).
+# (APP=triage: the triage bot's flow, /incident to Resolve; APP=tickets: the ticket desk's flow.sim,
+# a Workflow step completing and a link unfurled as a Work Object among its steps).
 try: build
 	scripts/try.sh $(APP)
 
@@ -69,6 +70,7 @@ test: build
 	cargo test --locked --doc --quiet
 	$(MAKE) --no-print-directory try
 	$(MAKE) --no-print-directory try APP=triage
+	$(MAKE) --no-print-directory try APP=tickets
 	$(MAKE) --no-print-directory test-wasm
 	$(MAKE) --no-print-directory test-template
 	$(MAKE) --no-print-directory fuzz-smoke

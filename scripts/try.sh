@@ -8,6 +8,11 @@
 # `scripts/try.sh triage` (`make try APP=triage`) serves examples/triage instead (TRIAGE_CHANNEL
 # set to a channel of the fake) and runs its flow (`slackline-sim triage`): /incident, the modal
 # submitted, the announcement, Acknowledge, Resolve, each step with what Slack received.
+#
+# `scripts/try.sh tickets` (`make try APP=tickets`) serves examples/tickets (TICKETS_CHANNEL set to
+# a channel of the fake) and runs its flow.sim (`slackline-sim script`): /ticket and its modal, Take,
+# the Workflow step "Create ticket" completing, its ticket's link unfurled as a Work Object and its
+# flexpane, Close; each step with what Slack received, each expectation ticked.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 app="${1:-echo}"
@@ -15,7 +20,8 @@ export APP="$app" # wrangler's build hook (make worker) builds this bot
 case "$app" in
   echo) flow=(mention --text "hello from make try"); shown=" --text 'hello from make try'" ;;
   triage) flow=(triage); shown="" ;;
-  *) echo "make try: APP=$app has no flow here (APP=echo, the default, or APP=triage)" >&2; exit 2 ;;
+  tickets) flow=(script examples/tickets/flow.sim); shown="" ;;
+  *) echo "make try: APP=$app has no flow here (APP=echo, the default, APP=triage or APP=tickets)" >&2; exit 2 ;;
 esac
 export PATH="$PWD/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 export WRANGLER_SEND_METRICS=false WRANGLER_WRITE_LOGS=false CI=true NO_COLOR=1 FORCE_COLOR=0
@@ -49,7 +55,7 @@ team="TTRY$(date +%s)"
 # Each in its own process group (setsid), so that cleanup stops wrangler's workerd children too.
 setsid target/debug/slackline-sim serve --port "$sim_port" > "$work/sim.log" 2>&1 &
 groups+=($!)
-printf 'SLACK_SIGNING_SECRET=%s\nSLACK_BOT_TOKEN=xoxb-make-try\nSLACK_API_URL=http://127.0.0.1:%s/api\nLOG_DELIVERIES=all\nTRIAGE_CHANNEL=C0TRIAGE\n' "$secret" "$sim_port" > "$work/vars.env"
+printf 'SLACK_SIGNING_SECRET=%s\nSLACK_BOT_TOKEN=xoxb-make-try\nSLACK_API_URL=http://127.0.0.1:%s/api\nLOG_DELIVERIES=all\nTRIAGE_CHANNEL=C0TRIAGE\nTICKETS_CHANNEL=C0DESK\n' "$secret" "$sim_port" > "$work/vars.env"
 setsid wrangler dev --config wrangler.toml "examples/$app/build/index.js" --ip 127.0.0.1 --port "$app_port" --inspector-port "$inspector_port" --show-interactive-dev-session=false \
   --persist-to "$work/state" --env-file "$work/vars.env" > "$work/app.log" 2>&1 &
 groups+=($!)
@@ -58,7 +64,9 @@ wait_for "http://127.0.0.1:$sim_port/_sim/calls" "the fake Slack" 10 || { cat "$
 wait_for "http://127.0.0.1:$app_port/healthz" "slackline (wrangler dev)" 120 || { tail -40 "$work/app.log" >&2; exit 1; }
 echo "fake Slack on http://127.0.0.1:$sim_port, slackline on http://127.0.0.1:$app_port"
 echo
-echo "\$ slackline-sim ${flow[0]} --team $team$shown"
+# A script's file is shown with its subcommand.
+[ "${flow[0]}" = script ] && named="script ${flow[1]}" || named="${flow[0]}"
+echo "\$ slackline-sim $named --team $team$shown"
 target/debug/slackline-sim "${flow[@]}" --url "http://127.0.0.1:$app_port" --sim "http://127.0.0.1:$sim_port" \
   --secret "$secret" --team "$team" --timeout 20
 
