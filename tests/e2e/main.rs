@@ -31,5 +31,6 @@ mod schedule;
 mod sim;
 mod state;
 mod steps;
+mod tickets;
 mod unfurls;
 mod upgrade;

@@ -2,7 +2,8 @@
 //! Slack, the very server `slackline-sim serve` runs: each one's request is acknowledged and the
 //! reply Slack would see arrives; `storm` (Slack's retries, duplicates and fresh-id copies of one
 //! message) results in exactly one reply; `rate-limited`'s notice is counted in the team's stats;
-//! a wrong secret is a clear error.
+//! a wrong secret is a clear error; each example's `flow.sim` runs against its own bot (the ticket
+//! desk's completes a Workflow step and unfurls a link as a Work Object).
 
 use crate::support;
 
@@ -93,6 +94,18 @@ fn the_examples_scripts_drive_their_own_bots_modal_select_and_buttons_included()
     let hello = support::Runtime::start(support::Settings::example("hello", &fake));
     let report = script("examples/hello/flow.sim", &hello, &fake, &[]).unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(ticks(&report), 2, "{report}");
+}
+
+#[test]
+fn the_ticket_desks_script_completes_its_step_and_unfurls_its_ticket_as_a_work_object() {
+    let fake = support::FakeSlack::start();
+    let tickets = support::Runtime::start(support::Settings::example("tickets", &fake).var("TICKETS_CHANNEL", "C0DESK"));
+    let report = script("examples/tickets/flow.sim", &tickets, &fake, &[]).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(ticks(&report), 9, "{report}");
+    let (completed, unfurled) = (fake.calls("functions.completeSuccess", "TCK-2"), fake.calls("chat.unfurl", "TCK-2"));
+    assert_eq!((completed.len(), unfurled.len()), (1, 1), "{report}");
+    let outputs = &completed[0].json.as_ref().expect("a JSON body")["outputs"];
+    assert_eq!(outputs["ticket_url"], "https://tickets.slackline.example/TCK-2");
 }
 
 #[test]
