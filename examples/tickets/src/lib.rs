@@ -110,7 +110,7 @@ fn outputs(id: &str) -> serde_json::Value {
 
 /// The next ticket of the team (`TCK-{n}`): stored, and posted in the desk's channel with its
 /// post remembered. Without `TICKETS_CHANNEL` the request fails (recorded, parked as
-/// `handler_failed`, redriven once the setting exists; a step is failed by its guard).
+/// `handler_failed`, redriven once the setting exists; a step is failed at once with the error).
 fn create(cx: &mut Cx, channel: Option<&str>, draft: Draft) -> Result<Ticket, HandlerError> {
     let channel = channel.ok_or("TICKETS_CHANNEL is not set: the channel to post tickets in")?;
     let number = cx.state().update::<u64>(LAST_NUMBER_KEY, |n| Some(n.unwrap_or(0) + 1))?.unwrap_or(1);
