@@ -692,13 +692,41 @@ pub fn serve(options: &Options) -> Result<(FakeSlack, String), Failure> {
 fn describe(call: &SimCall) -> String {
     let field = |name: &str| call.field(name).map(|v| format!(" {name}={v}")).unwrap_or_default();
     format!(
-        "{}{}{}{}{}",
+        "{}{}{}{}{}{}",
         call.method,
         field("channel"),
         field("thread_ts"),
         field("ts"),
-        call.field("text").map(|t| format!(" text=\"{t}\"")).unwrap_or_default()
+        call.field("text").map(|t| format!(" text=\"{t}\"")).unwrap_or_default(),
+        what_it_ends_or_shows(call)
     )
+}
+
+/// A step's ending (its outputs, or its error) and the Work Objects of an unfurl or a flexpane
+/// (each entity's id and title, or the flexpane's error), as a report shows them.
+fn what_it_ends_or_shows(call: &SimCall) -> String {
+    // A JSON argument, or the JSON text a form body carries.
+    let json = |name: &str| match call.args.get(name) {
+        Some(Value::String(text)) => serde_json::from_str(text).ok(),
+        other => other.cloned(),
+    };
+    let entity = |e: &Value| {
+        format!("{} \"{}\"", e["external_ref"]["id"].as_str().unwrap_or("?"), e["entity_payload"]["attributes"]["title"]["text"].as_str().unwrap_or(""))
+    };
+    match call.method.as_str() {
+        method::FUNCTIONS_COMPLETE_SUCCESS => json("outputs").map(|o| format!(" outputs={o}")).unwrap_or_default(),
+        method::FUNCTIONS_COMPLETE_ERROR => call.field("error").map(|e| format!(" error=\"{e}\"")).unwrap_or_default(),
+        method::UNFURL => json("metadata")
+            .and_then(|m| m["entities"].as_array().map(|es| es.iter().map(entity).collect::<Vec<_>>().join(", ")))
+            .map(|shown| format!(" work objects: {shown}"))
+            .unwrap_or_default(),
+        method::ENTITY_PRESENT_DETAILS => match (json("metadata"), json("error")) {
+            (Some(entity_json), _) => format!(" flexpane: {}", entity(&entity_json)),
+            (None, Some(error)) => format!(" flexpane error: {}", error["status"].as_str().unwrap_or("?")),
+            (None, None) => String::new(),
+        },
+        _ => String::new(),
+    }
 }
 
 fn acked(ack: &super::client::Ack) -> Result<String, Failure> {

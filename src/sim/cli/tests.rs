@@ -206,3 +206,24 @@ fn the_unfurl_inputs_share_links_from_a_message_or_the_composer_and_click_a_work
         Input::EntityDetails { url: "https://a.test/x".into(), id: "42".into(), channel: Some("C1".into()), ts: Some("1.2".into()) }
     );
 }
+
+/// A recorded call of `method` with the JSON arguments `args`.
+fn sim_call(method: &str, args: Value) -> SimCall {
+    let Value::Object(map) = args.clone() else { panic!("an object: {args}") };
+    SimCall { index: 0, method: method.into(), path: format!("/api/{method}"), json: Some(args), args: map, at_ms: 0, rate_limited: false, answer: None }
+}
+
+#[test]
+fn a_reports_line_shows_a_steps_ending_and_the_work_objects_shown() {
+    let done = sim_call("functions.completeSuccess", json!({"function_execution_id": "Fx1", "outputs": {"ticket_id": "TCK-2"}}));
+    assert_eq!(describe(&done), r#"functions.completeSuccess outputs={"ticket_id":"TCK-2"}"#);
+    let failed = sim_call("functions.completeError", json!({"function_execution_id": "Fx1", "error": "no title"}));
+    assert_eq!(describe(&failed), r#"functions.completeError error="no title""#);
+    let task = json!({"external_ref": {"id": "TCK-2"}, "entity_payload": {"attributes": {"title": {"text": "Badge reader"}}}});
+    let unfurl = sim_call("chat.unfurl", json!({"channel": "C1", "ts": "1.2", "metadata": {"entities": [task]}}));
+    assert_eq!(describe(&unfurl), r#"chat.unfurl channel=C1 ts=1.2 work objects: TCK-2 "Badge reader""#);
+    let flexpane = sim_call("entity.presentDetails", json!({"trigger_id": "t", "metadata": task.to_string()}));
+    assert_eq!(describe(&flexpane), r#"entity.presentDetails flexpane: TCK-2 "Badge reader""#, "a form body's JSON text too");
+    let refused = sim_call("entity.presentDetails", json!({"trigger_id": "t", "error": {"status": "not_found"}}));
+    assert_eq!(describe(&refused), "entity.presentDetails flexpane error: not_found");
+}
