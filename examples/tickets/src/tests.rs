@@ -272,3 +272,36 @@ fn links_name_their_ticket_and_priorities_round_trip() {
     }
     assert_eq!(Priority::parse(" HIGH "), Some(Priority::High));
 }
+
+#[test]
+fn the_modal_and_the_post_are_slacks_json_whole() {
+    let modal = Value::from(ticket::modal("Printer"));
+    let priorities = json!([
+        { "text": { "type": "plain_text", "text": "High" }, "value": "high" },
+        { "text": { "type": "plain_text", "text": "Normal" }, "value": "normal" },
+        { "text": { "type": "plain_text", "text": "Low" }, "value": "low" },
+    ]);
+    assert_eq!(
+        modal,
+        json!({
+            "type": "modal", "callback_id": "ticket", "title": { "type": "plain_text", "text": "New ticket" },
+            "submit": { "type": "plain_text", "text": "Create" }, "close": { "type": "plain_text", "text": "Cancel" },
+            "blocks": [
+                { "type": "input", "block_id": "ticket_title", "label": { "type": "plain_text", "text": "What is it about?" },
+                  "element": { "type": "plain_text_input", "action_id": "title", "initial_value": "Printer", "max_length": 150 } },
+                { "type": "input", "block_id": "ticket_priority", "label": { "type": "plain_text", "text": "Priority" },
+                  "element": { "type": "static_select", "action_id": "priority", "options": priorities, "initial_option": priorities[1] } },
+            ],
+        })
+    );
+    let team = one_ticket();
+    let post = team.handle(&desk(), &click(TAKE, "TCK-1", "U7", "trig.t1")).calls().into_iter().find(|(m, _)| m == "chat.update").unwrap().1;
+    assert_eq!(
+        post["blocks"],
+        json!([
+            { "type": "section", "text": { "type": "mrkdwn", "text": ":ticket: *<https://tickets.slackline.example/TCK-1|TCK-1>* Printer on fire\nPriority: High" } },
+            { "type": "context", "elements": [{ "type": "mrkdwn", "text": "Reported by <@U1> · Taken by <@U7>" }] },
+            { "type": "actions", "elements": [{ "type": "button", "action_id": "ticket_close", "text": { "type": "plain_text", "text": "Close" }, "style": "danger", "value": "TCK-1" }] },
+        ])
+    );
+}
