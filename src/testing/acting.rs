@@ -215,7 +215,7 @@ mod tests {
 
     /// An app whose every listener says back who acted, where, and on which message.
     fn echo_origin() -> Listeners {
-        let say = |cx: &mut Cx| {
+        let say = |cx: &mut Cx| -> HandlerResult {
             let o = cx.origin().clone();
             let text = format!("{:?} {:?} {:?} {:?}", o.user, o.channel, o.ts, o.thread_ts);
             cx.say("C_LOG", &text);
@@ -240,7 +240,7 @@ mod tests {
         let moved = click.by("U2").on_message("C9", "1.5");
         assert_eq!(moved.op_key(), key, "the same click, retried, is the same receipt");
         assert_eq!(said(&moved), r#"Some("U2") Some("C9") Some("1.5") None"#);
-        assert_eq!(said(&action("take", "7").in_thread("1.0")).ends_with(r#"Some("1.0")"#), true);
+        assert!(said(&action("take", "7").in_thread("1.0")).ends_with(r#"Some("1.0")"#));
     }
 
     #[test]
