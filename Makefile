@@ -31,7 +31,7 @@ WORKER_SOURCES := $(shell find src $(BOT)/src -name '*.rs') Cargo.toml Cargo.loc
 FUZZ_TARGETS := signature events command interaction
 FUZZ_SECONDS ?= 10
 
-.PHONY: setup build worker dev try test lint test-wasm test-template new fuzz fuzz-smoke bench soak clean
+.PHONY: setup build worker dev sim docs try test lint test-wasm test-template new fuzz fuzz-smoke bench soak clean
 
 setup:
 	@scripts/setup.sh
@@ -56,7 +56,20 @@ build: setup
 	@echo "created .dev.vars from .dev.vars.example (edit it; make dev never overwrites it)"
 
 dev: build .dev.vars
+	@scripts/check-dev-vars.sh .dev.vars
 	wrangler dev --config wrangler.toml $(BOT)/build/index.js --ip 127.0.0.1 --port $(PORT) --inspector-port $(INSPECTOR_PORT) --persist-to $(PERSIST_TO)
+
+# The fake Slack `make dev` talks to out of the box (.dev.vars.example): slackline-sim serve on
+# SIM_PORT (8790), every call it receives printed; Ctrl-C stops it.
+SIM_PORT ?= 8790
+sim: setup
+	cargo build --quiet --locked --bin slackline-sim
+	target/debug/slackline-sim serve --port $(SIM_PORT)
+
+# The crate's API docs, every listener, input and helper: open target/doc/slackline/index.html.
+docs: setup
+	cargo doc --locked --no-deps --package slackline --quiet
+	@echo "slackline's API docs: file://$(CURDIR)/target/doc/slackline/index.html"
 
 # The round trip without Slack: the simulator's fake Slack, slackline, a mention and its reply
 # (APP=triage: the triage bot's flow, /incident to Resolve; APP=tickets: the ticket desk's flow.sim,

@@ -24,9 +24,12 @@
 //! **The test kit is the whole of what a bot's test needs**, with the prelude: a bot's test
 //! reads what its handler did through [`Handled`] — [`Handled::calls`] (the Web API calls),
 //! [`Handled::queued`] (every effect as plain values: method, arguments, deadline, its
-//! [`Schedule`], what it cancels or remembers), [`Handled::cancels`], [`Handled::written`] (the
-//! state it wrote) — never by matching on slackline's effect or state types, which may change
-//! under it. A scheduled post, for instance:
+//! [`Schedule`], what it cancels or remembers), [`Handled::scheduled`], [`Handled::cancelled`],
+//! [`Handled::state_writes`] (the state it wrote) — never by matching on slackline's effect or
+//! state types, which may change under it. Any payload takes who acts, where and on which message
+//! ([`Dispatch::by`], [`Dispatch::in_channel`], [`Dispatch::in_thread`], [`Dispatch::on_message`]),
+//! and [`Team::remember`] gives a team Slack's answer to a remembered post. A scheduled post, for
+//! instance:
 //!
 //! ```
 //! use slackline::prelude::*;
@@ -63,6 +66,7 @@
 //! assert_eq!(team.state.value("votes"), Some(serde_json::json!(2)));
 //! ```
 
+mod acting;
 mod block_kit;
 mod queued;
 mod values;
@@ -355,15 +359,21 @@ impl Handled {
         self.effects.iter().map(Queued::of).collect()
     }
 
+    /// The effects the handler scheduled (`cx.schedule(key, when)…`), in order: each with its
+    /// [`Schedule`] (`Some`).
+    pub fn scheduled(&self) -> Vec<Queued> {
+        self.queued().into_iter().filter(|q| q.schedule.is_some()).collect()
+    }
+
     /// The schedule keys the handler cancelled (`cx.cancel(key)`), in order.
-    pub fn cancels(&self) -> Vec<String> {
+    pub fn cancelled(&self) -> Vec<String> {
         self.queued().into_iter().filter_map(|q| q.cancels).collect()
     }
 
     /// The state the handler wrote, in order: each key with the value it put, or `None` for a
     /// delete (none when the handler failed or refused, or, through [`Team::handle`], when its
     /// fact had changed the state before).
-    pub fn written(&self) -> Vec<(String, Option<Value>)> {
+    pub fn state_writes(&self) -> Vec<(String, Option<Value>)> {
         let json = |text: &str| serde_json::from_str(text).expect("a state value is JSON");
         self.state
             .iter()
@@ -442,6 +452,13 @@ impl Team {
         let value = serde_json::to_string(value).expect("a state value is JSON");
         self.state.apply(&[StateWrite::Put { key: key.to_string(), value }]);
     }
+
+    /// Slack's answer to a post queued with `.remember(key)`, as the team actor keeps it once the
+    /// post is delivered: the message `ts` in `channel`. What a later handler reads with
+    /// `cx.state().get::<Posted>(key)`, or `.in_thread_of(key)` posts under.
+    pub fn remember(&self, key: &str, channel: &str, ts: &str) {
+        self.put(key, &crate::state::Posted { channel: channel.into(), ts: ts.into() });
+    }
 }
 
 #[cfg(test)]
@@ -465,9 +482,9 @@ mod tests {
     fn written_reads_each_put_as_its_json_and_a_delete_as_none() {
         let team = Team::new();
         let done = team.handle(&votes(), &mention("C1", "U1", "<@UBOT> +1"));
-        assert_eq!(done.written(), [("votes:C1".to_string(), Some(json!(1)))]);
+        assert_eq!(done.state_writes(), [("votes:C1".to_string(), Some(json!(1)))]);
         let reset = team.handle(&votes(), &mention("C1", "U1", "<@UBOT> reset"));
-        assert_eq!(reset.written(), [("votes:C1".to_string(), None)]);
+        assert_eq!(reset.state_writes(), [("votes:C1".to_string(), None)]);
         assert_eq!(team.state.value("votes:C1"), None);
     }
 

@@ -1,5 +1,5 @@
 //! The committed Slack app manifests (the shipped bot's `manifest.json`, and `template/`'s, which
-//! `make new` copies) ask for exactly what the code uses: the default bot scopes, the stable
+//! `make new` copies) ask for exactly what the code uses: the default bot scopes (the template: its own), the stable
 //! routes, the events slackline handles, and the agent messaging experience (`agent_view`) the
 //! shipped bot serves, within Slack's limits.
 #![cfg(not(target_arch = "wasm32"))]
@@ -31,10 +31,27 @@ fn strings(v: &Value) -> Vec<String> {
 }
 
 #[test]
-fn the_manifests_ask_for_the_default_bot_scopes() {
-    for (path, m) in manifests() {
-        assert_eq!(strings(&m["oauth_config"]["scopes"]["bot"]).join(","), DEFAULT_BOT_SCOPES, "{path}");
+fn the_shipped_manifest_asks_for_the_default_bot_scopes() {
+    assert_eq!(strings(&manifest()["oauth_config"]["scopes"]["bot"]).join(","), DEFAULT_BOT_SCOPES);
+}
+
+/// The template asks for what its listeners use, and its installs for the same: its
+/// `wrangler.toml` sets `SLACK_BOT_SCOPES` to its manifest's scopes (the default would ask for
+/// the shipped bot's, Lists included).
+#[test]
+fn the_template_asks_for_its_own_scopes_in_its_manifest_and_its_installs() {
+    let scopes = strings(&read("template/manifest.json")["oauth_config"]["scopes"]["bot"]);
+    let wrangler = std::fs::read_to_string(format!("{}/template/wrangler.toml", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let installs = wrangler.lines().find_map(|l| l.strip_prefix("SLACK_BOT_SCOPES = ")).expect("template/wrangler.toml sets SLACK_BOT_SCOPES");
+    assert_eq!(installs.trim_matches('"'), scopes.join(","));
+    for unused in ["lists:read", "lists:write"] {
+        assert!(!scopes.iter().any(|s| s == unused), "the template does not use {unused}");
     }
+    for used in ["reactions:write", "commands", "app_mentions:read", "channels:history"] {
+        assert!(scopes.iter().any(|s| s == used), "the template's listeners need {used}");
+    }
+    let events = strings(&read("template/manifest.json")["settings"]["event_subscriptions"]["bot_events"]);
+    assert!(events.iter().any(|e| e == "message.channels"), "its message listener needs channel messages");
 }
 
 #[test]

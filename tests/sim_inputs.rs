@@ -271,7 +271,7 @@ fn context_sends_an_app_context_changed_that_slackline_reads_typed() {
     let message = Viewed::Message { channel_id: "C7".into(), message_ts: "1700000000.000100".into() };
     assert_eq!(viewed, [Viewed::Channel("C9".into()), Viewed::Canvas("F1".into()), Viewed::List("F2".into()), message]);
     assert!(context.entities.iter().all(|c| c.team_id.as_deref() == Some("TSIM")));
-    let kept = agent_run(&e).written();
+    let kept = agent_run(&e).state_writes();
     assert_eq!((kept.len(), kept[0].0.as_str()), (1, "agent:context:DU5:U5"), "kept for the user's next message");
     assert!(report.contains("status 200"), "{report}");
 

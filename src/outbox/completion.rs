@@ -110,6 +110,12 @@ impl JobOutcome {
         JobOutcome { verdict, http_status: None, writes: Vec::new() }
     }
 
+    /// The attempt could not read or write the actor's storage: tried again later
+    /// ([`Verdict::storage`]).
+    pub fn storage(error: impl std::fmt::Display) -> JobOutcome {
+        JobOutcome::verdict(Verdict::storage(error))
+    }
+
     /// The same outcome, also writing `write`.
     pub fn with(mut self, write: AfterWrite) -> JobOutcome {
         self.writes.push(write);

@@ -56,6 +56,12 @@ impl Verdict {
     pub fn transient(code: impl Into<String>) -> Verdict {
         Verdict::Transient { code: code.into(), retry_after_ms: None }
     }
+
+    /// A transient failure of the actor's own storage (a read or write the attempt needed),
+    /// recorded as `storage: {error}`: the row is tried again, as after a 5xx.
+    pub fn storage(error: impl std::fmt::Display) -> Verdict {
+        Verdict::transient(format!("storage: {error}"))
+    }
 }
 
 /// The code a rate-limited attempt is recorded with.

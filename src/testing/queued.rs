@@ -157,7 +157,7 @@ mod tests {
         let done = handle(&app, &command("/stop", ""));
         let queued = &done.queued()[0];
         assert_eq!((queued.method.as_str(), &queued.args, queued.cancels.as_deref()), ("cancel", &json!({ "key": "remind:1" }), Some("remind:1")));
-        assert_eq!(done.cancels(), ["remind:1", "remind:2"]);
+        assert_eq!(done.cancelled(), ["remind:1", "remind:2"]);
     }
 
     #[test]

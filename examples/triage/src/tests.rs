@@ -187,7 +187,7 @@ fn resolve_updates_the_stored_incident_and_the_remembered_announcement_and_cance
     let update = &updates(&done)[0];
     assert_eq!((update["channel"].as_str(), update["ts"].as_str()), (Some("C9"), Some("9.1")));
     assert!(update["blocks"].as_array().unwrap().iter().all(|b| b["type"] != "actions"), "no buttons once resolved: {update}");
-    assert!(done.cancels().contains(&reminder_key(&id)), "{:?}", done.cancels());
+    assert!(done.cancelled().contains(&reminder_key(&id)), "{:?}", done.cancelled());
 }
 
 #[test]

@@ -268,6 +268,12 @@ impl Cx {
         self.api_call("say", method::POST_MESSAGE, json!({ "channel": channel, "text": text }), Some(MESSAGE_DEADLINE_MS))
     }
 
+    /// Posts `text` to `user` (`U…`) in the app's DM with them, its Messages tab:
+    /// `chat.postMessage` with the user's id as the channel, which Slack opens the DM for.
+    pub fn dm(&mut self, user: &str, text: &str) -> EffectRef<'_> {
+        self.api_call("dm", method::POST_MESSAGE, json!({ "channel": user, "text": text }), Some(MESSAGE_DEADLINE_MS))
+    }
+
     /// Replies in the thread of the message this request is about (or in its channel when there
     /// is no message: a command's channel).
     pub fn reply(&mut self, text: &str) -> EffectRef<'_> {

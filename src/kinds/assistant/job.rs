@@ -56,7 +56,7 @@ pub async fn answer(job: &Job<'_>, to: &Target<'_>) -> JobOutcome {
     let mut answer = match answers::load(job.sql, row_id, &job.row.idem_key) {
         Ok(Some(checkpoint)) => Answer::resume(checkpoint, policy),
         Ok(None) => Answer::new(policy),
-        Err(e) => return JobOutcome::verdict(Verdict::transient(format!("storage: {e}"))),
+        Err(e) => return JobOutcome::storage(e),
     };
     let mut model: Option<Model> = None;
     let mut stops = StopWatch::default();
@@ -80,7 +80,7 @@ pub async fn answer(job: &Job<'_>, to: &Target<'_>) -> JobOutcome {
                     Ok(Fence::Held) => {}
                     // Another sweep has the row: this attempt makes no call more.
                     Ok(Fence::Lost) => return JobOutcome::verdict(Verdict::transient("lease_lost")),
-                    Err(e) => return JobOutcome::verdict(Verdict::transient(format!("storage: {e}"))),
+                    Err(e) => return JobOutcome::storage(e),
                 }
                 let reply = perform(job, token, to, &call).await;
                 answer.replied(reply, clock::now_ms());

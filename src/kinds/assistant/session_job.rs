@@ -22,7 +22,7 @@ pub(crate) async fn bring_up_to_date(job: &Job<'_>, call: &SessionCall<'_>, stat
     let mine = job.row.id.0;
     let mut newest = match store::newest(job.sql, call.channel, call.thread_ts) {
         Ok(newest) => newest,
-        Err(e) => return JobOutcome::verdict(Verdict::transient(format!("storage: {e}"))),
+        Err(e) => return JobOutcome::storage(e),
     };
     for _ in 0..MAX_SENDS {
         let (method, args) = set_status(call, to_send(mine, status, newest.as_ref()));
@@ -32,7 +32,7 @@ pub(crate) async fn bring_up_to_date(job: &Job<'_>, call: &SessionCall<'_>, stat
         }
         let after = match store::newest(job.sql, call.channel, call.thread_ts) {
             Ok(after) => after,
-            Err(e) => return JobOutcome::verdict(Verdict::transient(format!("storage: {e}"))),
+            Err(e) => return JobOutcome::storage(e),
         };
         if settled(newest.as_ref(), after.as_ref()) {
             return JobOutcome::from(answer);

@@ -55,7 +55,7 @@ pub async fn run(job: &Job<'_>, list_id: &str, list_job: &ListJob) -> JobOutcome
         ListJob::Reconcile { run } => page(job, list_id, *run).await,
         ListJob::Put { record_id, fields } => put(job, list_id, record_id, fields),
     };
-    ended.unwrap_or_else(|e| Ended::settled(Verdict::transient(format!("storage: {e}")), ListsEnd::Nothing)).outcome(job, list_id)
+    ended.unwrap_or_else(|e| Ended::settled(Verdict::storage(e), ListsEnd::Nothing)).outcome(job, list_id)
 }
 
 /// A handler's record: checked against the List's column map now, stored with the completion.

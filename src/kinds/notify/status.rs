@@ -21,7 +21,7 @@ pub async fn bring_up_to_date(job: &Job<'_>, name: &str) -> JobOutcome {
     let row = match store::status_row(job.sql, name) {
         Ok(Some(row)) => row,
         Ok(None) => return JobOutcome::verdict(Verdict::Success),
-        Err(e) => return JobOutcome::verdict(Verdict::transient(format!("storage: {e}"))),
+        Err(e) => return JobOutcome::storage(e),
     };
     let blocks = store::blocks_of(&row).ok().flatten();
     let posted = row.ts.clone().zip(row.post_channel.clone());

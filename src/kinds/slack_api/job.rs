@@ -3,7 +3,6 @@
 use crate::outbox::completion::{remembered, JobOutcome};
 use crate::platform::job::Job;
 use crate::platform::state as store;
-use crate::slack::classify::Verdict;
 use crate::slack::method;
 use crate::state::thread::threaded;
 use serde_json::Value;
@@ -20,7 +19,7 @@ pub(crate) async fn call(job: &Job<'_>, method: &str, args: &Value, remember: Op
         None => Cow::Borrowed(args),
         Some(key) => match store::value(job.sql, key) {
             Ok(held) => Cow::Owned(threaded(args, held.as_deref())),
-            Err(e) => return JobOutcome::verdict(Verdict::transient(format!("storage: {e}"))),
+            Err(e) => return JobOutcome::storage(e),
         },
     };
     let call = match method {

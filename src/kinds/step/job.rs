@@ -16,7 +16,7 @@ pub(crate) async fn end(job: &Job<'_>, execution_id: &str, end: &StepEnd) -> Job
         // Ended by the other of the pair (the app's ending, or the guard): nothing to send.
         Ok(Execution::Ended) => return JobOutcome::verdict(Verdict::Success),
         Ok(Execution::Unknown) => return JobOutcome::verdict(Verdict::Permanent { code: reasons::STEP_UNKNOWN.into() }),
-        Err(e) => return JobOutcome::verdict(Verdict::transient(format!("storage: {e}"))),
+        Err(e) => return JobOutcome::storage(e),
     };
     let token = match job.config.cipher.open(&sealed) {
         Ok(token) => token,
@@ -27,7 +27,7 @@ pub(crate) async fn end(job: &Job<'_>, execution_id: &str, end: &StepEnd) -> Job
     match judge(answer.verdict.clone()) {
         Judged::Ended => match store::ended(job.sql, execution_id, clock::now_ms()) {
             Ok(()) => JobOutcome { verdict: Verdict::Success, ..JobOutcome::from(answer) },
-            Err(e) => JobOutcome::verdict(Verdict::transient(format!("storage: {e}"))),
+            Err(e) => JobOutcome::storage(e),
         },
         Judged::NotEnded(_) => JobOutcome::from(answer),
     }

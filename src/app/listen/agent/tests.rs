@@ -85,10 +85,10 @@ fn a_changed_context_is_kept_before_the_handler_and_the_next_message_reads_it() 
     let team = Team::new();
     let app = agent();
     let changed = team.handle(&app, &app_context_changed("U1", &[Viewed::Channel("C42".into())]));
-    assert_eq!(changed.written(), [(context_key("DU1", "U1"), Some(json!({"entities": [{"type": CHANNEL_ENTITY, "value": "C42", "team_id": TEAM}]})))]);
+    assert_eq!(changed.state_writes(), [(context_key("DU1", "U1"), Some(json!({"entities": [{"type": CHANNEL_ENTITY, "value": "C42", "team_id": TEAM}]})))]);
     let done = team.handle(&app, &agent_dm("U1", "summarize"));
     assert_eq!(done.calls()[1].1["text"], "viewing C42");
-    assert!(done.written().is_empty(), "a message writes no context");
+    assert!(done.state_writes().is_empty(), "a message writes no context");
     let other = team.handle(&app, &agent_dm("U2", "summarize"));
     assert_eq!(other.calls()[1].1["text"], "viewing nothing", "the context is the user's in their DM");
 }
@@ -141,7 +141,7 @@ fn opening_the_dm_with_a_context_keeps_it_and_without_one_reads_the_kept_one() {
     let with = json!({"type": "app_home_opened", "user": "U1", "channel": "DU1", "tab": "messages", "event_ts": "1.2",
         "context": {"entities": [{"type": CHANNEL_ENTITY, "value": "C5"}]}});
     let done = team.handle(&app, &event(with));
-    assert_eq!(done.written().len(), 1);
+    assert_eq!(done.state_writes().len(), 1);
     team.handle(&app, &agent_opened("U1"));
     assert_eq!(*seen.borrow(), [Some("C5".to_string()), Some("C5".to_string())]);
 }
@@ -167,7 +167,7 @@ fn malformed_agent_events_fail_their_handler_with_a_readable_message() {
         let team = Team::new();
         let done = team.handle(&agent(), &event(raw.clone()));
         assert!(done.failed.as_deref().is_some_and(|e| e.contains(why)), "{raw}: {:?}", done.failed);
-        assert!(done.written().is_empty() && team.state.value(&context_key("DU1", "U1")).is_none(), "{raw}: nothing kept");
+        assert!(done.state_writes().is_empty() && team.state.value(&context_key("DU1", "U1")).is_none(), "{raw}: nothing kept");
     }
 }
 
