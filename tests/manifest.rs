@@ -35,15 +35,31 @@ fn the_shipped_manifest_asks_for_the_default_bot_scopes() {
     assert_eq!(strings(&manifest()["oauth_config"]["scopes"]["bot"]).join(","), DEFAULT_BOT_SCOPES);
 }
 
-/// The template asks for what its listeners use, and its installs for the same: its
-/// `wrangler.toml` sets `SLACK_BOT_SCOPES` to its manifest's scopes (the default would ask for
-/// the shipped bot's, Lists included).
+/// The scopes a bot's manifest asks for, and those its installs ask for (`SLACK_BOT_SCOPES` in its
+/// `wrangler.toml`): the same list, or an install would grant what the manifest does not declare.
+fn own_scopes(dir: &str) -> Vec<String> {
+    let scopes = strings(&read(&format!("{dir}/manifest.json"))["oauth_config"]["scopes"]["bot"]);
+    let wrangler = std::fs::read_to_string(format!("{}/{dir}/wrangler.toml", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let installs = wrangler.lines().find_map(|l| l.strip_prefix("SLACK_BOT_SCOPES = ")).unwrap_or_else(|| panic!("{dir}/wrangler.toml sets SLACK_BOT_SCOPES"));
+    assert_eq!(installs.trim_matches('"'), scopes.join(","), "{dir}: its installs ask for its manifest's scopes");
+    scopes
+}
+
+/// The ticket desk unfurls its links: `links:read` for `link_shared`, `links:write` for
+/// `chat.unfurl` and the flexpane.
+#[test]
+fn the_ticket_desk_asks_for_the_link_scopes_in_its_manifest_and_its_installs() {
+    let scopes = own_scopes("examples/tickets");
+    for used in ["links:read", "links:write", "commands", "chat:write"] {
+        assert!(scopes.iter().any(|s| s == used), "the ticket desk needs {used}");
+    }
+}
+
+/// The template asks for what its listeners use, and its installs for the same (the default
+/// would ask for the shipped bot's, Lists included).
 #[test]
 fn the_template_asks_for_its_own_scopes_in_its_manifest_and_its_installs() {
-    let scopes = strings(&read("template/manifest.json")["oauth_config"]["scopes"]["bot"]);
-    let wrangler = std::fs::read_to_string(format!("{}/template/wrangler.toml", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    let installs = wrangler.lines().find_map(|l| l.strip_prefix("SLACK_BOT_SCOPES = ")).expect("template/wrangler.toml sets SLACK_BOT_SCOPES");
-    assert_eq!(installs.trim_matches('"'), scopes.join(","));
+    let scopes = own_scopes("template");
     for unused in ["lists:read", "lists:write"] {
         assert!(!scopes.iter().any(|s| s == unused), "the template does not use {unused}");
     }

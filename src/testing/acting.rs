@@ -75,7 +75,13 @@ impl Dispatch {
 
     /// Applies the edit for this kind of input and parses the payload again; an edit that
     /// returns `false` (or finds nothing to set) cannot apply to it.
-    fn rewrite(self, what: &str, event: impl FnOnce(&mut Value) -> bool, command: impl FnOnce(&mut CommandForm) -> bool, interaction_edit: impl FnOnce(&mut Value) -> bool) -> Dispatch {
+    fn rewrite(
+        self,
+        what: &str,
+        event: impl FnOnce(&mut Value) -> bool,
+        command: impl FnOnce(&mut CommandForm) -> bool,
+        interaction_edit: impl FnOnce(&mut Value) -> bool,
+    ) -> Dispatch {
         let kind = self.type_name().to_string();
         let rewritten = match self {
             Dispatch::Event(e) => {
@@ -239,7 +245,7 @@ mod tests {
         let key = click.op_key().to_string();
         let moved = click.by("U2").on_message("C9", "1.5");
         assert_eq!(moved.op_key(), key, "the same click, retried, is the same receipt");
-        assert_eq!(said(&moved), r#"Some("U2") Some("C9") Some("1.5") None"#);
+        assert_eq!(said(&moved), r#"Some("U2") Some("C9") Some("1.5") Some("1.5")"#, "a reply goes in the thread of the message clicked");
         assert!(said(&action("take", "7").in_thread("1.0")).ends_with(r#"Some("1.0")"#));
     }
 
@@ -259,7 +265,9 @@ mod tests {
 
     #[test]
     fn a_reaction_and_a_sharing_move_to_the_message_they_are_on() {
-        let reaction = event(json!({"type": "reaction_added", "user": "U1", "reaction": "eyes", "item": {"type": "message", "channel": "C1", "ts": "1.0"}, "event_ts": "1.0"}));
+        let reaction = event(
+            json!({"type": "reaction_added", "user": "U1", "reaction": "eyes", "item": {"type": "message", "channel": "C1", "ts": "1.0"}, "event_ts": "1.0"}),
+        );
         assert!(said(&reaction.by("U8").on_message("C8", "8.8")).starts_with(r#"Some("U8") Some("C8") Some("8.8")"#));
         let shared = link_shared("C1", &["https://x.example/1"]).on_message("C2", "2.0");
         assert!(said(&shared).contains(r#"Some("C2") Some("2.0")"#), "{}", said(&shared));

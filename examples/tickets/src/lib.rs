@@ -125,7 +125,7 @@ fn create(cx: &mut Cx, channel: Option<&str>, draft: Draft) -> Result<Ticket, Ha
 fn take(a: &ActionIn, cx: &mut Cx) -> HandlerResult {
     let who = a.interaction.user_id.clone().ok_or("the click names no user")?;
     let Some(ticket) = clicked(a, cx, |t| t.take(&who))? else { return Ok(()) };
-    cx.say(&who, &ticket.taken_note());
+    cx.dm(&who, &ticket.taken_note());
     Ok(())
 }
 

@@ -24,7 +24,7 @@ fn submission(title: &str, priority: &str) -> Dispatch {
 fn one_ticket() -> Team {
     let team = Team::new();
     team.handle(&desk(), &submission("Printer on fire", "high"));
-    team.put(&post_key("TCK-1"), &Posted { channel: DESK.into(), ts: "9.1".into() });
+    team.remember(&post_key("TCK-1"), DESK, "9.1");
     team
 }
 
@@ -69,7 +69,7 @@ fn a_submission_without_a_title_is_refused_in_the_modal_and_records_nothing() {
     for title in ["", "   "] {
         let done = team.handle(&desk(), &submission(title, "high"));
         assert_eq!(done.ack, Some(json!({ "response_action": "errors", "errors": { "ticket_title": "Say what the ticket is about" } })));
-        assert!(done.effects.is_empty() && done.written().is_empty(), "{:?}", done.effects);
+        assert!(done.effects.is_empty() && done.state_writes().is_empty(), "{:?}", done.effects);
     }
     let too_long = team.handle(&desk(), &submission(&"x".repeat(151), "low"));
     assert_eq!(too_long.ack.unwrap()["errors"], json!({ "ticket_title": "Keep the title under 150 characters" }));
@@ -180,7 +180,7 @@ fn the_same_execution_under_a_fresh_event_id_makes_no_second_ticket_and_ends_wit
     let first = team.handle(&desk(), &function_executed(STEP, "Fx1", inputs.clone()));
     let again = team.handle(&desk(), &function_executed(STEP, "Fx1", inputs));
     assert!(calls_of(&again, "chat.postMessage").is_empty(), "no second post");
-    assert!(again.written().is_empty(), "no second ticket");
+    assert!(again.state_writes().is_empty(), "no second ticket");
     let ending = |done: &Handled| done.queued().into_iter().find(|q| q.method == "functions.completeSuccess").expect("an ending");
     assert_eq!(ending(&again).key, ending(&first).key, "one ending per execution: slackline sends it once");
     assert_eq!(ending(&again).args["outputs"]["ticket_id"], "TCK-1");
@@ -198,7 +198,7 @@ fn a_step_given_inputs_it_cannot_take_fails_with_a_readable_error_and_creates_no
         let queued = done.queued();
         assert_eq!(queued.len(), 1, "only the ending: {queued:?}");
         assert_eq!((queued[0].method.as_str(), queued[0].args["error"].as_str()), ("functions.completeError", Some(error)));
-        assert!(done.written().is_empty() && done.failed.is_none());
+        assert!(done.state_writes().is_empty() && done.failed.is_none());
     }
 }
 
@@ -248,7 +248,7 @@ fn the_allow_list_ignores_other_teams_and_channels_and_lets_the_listed_ones_thro
     let other_team = app(&Vars::of(&[(CHANNEL_VAR, DESK), ("ALLOWED_TEAMS", "T9")]));
     for request in [command(COMMAND, "x"), submission("Printer", "high"), function_executed(STEP, "Fx1", json!({ "title": "x" })), link_shared(DESK, &[url])] {
         let done = handle(&other_team, &request);
-        assert_eq!((done.ignored, done.effects.len(), done.written().len()), (Some("not_allowed:team"), 0, 0));
+        assert_eq!((done.ignored, done.effects.len(), done.state_writes().len()), (Some("not_allowed:team"), 0, 0));
     }
     let desk_only = app(&Vars::of(&[(CHANNEL_VAR, DESK), ("ALLOWED_TEAMS", "T1"), ("ALLOWED_CHANNELS", DESK)]));
     assert_eq!(handle(&desk_only, &link_shared("C0ELSEWHERE", &[url])).ignored, Some("not_allowed:channel"));

@@ -148,7 +148,7 @@ fn reported() -> (Team, String) {
     let team = Team::new();
     let done = team.handle(&triage(), &view_submission(MODAL, values("Checkout fails", Some("sev1"))));
     let id = done.calls()[0].1["blocks"][2]["elements"][0]["value"].as_str().unwrap().to_string();
-    team.put(&post_key(&id), &Posted { channel: "C9".into(), ts: "9.1".into() });
+    team.remember(&post_key(&id), "C9", "9.1");
     (team, id)
 }
 
