@@ -183,6 +183,9 @@ impl App for HookedApp<'_> {
     fn handle(&self, request: &Dispatch, ctx: &Context) -> HandlerOutput {
         self.app(request).handle(request, ctx)
     }
+    fn fire(&self, fired: &crate::app::Fired, ctx: &Context) -> HandlerOutput {
+        self.app.fire(fired, ctx)
+    }
     fn is_secret_state(&self, key: &str) -> bool {
         self.app.is_secret_state(key) || self.is_tally_secret(key)
     }
