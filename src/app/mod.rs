@@ -4,7 +4,8 @@
 //! [`HandlerOutput`] — the decision (effects to queue, ignored, or failed), the ack's body when
 //! Slack wants one, and the state change to apply with the unit. The team actor calls it inside
 //! the atomic unit that records the receipt, so a handler must be pure and fast: no I/O, no
-//! clock, no randomness. Everything slow (Slack calls, token lookups, LLM calls) is an
+//! randomness, and no clock but the context's (`Context::now_ms`, `cx.now()`). A schedule's firing
+//! runs the app too ([`App::fire`]), inside the actor when it falls due. Everything slow (Slack calls, token lookups, LLM calls) is an
 //! [`Effect`] that the outbox performs after the ack. [`listen::Listeners`] is the app a bot
 //! writes; [`DefaultApp`] is the app slackline ships. An app that needs settings of its own reads
 //! them from the deployment's [`Vars`] when it is built ([`MakeApp`]).

@@ -19,8 +19,15 @@ const MINUTE: i64 = 60_000;
 /// test clock), with this `trigger_id` (the same one again is Slack's redelivery).
 fn command_at(c: &Client, team: &str, channel: &str, name: &str, text: &str, trigger: &str, at: i64) -> u16 {
     let response_url = format!("https://hooks.slack.test/commands/{trigger}");
-    let fields =
-        [("command", name), ("text", text), ("team_id", team), ("channel_id", channel), ("user_id", "U1"), ("response_url", &response_url), ("trigger_id", trigger)];
+    let fields = [
+        ("command", name),
+        ("text", text),
+        ("team_id", team),
+        ("channel_id", channel),
+        ("user_id", "U1"),
+        ("response_url", &response_url),
+        ("trigger_id", trigger),
+    ];
     let body = form_urlencoded::Serializer::new(String::new()).extend_pairs(fields).finish();
     let ts = (at / 1000).to_string();
     let sig = sign(&ts, body.as_bytes());

@@ -1,5 +1,5 @@
 //! Calendar recurrences, pure: "every day at 09:00 in Europe/Berlin", weekdays, a weekly day, or a
-//! small cron subset, in a [`Zone`](super::zone::Zone) whose daylight-saving rules are applied
+//! small cron subset, in a [`Zone`] whose daylight-saving rules are applied
 //! (`super::zone`): a [`Calendar`] is the set of local wall-clock minutes it fires at, and
 //! [`Calendar::next_after`] is its first instant after a given one.
 //!
