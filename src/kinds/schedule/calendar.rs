@@ -182,14 +182,24 @@ impl Calendar {
         None
     }
 
-    /// How many of its instants lie in `(after, until]` (at most `cap`).
+    /// How many of its instants lie in `(after, until]` (at most `cap`): one pass over the days
+    /// between (an alarm counts a week of a minutely calendar's missed times at once).
     pub fn count_between(&self, after: i64, until: i64, cap: u32) -> u32 {
-        let mut n = 0;
-        let mut t = after;
-        while n < cap {
-            match self.next_after(t) {
-                Some(next) if next <= until => (n, t) = (n + 1, next),
-                _ => break,
+        let zone = self.zone();
+        let (first, last) = (zone.local(after).div_euclid(DAY_MS) - 1, zone.local(until).div_euclid(DAY_MS) + 1);
+        let (mut n, mut previous) = (0, after);
+        for day in (first..=last).filter(|d| self.fires_on(*d)) {
+            for hour in bits(u64::from(self.hours), 24) {
+                for minute in bits(self.minutes, 60) {
+                    let at = zone.instant(day * DAY_MS + i64::from(hour) * 60 * MINUTE_MS + i64::from(minute) * MINUTE_MS);
+                    // Two skipped local times that fall on the same instant are one time.
+                    if at > previous && at <= until {
+                        (n, previous) = (n + 1, at);
+                        if n >= cap {
+                            return n;
+                        }
+                    }
+                }
             }
         }
         n
@@ -365,5 +375,16 @@ mod tests {
         assert_eq!(nine.count_between(utc(2026, 1, 1, 9, 0), utc(2026, 1, 4, 9, 30), 100), 3);
         assert_eq!(nine.count_between(utc(2026, 1, 1, 9, 0), utc(2026, 1, 1, 10, 0), 100), 0);
         assert_eq!(nine.count_between(0, utc(2026, 1, 1, 0, 0), 5), 5, "capped");
+        let minutely = Calendar::cron("*/30 * * * *", "Europe/Berlin").unwrap();
+        // 29 March 2026: 02:00 and 02:30 do not exist; both fall on the change, one time.
+        assert_eq!(minutely.count_between(utc(2026, 3, 28, 23, 0), utc(2026, 3, 29, 2, 0), 100), 6);
+        let slow = |a: i64, b: i64| {
+            let (mut n, mut t) = (0, a);
+            while let Some(next) = minutely.next_after(t).filter(|x| *x <= b) {
+                (n, t) = (n + 1, next);
+            }
+            n
+        };
+        assert_eq!(minutely.count_between(utc(2026, 10, 24, 0, 0), utc(2026, 10, 26, 0, 0), 1_000), slow(utc(2026, 10, 24, 0, 0), utc(2026, 10, 26, 0, 0)));
     }
 }
