@@ -151,3 +151,29 @@ fn after_the_runtime_was_down_over_its_time_the_firing_runs_once_late_and_logs_t
     assert_eq!(pending[0]["due_at"].as_i64(), Some(due + 2 * MINUTE), "on the interval's grid, after now");
     assert_eq!(posts(&fake, &channel).len(), 1, "once");
 }
+
+#[test]
+fn a_firing_whose_listener_panics_is_parked_as_handler_failed_and_the_schedule_goes_on() {
+    let fake = FakeSlack::start();
+    let (team, channel) = (unique("T"), unique("C"));
+    let key = format!("digest:{channel}");
+    // The listener panics on this schedule's key only (`TEST_PANIC_MARKER`): the command does not
+    // contain it (its channel and its name are apart).
+    let rt = digest(&fake, &[("DIGEST_EVERY_MINUTES", "1"), ("TEST_PANIC_MARKER", &key)]);
+    let c = rt.client();
+    assert_eq!(command(&c, &team, &channel, "/digest", ""), 200);
+    let parked = eventually("the firing parked", WAIT, || c.rows(&team, "parked").into_iter().next());
+    assert_eq!((parked["reason"].as_str(), parked["effect"].as_str()), (Some("handler_failed"), Some("fire")), "{parked}");
+    let logged = |t: &str| t.lines().any(|l| l.contains("handler_failed on the firing of schedule") && l.contains("TEST_PANIC_MARKER"));
+    eventually("the panic logged with the schedule's key", Duration::from_secs(10), || logged(&rt.log_text()).then_some(()));
+    assert!(posts(&fake, &channel).is_empty(), "a failed listener posts nothing");
+    let pending = c.scheduled(&team);
+    assert_eq!(pending.len(), 1, "the next occurrence is queued all the same: {pending:?}");
+    // Kept, not lost: a redrive runs the listener again (here it fails again, and parks again).
+    let id = parked["id"].as_i64().unwrap();
+    assert_eq!(c.admin_post(&format!("/admin/teams/{team}/outbox/{id}/redrive")).status, 200);
+    eventually("parked again", WAIT, || {
+        c.rows(&team, "parked").into_iter().find(|r| r["id"] == parked["id"] && r["finished_at"].as_i64() > parked["finished_at"].as_i64())
+    });
+    assert_eq!(c.scheduled(&team).len(), 1, "and still one next occurrence");
+}
