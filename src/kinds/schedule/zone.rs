@@ -337,6 +337,22 @@ mod tests {
     }
 
     #[test]
+    fn every_zone_reads_its_local_times_back_to_their_instants_all_year() {
+        for (name, ..) in ZONES {
+            let zone = zone(name);
+            let mut t = utc(2026, 1, 1, 0, 0);
+            while t < utc(2027, 1, 1, 0, 0) {
+                let back = zone.instant(zone.local(t));
+                // A fall-back hour's second pass reads as its first.
+                let first_of_two = back == t - HOUR_MS && zone.local(back) == zone.local(t);
+                assert!(back == t || first_of_two, "{name} at {t}: {back}");
+                assert!((-12 * HOUR_MS..=14 * HOUR_MS).contains(&zone.offset_at(t)), "{name}");
+                t += 7 * HOUR_MS + 13 * MINUTE_MS;
+            }
+        }
+    }
+
+    #[test]
     fn an_unknown_zone_is_an_error_that_names_it() {
         let e = Zone::named("Mars/Olympus").unwrap_err();
         assert!(e.to_string().contains("Mars/Olympus"), "{e}");
