@@ -280,6 +280,10 @@ pub struct DeliveryLine {
     /// A scheduled row's due time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub due_at: Option<i64>,
+    /// A recurring schedule's occurrences that fell due while this one waited (the runtime was
+    /// down): skipped, not run (absent: none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedule_missed: Option<u32>,
     /// A retry's or a wait's due time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_attempt_at: Option<i64>,

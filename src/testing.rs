@@ -69,10 +69,12 @@
 mod acting;
 mod block_kit;
 mod queued;
+mod schedules;
 mod values;
 
 pub use crate::slack::envelope::Dispatch;
 pub use queued::{Queued, Schedule};
+pub use schedules::{Firing, PendingSchedule};
 pub use values::Values;
 
 use crate::app::listen::agent::{ContextEntity, Viewed};
@@ -84,7 +86,7 @@ use crate::slack::envelope::{parse_command_form, parse_events_body, parse_intera
 use crate::state::{MemState, StateChange, StateWrite};
 use serde::Serialize;
 use serde_json::{json, Value};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -385,14 +387,23 @@ impl Handled {
     }
 }
 
-/// Runs `app` on `dispatch` (without an LLM configured).
+/// The test kit's clock unless a test sets one ([`Team::at`]): 2026-01-01 00:00 UTC, what
+/// `cx.now()` says in [`handle`].
+pub const TEST_EPOCH: i64 = 1_767_225_600_000;
+
+/// A scheduled row's key for its occurrence due at `due` (a fixed effect run by the test kit).
+fn schedule_row_key(key: &str, due: i64) -> String {
+    crate::kinds::schedule::occurrence_key(key, due)
+}
+
+/// Runs `app` on `dispatch` (without an LLM configured), at [`TEST_EPOCH`].
 ///
 /// # Panics
 ///
 /// When the handler queued (or acked) a message or a view Slack would refuse: see the module's
 /// "Block Kit is checked".
 pub fn handle(app: &dyn App, dispatch: &Dispatch) -> Handled {
-    handle_with(app, dispatch, &Context::default())
+    handle_with(app, dispatch, &Context::default().at(TEST_EPOCH))
 }
 
 /// Runs `app` on `dispatch` with `ctx` (its state read through `ctx`'s reader, if any).
@@ -420,27 +431,43 @@ fn handled(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> (Handled, Optio
 /// and applies the handler's writes as the team actor's unit would — unless a change for the
 /// same fact was applied before (a fresh `event_id` for the same message, or its `message` and
 /// `app_mention` events, change the state once).
-#[derive(Debug, Default)]
+///
+/// It keeps a clock and the team's pending schedules too, and runs them as the team actor's alarm
+/// would ([`Team::at`], [`Team::advance`], [`Team::run_due`], [`Team::fire`],
+/// [`Team::pending_schedules`]: see `schedules`).
+#[derive(Debug)]
 pub struct Team {
     /// The stored state.
     pub state: Rc<MemState>,
     facts: RefCell<HashSet<String>>,
+    /// The clock (epoch ms).
+    clock: Cell<i64>,
+    /// The pending schedules.
+    schedules: RefCell<Vec<PendingSchedule>>,
+}
+
+impl Default for Team {
+    fn default() -> Team {
+        Team { state: Rc::default(), facts: RefCell::default(), clock: Cell::new(TEST_EPOCH), schedules: RefCell::default() }
+    }
 }
 
 impl Team {
-    /// A team with no state.
+    /// A team with no state, its clock at [`TEST_EPOCH`].
     pub fn new() -> Team {
         Team::default()
     }
 
-    /// Runs `app` on `dispatch` against this team's state, and applies what it wrote.
+    /// Runs `app` on `dispatch` against this team's state at its clock, applies what it wrote,
+    /// and notes what it scheduled or cancelled.
     pub fn handle(&self, app: &dyn App, dispatch: &Dispatch) -> Handled {
-        let ctx = Context::default().with_state(self.state.clone());
+        let ctx = Context::default().with_state(self.state.clone()).at(self.now());
         let (mut done, change) = handled(app, dispatch, &ctx);
         match change {
             Some(change) if self.facts.borrow_mut().insert(change.fact.clone()) => self.state.apply(&change.writes),
             _ => done.state.clear(),
         }
+        self.note_schedules(&done.effects);
         done
     }
 

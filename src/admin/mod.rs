@@ -265,6 +265,9 @@ pub struct ScheduledRow {
     pub due_at: i64,
     /// How often it repeats, if it does.
     pub every_ms: Option<i64>,
+    /// The calendar it repeats on, if it does: its cron line and zone (`0 9 * * * Europe/Berlin`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calendar: Option<String>,
     /// When the request that scheduled it was recorded.
     pub scheduled_at: Option<i64>,
     /// When it is next tried (its due time, or later after a failed attempt).
@@ -288,6 +291,7 @@ impl ScheduledRow {
             key,
             due_at: when.due_at(row.created_at),
             every_ms: when.every_ms,
+            calendar: when.calendar.map(|c| c.to_string()),
             scheduled_at,
             next_attempt_at: row.next_attempt_at,
             deadline_at: row.deadline_at,

@@ -115,7 +115,11 @@ fn parked_row(team: &str, row: &OutboxRow) -> String {
 
 fn scheduled_row(team: &str, row: &ScheduledRow) -> String {
     let id = row.id;
-    let every = row.every_ms.map(|ms| format!("<br>every {} min", ms / 60_000)).unwrap_or_default();
+    let every = match (&row.every_ms, &row.calendar) {
+        (Some(ms), _) => format!("<br>every {} min", ms / 60_000),
+        (None, Some(calendar)) => format!("<br>at <code>{}</code>", escape(calendar)),
+        (None, None) => String::new(),
+    };
     let state = if row.claimed == 1 { "firing now" } else { "waiting" };
     format!(
         "<tr data-scheduled=\"{id}\"><td>{id}</td><td><code>{key}</code></td><td>{what}</td><td>due {due}{every}</td><td>{state}</td>\
@@ -296,6 +300,7 @@ mod tests {
             key: "incident:<7>".into(),
             due_at: 0,
             every_ms: Some(crate::kinds::schedule::DAY_MS),
+            calendar: None,
             scheduled_at: None,
             next_attempt_at: 0,
             deadline_at: None,

@@ -4,7 +4,8 @@
 //! [`HandlerOutput`] — the decision (effects to queue, ignored, or failed), the ack's body when
 //! Slack wants one, and the state change to apply with the unit. The team actor calls it inside
 //! the atomic unit that records the receipt, so a handler must be pure and fast: no I/O, no
-//! clock, no randomness. Everything slow (Slack calls, token lookups, LLM calls) is an
+//! randomness, and no clock but the context's (`Context::now_ms`, `cx.now()`). A schedule's firing
+//! runs the app too ([`App::fire`]), inside the actor when it falls due. Everything slow (Slack calls, token lookups, LLM calls) is an
 //! [`Effect`] that the outbox performs after the ack. [`listen::Listeners`] is the app a bot
 //! writes; [`DefaultApp`] is the app slackline ships. An app that needs settings of its own reads
 //! them from the deployment's [`Vars`] when it is built ([`MakeApp`]).
@@ -40,6 +41,7 @@ pub use default_app::{strip_mentions, DefaultApp, RESOLVE_ACTION_ID};
 pub use make::{make_app, MakeApp};
 
 use crate::kinds::registry::Effect;
+pub use crate::kinds::schedule::Fired;
 use crate::slack::envelope::Dispatch;
 use crate::state::{StateChange, StateReader};
 use serde_json::Value;
@@ -50,13 +52,16 @@ use std::rc::Rc;
 pub struct Context {
     /// True when an LLM endpoint is configured (`LLM_API_URL`).
     pub llm_enabled: bool,
+    /// The time the handler runs at (epoch ms; `cx.now()`): the runtime's clock when the request
+    /// or the firing is handled, the test clock in tests.
+    pub now_ms: i64,
     /// The team's state as the handler may read it (none: an empty store).
     reader: Option<Rc<dyn StateReader>>,
 }
 
 impl std::fmt::Debug for Context {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Context").field("llm_enabled", &self.llm_enabled).field("reader", &self.reader.is_some()).finish()
+        f.debug_struct("Context").field("llm_enabled", &self.llm_enabled).field("now_ms", &self.now_ms).field("reader", &self.reader.is_some()).finish()
     }
 }
 
@@ -64,6 +69,12 @@ impl Context {
     /// The handlers' context under this deployment's settings.
     pub fn of(config: &crate::config::Config) -> Context {
         Context { llm_enabled: config.llm.is_some(), ..Context::default() }
+    }
+
+    /// The same context at the time `now_ms` (what `cx.now()` says).
+    pub fn at(mut self, now_ms: i64) -> Context {
+        self.now_ms = now_ms;
+        self
     }
 
     /// The same context, its handlers reading the team's state from `reader`.
@@ -125,6 +136,12 @@ pub trait App {
     fn is_secret_state(&self, _key: &str) -> bool {
         false
     }
+    /// Runs the app's listener for a schedule's firing (`cx.schedule(key, when).run()`), inside
+    /// the team actor, in the unit that marks the firing done. By default no listener takes it
+    /// (ignored with `no_listener`: the firing is parked for a redrive).
+    fn fire(&self, _fired: &Fired, _ctx: &Context) -> HandlerOutput {
+        HandlerOutput::of(Decision::Ignore("no_listener"))
+    }
 }
 
 /// Runs the app on one request: the one place every handler run goes through, so the one place
@@ -135,6 +152,16 @@ pub trait App {
 /// panic's message and location as the reason, no ack body, no state): see [`guard`].
 pub fn decide(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> HandlerOutput {
     let mut output = guard::guarded(|| app.handle(dispatch, ctx)).unwrap_or_else(|why| HandlerOutput::of(Decision::Failed(why)));
+    if !matches!(output.decision, Decision::Enqueue(_)) {
+        output.state = None;
+    }
+    output
+}
+
+/// Runs the app's listener for a firing: held to the same rule as [`decide`] (only a run whose
+/// effects stand hands over a state change; a panic fails it).
+pub fn fire(app: &dyn App, fired: &Fired, ctx: &Context) -> HandlerOutput {
+    let mut output = guard::guarded(|| app.fire(fired, ctx)).unwrap_or_else(|why| HandlerOutput::of(Decision::Failed(why)));
     if !matches!(output.decision, Decision::Enqueue(_)) {
         output.state = None;
     }

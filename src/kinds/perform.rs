@@ -11,7 +11,7 @@
 //! a hook, if its room keeps a table of its own).
 
 use super::registry::Action;
-use super::{assistant, lists, llm, notify, redrive, respond_url, slack_api, step};
+use super::{assistant, lists, llm, notify, redrive, respond_url, schedule, slack_api, step};
 use crate::outbox::completion::JobOutcome;
 use crate::platform::job::Job;
 use crate::slack::classify::Verdict;
@@ -46,8 +46,12 @@ pub(crate) async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
         Action::StepGuard { execution_id, error } => step::job::end(job, execution_id, &step::StepEnd::Error { error: error.clone() }).await,
         Action::Lists { list_id, job: list_job } => lists::job::run(job, list_id, list_job).await,
         Action::Handle { dispatch } => redrive::job::run(job, dispatch),
-        // Due now: the scheduled effect itself (its recurrence is the attempt's, `attempt.rs`).
+        // Due now: a firing runs the app's listener; any other, the scheduled effect itself (its
+        // recurrence is the attempt's, `attempt.rs`).
+        Action::Scheduled { key, when, effect, .. } if **effect == Action::Fire => schedule::fire::run(job, key, when.due_at(job.row.created_at)),
         Action::Scheduled { effect, .. } => Box::pin(perform(job, effect)).await,
+        // Only ever inside a schedule: alone, it names no schedule.
+        Action::Fire => JobOutcome::verdict(Verdict::Permanent { code: crate::outbox::reasons::BAD_PAYLOAD.into() }),
         // Applied when recorded, never a row: one here is a bug, kept for an operator.
         Action::CancelSchedule { .. } => JobOutcome::verdict(Verdict::Permanent { code: crate::outbox::reasons::BAD_PAYLOAD.into() }),
     }

@@ -215,6 +215,11 @@ pub enum Action {
         /// What to do then.
         effect: Box<Action>,
     },
+    /// Run the app's `on_schedule` listener for the schedule that holds it (`cx.schedule(key,
+    /// when).run()`): only ever inside an [`Action::Scheduled`], whose key and due time the
+    /// listener gets. Its effects and state writes are stored with this row's completion
+    /// (`crate::kinds::schedule::fire`).
+    Fire,
     /// Cancel the pending occurrence of a scheduled effect (`cx.cancel`): applied in the unit that
     /// records it, never stored as a row (see [`crate::kinds::schedule::cancel_row`]).
     CancelSchedule {
@@ -245,6 +250,7 @@ impl Action {
             Action::Handle { .. } => "handler".into(),
             Action::Lists { list_id, .. } => crate::kinds::lists::api::target(list_id),
             Action::Scheduled { effect, .. } => effect.target(),
+            Action::Fire => "handler".into(),
             Action::CancelSchedule { .. } => "schedule".into(),
         }
     }
@@ -287,6 +293,7 @@ impl Action {
             Action::Handle { .. } => "handler",
             Action::Lists { .. } => LISTS,
             Action::Scheduled { effect, .. } => effect.label(),
+            Action::Fire => "fire",
             Action::CancelSchedule { .. } => "cancel",
         }
     }
@@ -323,6 +330,7 @@ impl Action {
             Action::Lists { list_id, job: ListJob::Reconcile { run } } => format!("reconciliation pass {run} of List {list_id}"),
             Action::Lists { list_id, job: ListJob::Put { record_id, .. } } => format!("record “{record_id}” stored for List {list_id}"),
             Action::Scheduled { key, effect, .. } => format!("{} (scheduled “{key}”)", effect.describe()),
+            Action::Fire => "the app's on_schedule listener".to_string(),
             Action::CancelSchedule { key } => format!("cancel of the schedule “{key}”"),
         }
     }

@@ -56,6 +56,7 @@ fn every_field() -> Vec<LogLine> {
             waited_ms: 1,
             schedule: s(),
             due_at: Some(1),
+            schedule_missed: Some(1),
             next_attempt_at: Some(1),
             reason: s(),
             alert: Some(Alert::RowParked),

@@ -118,6 +118,9 @@ pub mod reasons {
     /// The app's handler failed on the request: the request is kept in the row, for a redrive
     /// to run the (fixed) handler again.
     pub const HANDLER_FAILED: &str = "handler_failed";
+    /// A firing (`cx.schedule(key, when).run()`) that no `on_schedule` listener takes: kept for
+    /// a redrive once the app has one.
+    pub const NO_LISTENER: &str = "no_listener";
     /// A scheduled effect cancelled before it fired (`cx.cancel`, or the admin API): the row
     /// ends `done` with this reason, never performed (nothing for an operator to decide).
     pub const CANCELLED: &str = "cancelled";

@@ -11,12 +11,15 @@
 //! - [`http`]: the only module that calls `Fetch` (Slack's Web API behind the pacer, other
 //!   endpoints), over [`js`], the runtime's own fetch objects;
 //! - [`pacing`]: the team's pacer as one attempt's Slack calls see it (Slack's rate limits);
+//! - [`app_run`]: the app run for a claimed row (a redrive, a schedule's firing): its context and
+//!   what its completion stores;
 //! - [`job`]: one claimed row's job, the context every kind's job takes (`Job::call_slack`,
 //!   `Job::post`); [`credential`]: the bot token at delivery time, over [`installation`] (the
 //!   stored installation and the single-flight refresh slot);
 //! - [`env`], [`log`], [`clock`]: configuration, JSON log lines, time and randomness;
 //! - [`meter`]: the cost meter (rows read and written, alarms), test builds only.
 
+pub mod app_run;
 pub mod clock;
 pub mod credential;
 pub mod env;

@@ -6,7 +6,8 @@
 //! exceed an ack budget), hold or skip the ingest's alarm (issue 33's race, and the defect the
 //! alarm's safety net catches), name its client address (for the failed-token lockout; locally
 //! every request comes from 127.0.0.1), or make the app's handler fail on it (to test
-//! `handler_failed`); `TEST_PANIC_MARKER` makes the handlers panic instead ([`HookedApp`]). The
+//! `handler_failed`); `TEST_PANIC_MARKER` makes the handlers panic instead ([`HookedApp`]), and a
+//! schedule's firing whose key contains it. The
 //! Worker forwards the clock, the delays, the alarm hooks and the failure to the actor with the
 //! request.
 //!
@@ -151,6 +152,18 @@ impl<'a> HookedApp<'a> {
         false
     }
 
+    #[cfg(not(feature = "testkit"))]
+    fn check_firing(&self, _: &crate::app::Fired) {}
+
+    /// A firing whose key contains `TEST_PANIC_MARKER` panics, as a buggy `on_schedule` listener
+    /// would.
+    #[cfg(feature = "testkit")]
+    fn check_firing(&self, fired: &crate::app::Fired) {
+        if let Some(marker) = self.panic_marker.filter(|m| fired.key.contains(m)) {
+            panic!("TEST_PANIC_MARKER {marker:?} in the schedule's key");
+        }
+    }
+
     /// The app under this deployment's settings.
     #[cfg(feature = "testkit")]
     pub fn of(app: &'a dyn App, config: &'a Config) -> HookedApp<'a> {
@@ -182,6 +195,10 @@ impl<'a> HookedApp<'a> {
 impl App for HookedApp<'_> {
     fn handle(&self, request: &Dispatch, ctx: &Context) -> HandlerOutput {
         self.app(request).handle(request, ctx)
+    }
+    fn fire(&self, fired: &crate::app::Fired, ctx: &Context) -> HandlerOutput {
+        self.check_firing(fired);
+        self.app.fire(fired, ctx)
     }
     fn is_secret_state(&self, key: &str) -> bool {
         self.app.is_secret_state(key) || self.is_tally_secret(key)

@@ -25,7 +25,8 @@ pub struct Queued {
     pub key: String,
     /// What it does: the Web API method (`chat.postMessage` for `say`, `reply`, …;
     /// `reactions.add`, `views.open`, …), or the helper that queued it when it calls no method:
-    /// `respond`, `llm_reply`, `stream_answer`, `list_record`, `cancel`.
+    /// `respond`, `llm_reply`, `stream_answer`, `list_record`, `cancel`, `run` (a firing:
+    /// `cx.schedule(key, when).run()`).
     pub method: String,
     /// Its arguments: a Web API call's JSON, as sent to Slack; `respond`: `{url, body}`;
     /// `list_record`: `{list_id, record_id, fields}`; `cancel`: `{key}`; `llm_reply`,
@@ -87,6 +88,7 @@ fn call(action: &Action) -> (String, Value) {
             ("list_record".into(), json!({ "list_id": list_id, "record_id": record_id, "fields": fields }))
         }
         Action::CancelSchedule { key } => ("cancel".into(), json!({ "key": key })),
+        Action::Fire => ("run".into(), json!({})),
         Action::StepEnd { execution_id, end } => {
             let (method, args) = crate::kinds::step::call(execution_id, end);
             (method.into(), args)

@@ -15,6 +15,7 @@ mod alarm;
 mod assistant;
 mod delivery;
 mod examples;
+mod fire;
 mod foundation;
 mod handler;
 mod ingress;

@@ -3,7 +3,8 @@
 //! `cx.cancel`). Time is the test clock: a submission signed and stamped (`x-slackline-test-now`)
 //! 30 minutes minus a few seconds ago has its reminder fall due a few seconds from now, by the
 //! runtime's real clock and alarm. The recurring schedule runs through `examples/digest`
-//! (`/digest` every `DIGEST_EVERY_MINUTES`, `/digest stop`).
+//! (`/digest` every `DIGEST_EVERY_MINUTES`, `/digest stop`), whose firings run its listener
+//! (`tests/e2e/fire.rs` has more of those).
 
 use crate::support::slack::{now_ms, sign};
 use crate::support::{eventually, unique, Call, Client, FakeSlack, Reply, Runtime, Settings};
@@ -346,6 +347,7 @@ fn a_recurring_digest_skips_the_occurrences_missed_while_down_fires_on_schedule_
     let first_due = at / 1000 * 1000;
     assert_eq!(lines[0]["due_at"].as_i64(), Some(first_due));
     assert!(lines[0]["waited_ms"].as_i64().unwrap() > 9 * minute, "the first, overdue, says how late: {}", lines[0]);
+    assert_eq!(lines[0]["schedule_missed"].as_i64(), Some(9), "and how many it skipped: {}", lines[0]);
     assert_eq!(lines[1]["due_at"].as_i64(), Some(first_due + 10 * minute), "the nine missed in between are skipped, not fired in a burst");
     assert!(lines[1]["waited_ms"].as_i64().unwrap() < 20_000, "the second at its time: {}", lines[1]);
     assert_eq!(fake.calls("chat.postMessage", &channel).len(), 2);
@@ -362,22 +364,24 @@ fn a_recurring_digest_skips_the_occurrences_missed_while_down_fires_on_schedule_
 }
 
 #[test]
-fn stopping_a_digest_while_it_is_being_posted_lets_that_one_fire_and_queues_no_next_one() {
+fn stopping_a_digest_while_its_post_is_at_slack_delivers_that_post_and_cancels_the_next_firing() {
     let fake = FakeSlack::start();
     let rt = Runtime::start(Settings::example("digest", &fake).var("DIGEST_EVERY_MINUTES", "1"));
     let c = rt.client();
     let (team, channel) = (unique("T"), unique("C"));
-    // Slack holds every post in this channel for 3 s: the digest stays in flight that long.
+    // Slack holds every post in this channel for 3 s: the digest's post stays in flight that long.
     fake.script_with("chat.postMessage", &channel, Box::new(|_| Reply::Delay(Duration::from_secs(3), Box::new(Reply::Ok))));
     assert_eq!(digest_at(&c, &team, &channel, "", now_ms()), 200);
     eventually("the digest at Slack", WAIT, || fake.calls("chat.postMessage", &channel).first().cloned());
-    let row = &c.rows(&team, "pending")[0];
-    assert_eq!(row["claimed"], 1, "in flight: {row}");
+    let next = c.scheduled(&team);
+    assert_eq!(next.len(), 1, "the firing ran and queued the next: {next:?}");
     assert_eq!(digest_at(&c, &team, &channel, "stop", now_ms()), 200);
-    eventually("the occurrence in flight ends", WAIT, || (c.rows(&team, "done").iter().any(|r| r["id"] == row["id"])).then_some(()));
-    let ended = c.all_rows(&team).into_iter().find(|r| r["id"] == row["id"]).unwrap();
-    assert_eq!(ended["reason"], Value::Null, "it fired (one or the other: not cancelled too): {ended}");
+    let post = eventually("the post in flight ends", WAIT, || {
+        c.rows(&team, "done").into_iter().find(|r| r["idem_key"].as_str().is_some_and(|k| k.starts_with("fire:") && k.ends_with(":say")))
+    });
+    assert_eq!(post["reason"], Value::Null, "the firing's post is delivered: {post}");
     assert_eq!(fake.calls("chat.postMessage", &channel).len(), 1);
-    assert!(c.scheduled(&team).is_empty(), "and queued no next occurrence");
-    assert_eq!(c.all_rows(&team).len(), 1, "{:?}", c.all_rows(&team));
+    assert!(c.scheduled(&team).is_empty(), "and the next firing is cancelled");
+    let ended = c.all_rows(&team).into_iter().find(|r| r["id"] == next[0]["id"]).unwrap();
+    assert_eq!((ended["status"].as_str(), ended["reason"].as_str()), (Some("done"), Some("cancelled")));
 }

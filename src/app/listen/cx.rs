@@ -18,7 +18,9 @@
 //! **Later.** `cx.schedule(key, when).say(…)` queues the helper's effect to fall due at `when`
 //! (`crate::kinds::schedule`), under the schedule's key (the team's, not the fact's: another request
 //! cancels it with `cx.cancel(key)`). Schedules and cancels apply in the order the handler made
-//! them, in the same unit as the receipt.
+//! them, in the same unit as the receipt. `cx.schedule(key, when).run()` queues a *firing*
+//! instead: the app's `on_schedule` listener runs then, inside the team actor ([`Cx::now`] says
+//! when).
 
 use super::middleware::extensions::Extensions;
 use crate::blocks::{Blocks, FieldErrors};
@@ -77,6 +79,8 @@ pub struct Cx {
     misuse: Option<String>,
     /// Set by [`Cx::schedule`] for the next helper's effect.
     scheduling: Option<(String, When)>,
+    /// The time the handler runs at ([`Cx::now`]).
+    now: i64,
     /// What the request's middleware kept for the handler, by type (`super::middleware`).
     pub(super) extensions: Extensions,
 }
@@ -187,8 +191,22 @@ impl Cx {
             state: State::new(reader),
             misuse: None,
             scheduling: None,
+            now: 0,
             extensions: Extensions::default(),
         }
+    }
+
+    /// The same context at the time `now` (epoch ms).
+    pub fn at(mut self, now: i64) -> Cx {
+        self.now = now;
+        self
+    }
+
+    /// The time (epoch ms) the handler runs at: the runtime's clock when the team actor runs it
+    /// (a request's arrival, a firing's run), the test clock in the test kit. Read once per run:
+    /// every read in one handler says the same.
+    pub fn now(&self) -> i64 {
+        self.now
     }
 
     /// The team's state: typed values under string keys, read now, written with the unit (see
@@ -462,6 +480,16 @@ impl Cx {
 #[must_use = "the next helper's effect is the scheduled one: cx.schedule(key, when).say(…)"]
 pub struct Scheduling<'c> {
     cx: &'c mut Cx,
+}
+
+impl Scheduling<'_> {
+    /// Runs the app's `on_schedule` listener of the key when it falls due (instead of a fixed
+    /// effect): `cx.schedule("digest", When::daily_at(9, 0, "Europe/Berlin")?).run()`. The
+    /// listener reads the team's state and the clock then, and its effects and state writes are
+    /// stored with the firing (`crate::kinds::schedule::fire`).
+    pub fn run(self) {
+        self.cx.push("fire", Action::Fire, None);
+    }
 }
 
 impl std::ops::Deref for Scheduling<'_> {

@@ -54,7 +54,7 @@ pub mod session;
 pub mod step;
 pub mod unfurl;
 
-pub use crate::kinds::schedule::{When, DAY_MS, MINUTE_MS};
+pub use crate::kinds::schedule::{Days, Fired, When, DAY_MS, MINUTE_MS};
 pub use cx::{Cx, EffectRef, Origin, Scheduling};
 pub use input::*;
 pub use middleware::{MiddlewareResult, Next};
@@ -85,6 +85,12 @@ impl From<StateError> for HandlerError {
     }
 }
 
+impl From<crate::kinds::schedule::CalendarError> for HandlerError {
+    fn from(e: crate::kinds::schedule::CalendarError) -> Self {
+        HandlerError(e.to_string())
+    }
+}
+
 impl From<&str> for HandlerError {
     fn from(s: &str) -> Self {
         HandlerError(s.to_string())
@@ -103,6 +109,7 @@ type ViewHandler = Box<dyn for<'a> Fn(&ViewIn<'a>, &mut Cx) -> HandlerResult>;
 type ShortcutHandler = Box<dyn for<'a> Fn(&ShortcutIn<'a>, &mut Cx) -> HandlerResult>;
 type OptionsHandler = Box<dyn for<'a> Fn(&OptionsIn<'a>, &mut Cx) -> HandlerResult>;
 type StepHandler = Box<dyn Fn(&step::StepIn, &mut Cx) -> HandlerResult>;
+type ScheduleHandler = Box<dyn Fn(&Fired, &mut Cx) -> HandlerResult>;
 
 /// Which messages a `message` listener takes, by their text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -244,6 +251,8 @@ enum Route {
     LinkShared(Option<String>, unfurl::LinkHandler),
     /// A click on a Work Object ([`unfurl`]).
     EntityDetails(unfurl::DetailsHandler),
+    /// A schedule's firing, by its key or a key prefix (`digest:*`).
+    Schedule(String, ScheduleHandler),
 }
 
 struct Listener {
@@ -337,6 +346,16 @@ impl Listeners {
         self.with(Route::Shortcut(callback_id.into(), Box::new(handler)))
     }
 
+    /// A schedule's firing (`cx.schedule(key, when).run()`): `key` exactly, or every key that
+    /// starts with what comes before a final `*` (`"digest:*"`). It runs when the occurrence falls
+    /// due, inside the team actor: [`Fired`] says which key and due time, `cx.now()` the time it
+    /// runs, `cx.state()` reads the team's state then; what it queues and writes is stored with
+    /// the firing, keyed by `fire:{key}@{due}`. No middleware runs (there is no Slack request),
+    /// and "here" is nowhere: name the channel (`cx.say(channel, …)`).
+    pub fn on_schedule(self, key: &str, handler: impl Fn(&Fired, &mut Cx) -> HandlerResult + 'static) -> Listeners {
+        self.with(Route::Schedule(key.into(), Box::new(handler)))
+    }
+
     /// An external select's options (`block_suggestion` of `action_id`, a string or a typed
     /// [`ActionId`]): answer with `cx.ack_options`.
     pub fn options(self, action_id: impl AsRef<str>, handler: impl for<'a> Fn(&OptionsIn<'a>, &mut Cx) -> HandlerResult + 'static) -> Listeners {
@@ -374,7 +393,7 @@ impl App for Listeners {
     /// listener that takes the request (its groups' middleware, its handler) run with it, and what
     /// it holds at the end becomes the output (`settle`).
     fn handle(&self, request: &Dispatch, ctx: &Context) -> HandlerOutput {
-        let mut cx = Cx::with_state(origin::of(request), ctx.llm_enabled, ctx.reader());
+        let mut cx = Cx::with_state(origin::of(request), ctx.llm_enabled, ctx.reader()).at(ctx.now_ms);
         let ran = self.dispatch(request, &mut cx);
         let output = settle(ran, cx);
         match request {
@@ -382,6 +401,30 @@ impl App for Listeners {
             Dispatch::Event(_) => HandlerOutput { ack: None, ..output },
             _ => output,
         }
+    }
+
+    /// The first `on_schedule` listener whose key matches runs, with a context keyed by the
+    /// firing's fact; none: ignored as `no_listener` (the firing is parked).
+    fn fire(&self, fired: &Fired, ctx: &Context) -> HandlerOutput {
+        let origin = Origin { fact: fired.fact(), ..Origin::default() };
+        let mut cx = Cx::with_state(origin, ctx.llm_enabled, ctx.reader()).at(ctx.now_ms);
+        let handler = self.listeners.iter().find_map(|l| match &l.route {
+            Route::Schedule(pattern, h) if key_matches(pattern, &fired.key) => Some(h),
+            _ => None,
+        });
+        let ran = match handler {
+            Some(h) => Ran::from(h(fired, &mut cx)),
+            None => Ran::Ignored("no_listener"),
+        };
+        HandlerOutput { ack: None, ..settle(ran, cx) }
+    }
+}
+
+/// Whether an `on_schedule` pattern takes `key`: equal, or a prefix ending in `*`.
+fn key_matches(pattern: &str, key: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => key.starts_with(prefix),
+        None => pattern == key,
     }
 }
 

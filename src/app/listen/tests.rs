@@ -287,3 +287,56 @@ fn a_schedule_left_unused_schedules_nothing() {
     let done = handle(&app, &command("/x", ""));
     assert!(matches!(done.effects[0].action, Action::SlackApi { .. }));
 }
+
+mod firings {
+    use crate::app::{fire, Context, Decision, Fired};
+    use crate::kinds::registry::Action;
+    use crate::prelude::*;
+    use crate::testing::{command, handle};
+
+    fn app() -> Listeners {
+        Listeners::new()
+            .command("/later", |_, cx| {
+                cx.schedule("digest:C1", When::daily_at(9, 0, "Europe/Paris")?).run();
+                Ok(())
+            })
+            .on_schedule("digest:C1", |f, cx| {
+                cx.say("C1", &format!("exact {} at {}", f.due_at, cx.now()));
+                Ok(())
+            })
+            .on_schedule("digest:*", |_, cx| {
+                cx.say("C2", "by prefix");
+                Ok(())
+            })
+    }
+
+    #[test]
+    fn run_queues_a_firing_under_the_schedules_key() {
+        let done = handle(&app(), &command("/later", ""));
+        let effect = &done.effects[0];
+        assert!(effect.key.starts_with("sched:digest:C1|cmd:"), "{}", effect.key);
+        let Action::Scheduled { key, effect, .. } = &effect.action else { panic!("{effect:?}") };
+        assert_eq!((key.as_str(), effect.as_ref()), ("digest:C1", &Action::Fire));
+        assert_eq!(done.queued()[0].method, "run");
+    }
+
+    #[test]
+    fn a_firing_goes_to_the_first_listener_whose_key_or_prefix_matches_with_the_clock_of_then() {
+        let ctx = Context::default().at(7_000);
+        let exact = fire(&app(), &Fired { key: "digest:C1".into(), due_at: 5_000 }, &ctx);
+        let Decision::Enqueue(effects) = &exact.decision else { panic!("{exact:?}") };
+        assert_eq!(effects[0].key, "fire:digest:C1@5000:say");
+        assert_eq!(effects[0].action, Action::slack_api("chat.postMessage", serde_json::json!({"channel": "C1", "text": "exact 5000 at 7000"})));
+        let prefix = fire(&app(), &Fired { key: "digest:C9".into(), due_at: 5_000 }, &ctx);
+        let Decision::Enqueue(effects) = &prefix.decision else { panic!("{prefix:?}") };
+        assert_eq!(effects[0].key, "fire:digest:C9@5000:say");
+        let none = fire(&app(), &Fired { key: "other".into(), due_at: 5_000 }, &ctx);
+        assert_eq!(none.decision, Decision::Ignore("no_listener"));
+        let bad_zone = Listeners::new().command("/x", |_, cx| {
+            cx.schedule("k", When::daily_at(9, 0, "Nowhere/City")?).run();
+            Ok(())
+        });
+        let failed = handle(&bad_zone, &command("/x", "")).failed.unwrap_or_default();
+        assert!(failed.contains("Nowhere/City"), "{failed}");
+    }
+}

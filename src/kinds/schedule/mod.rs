@@ -35,11 +35,33 @@ use crate::kinds::registry::{Action, Effect};
 use crate::outbox::completion::NewRow;
 use serde::Serialize;
 
+pub mod calendar;
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod fire;
 pub mod sql;
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod store;
 pub mod when;
+pub mod zone;
+pub use calendar::{Calendar, CalendarError, Days};
 pub use when::{Due, When, DAY_MS, MINUTE_MS, MIN_EVERY_MS};
+
+/// A schedule's firing, as its `on_schedule` listener sees it (`cx.schedule(key, when).run()`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fired {
+    /// The schedule's key.
+    pub key: String,
+    /// When this occurrence fell due (epoch ms); `cx.now()` says when it runs.
+    pub due_at: i64,
+}
+
+impl Fired {
+    /// The fact its effects are keyed by, `fire:{key}@{due}`: a run of the same occurrence again
+    /// (a crash before its completion was stored, a redrive) adds nothing twice.
+    pub fn fact(&self) -> String {
+        format!("fire:{}@{}", self.key, self.due_at)
+    }
+}
 
 /// The prefix of every scheduled row's idempotency key.
 pub const PREFIX: &str = "sched:";
@@ -80,16 +102,45 @@ pub fn next_due(due: i64, every: i64, now: i64) -> i64 {
     due + (missed + 1) * every
 }
 
+/// The next occurrence of a recurring schedule, and what the occurrence that just ran skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recurrence {
+    /// When the next occurrence falls due.
+    pub due: i64,
+    /// How many occurrences fell due after the one that ran and before it ended (the runtime
+    /// was down, or the team's outbox busy): skipped, never run in a burst, and counted in the
+    /// delivery line (`schedule_missed`).
+    pub missed: u32,
+}
+
+/// The most missed occurrences counted (a minute's cron down for a year counts this many).
+pub const MISSED_CAP: u32 = 10_000;
+
+/// The next occurrence of `when` whose occurrence due at `due` ended at `now`: an interval's at
+/// [`next_due`]; a calendar's at its first time after both (never "due plus a day": a calendar
+/// does not drift, and it follows daylight saving). None when it does not recur.
+pub fn recurrence(when: &When, due: i64, now: i64) -> Option<Recurrence> {
+    if let Some(every) = when.every_ms {
+        let every = every.max(MIN_EVERY_MS);
+        let missed = ((now - due).max(0) / every).min(i64::from(MISSED_CAP)) as u32;
+        return Some(Recurrence { due: next_due(due, every, now), missed });
+    }
+    let calendar = when.calendar?;
+    let next = calendar.next_after(due.max(now))?;
+    Some(Recurrence { due: next, missed: calendar.count_between(due, now, MISSED_CAP) })
+}
+
 /// The next occurrence of a recurring scheduled row (`action`, with its absolute deadline) whose
-/// occurrence ended at `now`: the same effect at [`next_due`], keyed [`occurrence_key`], with the
-/// same deadline after its due time. None when it does not recur.
-pub fn next_occurrence(action: &Action, deadline_at: Option<i64>, now: i64) -> Option<NewRow> {
-    let Action::Scheduled { key, when: When { due: Due::At(due), every_ms: Some(every) }, scheduled_at, effect } = action else { return None };
-    let next = next_due(*due, *every, now);
-    let when = When { due: Due::At(next), every_ms: Some(*every) };
+/// occurrence ended at `now`: the same effect at its [`recurrence`], keyed [`occurrence_key`],
+/// with the same deadline after its due time, and how many occurrences the ended one skipped.
+/// None when it does not recur.
+pub fn next_occurrence(action: &Action, deadline_at: Option<i64>, now: i64) -> Option<(NewRow, u32)> {
+    let Action::Scheduled { key, when: when @ When { due: Due::At(due), .. }, scheduled_at, effect } = action else { return None };
+    let Recurrence { due: next, missed } = recurrence(when, *due, now)?;
+    let when = When { due: Due::At(next), ..*when };
     let action = Action::Scheduled { key: key.clone(), when, scheduled_at: *scheduled_at, effect: effect.clone() };
     let effect = Effect { key: occurrence_key(key, next), action, deadline_after_ms: deadline_at.map(|at| at - due) };
-    Some(NewRow::queued_at(effect, now))
+    Some((NewRow::queued_at(effect, now), missed))
 }
 
 /// What a cancel does to one pending row of its key.
@@ -144,7 +195,7 @@ mod tests {
     fn after_counts_from_the_request_and_at_is_absolute() {
         assert_eq!(When::after(5_000).due_at(1_000), 6_000);
         assert_eq!(When::at(42).due_at(1_000), 42, "a time in the past is due at once");
-        assert_eq!(When::after(5_000).every(DAY_MS).resolved(1_000), When { due: Due::At(6_000), every_ms: Some(DAY_MS) });
+        assert_eq!(When::after(5_000).every(DAY_MS).resolved(1_000), When { due: Due::At(6_000), every_ms: Some(DAY_MS), calendar: None });
         assert_eq!(When::after(-5).due_at(10), 10, "a negative delay is no delay");
     }
 
@@ -191,11 +242,32 @@ mod tests {
     #[test]
     fn a_recurring_occurrence_queues_the_next_with_the_same_effect_and_deadline_span() {
         let day = DAY_MS;
-        let next = next_occurrence(&digest(When::at(10 * day).every(day)), Some(10 * day + 600), 10 * day + 50).expect("it recurs");
+        let (next, missed) = next_occurrence(&digest(When::at(10 * day).every(day)), Some(10 * day + 600), 10 * day + 50).expect("it recurs");
+        assert_eq!(missed, 0);
         assert_eq!(next.effect.key, occurrence_key("digest", 11 * day));
         assert_eq!((next.due_at(0), next.deadline_at), (11 * day, Some(11 * day + 600)), "the deadline counts from the new due time");
         let Action::Scheduled { when, effect, .. } = &next.effect.action else { panic!("scheduled") };
         assert_eq!((when.every_ms, effect.label()), (Some(day), "slack_api"), "still recurring, the same effect");
+    }
+
+    #[test]
+    fn a_calendar_recurs_at_its_next_time_and_counts_the_times_it_skipped() {
+        let nine = When::daily_at(9, 0, "Europe/Berlin").expect("a zone");
+        // 27 March 2026 09:00 CET = 08:00 UTC; the 29th's 09:00 is CEST (07:00 UTC).
+        let due = zone::days_from_civil(2026, 3, 27) * DAY_MS + 8 * 3_600_000;
+        let on_time = recurrence(&nine, due, due + 5_000).expect("recurs");
+        assert_eq!(on_time, Recurrence { due: due + DAY_MS, missed: 0 });
+        let late = recurrence(&nine, due, due + 2 * DAY_MS + 60_000).expect("recurs");
+        assert_eq!(late, Recurrence { due: due + 3 * DAY_MS - 3_600_000, missed: 2 }, "two days down: two skipped, the next at 09:00 CEST");
+        let (row, missed) = next_occurrence(&digest(When { due: Due::At(due), ..nine }), None, due + 10).expect("recurs");
+        assert_eq!((row.due_at(0), missed), (due + DAY_MS, 0));
+        assert_eq!(recurrence(&When::at(due), due, due + 10), None, "a one-off does not recur");
+    }
+
+    #[test]
+    fn an_interval_counts_the_occurrences_it_skipped() {
+        let r = recurrence(&When::at(0).every(DAY_MS), 0, 3 * DAY_MS + 5).expect("recurs");
+        assert_eq!(r, Recurrence { due: 4 * DAY_MS, missed: 3 });
     }
 
     #[test]

@@ -73,10 +73,11 @@ fn cancel_one(sql: &SqlStorage, row: &Pending, now: i64) -> worker::Result<Cance
 
 /// An in-flight occurrence fires, but queues no next one: its stored payload loses `every`.
 fn stop_recurring(sql: &SqlStorage, row: &Pending) -> worker::Result<()> {
-    let Some(Action::Scheduled { key, mut when, scheduled_at, effect }) = row.schedule() else { return Ok(()) };
-    if when.every_ms.take().is_none() {
+    let Some(Action::Scheduled { key, when, scheduled_at, effect }) = row.schedule() else { return Ok(()) };
+    if !when.recurs() {
         return Ok(());
     }
+    let when = when.once();
     let payload = serde_json::to_string(&Action::Scheduled { key, when, scheduled_at, effect }).map_err(|e| worker::Error::RustError(e.to_string()))?;
     run(sql, super::sql::SET_PAYLOAD, vec![int(row.id), V::String(payload)])
 }
@@ -106,7 +107,7 @@ pub fn still_recurs(sql: &SqlStorage, RowId(id): RowId) -> worker::Result<bool> 
         payload: String,
     }
     let found: Vec<Row> = rows(sql, super::sql::PAYLOAD, vec![int(id)])?;
-    let recurs = |p: &str| matches!(serde_json::from_str::<Action>(p), Ok(Action::Scheduled { when, .. }) if when.every_ms.is_some());
+    let recurs = |p: &str| matches!(serde_json::from_str::<Action>(p), Ok(Action::Scheduled { when, .. }) if when.recurs());
     Ok(found.first().is_some_and(|r| recurs(&r.payload)))
 }
 

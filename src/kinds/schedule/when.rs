@@ -3,6 +3,7 @@
 //! and the scheduling logic beside it ([`super`]: keys, recurrence, cancel) both build on it
 //! without importing each other in a circle.
 
+use super::calendar::{Calendar, CalendarError, Days};
 use serde::{Deserialize, Serialize};
 
 /// A minute, in ms (for `When::after(30 * MINUTE_MS)`).
@@ -20,6 +21,8 @@ pub enum Due {
     At(i64),
     /// This long after the request that scheduled it is recorded (resolved to `At` then).
     After(i64),
+    /// The calendar's first time after the request that scheduled it (resolved to `At` then).
+    Next,
 }
 
 /// When a scheduled effect falls due, and how often it repeats.
@@ -30,22 +33,68 @@ pub struct When {
     /// Repeat this often after it (at least [`MIN_EVERY_MS`]), if at all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub every_ms: Option<i64>,
+    /// Repeat at each of this calendar's times (`When::daily_at`, `When::cron`): the next
+    /// occurrence is the calendar's, never "the last one plus an interval", so nothing drifts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calendar: Option<Calendar>,
 }
 
 impl When {
     /// At `epoch_ms` (in the past: as soon as possible).
     pub fn at(epoch_ms: i64) -> When {
-        When { due: Due::At(epoch_ms), every_ms: None }
+        When { due: Due::At(epoch_ms), every_ms: None, calendar: None }
     }
 
     /// `ms` after the request is recorded.
     pub fn after(ms: i64) -> When {
-        When { due: Due::After(ms.max(0)), every_ms: None }
+        When { due: Due::After(ms.max(0)), every_ms: None, calendar: None }
     }
 
     /// And again every `ms` (at least [`MIN_EVERY_MS`]) until cancelled.
     pub fn every(self, ms: i64) -> When {
-        When { every_ms: Some(ms.max(MIN_EVERY_MS)), ..self }
+        When { every_ms: Some(ms.max(MIN_EVERY_MS)), calendar: None, ..self }
+    }
+
+    /// At each of `calendar`'s times, the first after the request, until cancelled.
+    pub fn calendar(calendar: Calendar) -> When {
+        When { due: Due::Next, every_ms: None, calendar: Some(calendar) }
+    }
+
+    /// Every day at `hour:minute` in `zone` (an IANA name: `When::daily_at(9, 0, "Europe/Berlin")`),
+    /// daylight saving applied (`crate::kinds::schedule::calendar`).
+    pub fn daily_at(hour: u32, minute: u32, zone: &str) -> Result<When, CalendarError> {
+        When::on(Days::EVERY_DAY, hour, minute, zone)
+    }
+
+    /// Monday to Friday at `hour:minute` in `zone`.
+    pub fn weekdays_at(hour: u32, minute: u32, zone: &str) -> Result<When, CalendarError> {
+        When::on(Days::WEEKDAYS, hour, minute, zone)
+    }
+
+    /// Every week on `day` (`Days::MONDAY`) at `hour:minute` in `zone`.
+    pub fn weekly_at(day: Days, hour: u32, minute: u32, zone: &str) -> Result<When, CalendarError> {
+        When::on(day, hour, minute, zone)
+    }
+
+    /// On `days` (`Days::MONDAY.and(Days::THURSDAY)`) at `hour:minute` in `zone`.
+    pub fn on(days: Days, hour: u32, minute: u32, zone: &str) -> Result<When, CalendarError> {
+        Ok(When::calendar(Calendar::at(hour, minute, days, zone)?))
+    }
+
+    /// At the times of a cron line (`"0 9 * * 1-5"`, the subset in
+    /// `crate::kinds::schedule::calendar`) in `zone`.
+    pub fn cron(line: &str, zone: &str) -> Result<When, CalendarError> {
+        Ok(When::calendar(Calendar::cron(line, zone)?))
+    }
+
+    /// Whether it repeats (an interval or a calendar).
+    pub fn recurs(&self) -> bool {
+        self.every_ms.is_some() || self.calendar.is_some()
+    }
+
+    /// The same schedule, repeating no more.
+    pub fn once(self) -> When {
+        When { every_ms: None, calendar: None, ..self }
     }
 
     /// The due time, for a request recorded at `now`.
@@ -53,6 +102,7 @@ impl When {
         match self.due {
             Due::At(at) => at,
             Due::After(ms) => now + ms,
+            Due::Next => self.calendar.and_then(|c| c.next_after(now)).unwrap_or(now),
         }
     }
 

@@ -27,6 +27,8 @@ pub(super) struct Finished {
     pub(super) row: ClaimedRow,
     /// A scheduled row's key and due time.
     pub(super) schedule: Option<(String, i64)>,
+    /// A recurring schedule's occurrences skipped since this one fell due (0: none).
+    missed: u32,
     attempted: Attempted,
     outcome: JobOutcome,
     pub(super) transition: Transition,
@@ -56,6 +58,7 @@ impl Finished {
             waited_ms: self.started - row.created_at,
             schedule: self.schedule.as_ref().map(|(key, _)| key.clone()),
             due_at: self.schedule.as_ref().map(|(_, due)| *due),
+            schedule_missed: Some(self.missed).filter(|n| *n > 0),
             next_attempt_at,
             alert: reason.is_some().then_some(Alert::RowParked),
             reason,
@@ -135,13 +138,16 @@ impl Sweeper<'_> {
             Action::Scheduled { key, .. } => Some((key.clone(), a.due_at().unwrap_or(row.created_at))),
             _ => None,
         });
-        // A recurring schedule's occurrence that ended (done or parked) queues the next one.
+        // A recurring schedule's occurrence that ended (done or parked) queues the next one; the
+        // ones that fell due meanwhile are skipped, and counted in its line.
+        let mut missed = 0;
         if let (Some(action), Transition::Done | Transition::Park { .. }) = (&action, &transition) {
-            if let Some(next) = scheduled::next_occurrence(action, row.deadline_at, clock::now_ms()) {
+            if let Some((next, skipped)) = scheduled::next_occurrence(action, row.deadline_at, clock::now_ms()) {
                 outcome.writes.push(AfterWrite::Recur(next));
+                missed = skipped;
             }
         }
-        Finished { row, schedule, attempted, outcome, transition, started }
+        Finished { row, schedule, missed, attempted, outcome, transition, started }
     }
 
     /// A 429 holds the refused call's lane (the row's target when no paced call was made: the

@@ -43,7 +43,8 @@ impl TeamActor {
         let dispatch = Dispatch::from_wire(&req.text().await?).map_err(|e| ActorError::Mismatch(format!("an ingest body ({e})")))?;
         // The handler reads the team's state synchronously; with no await from here to the unit,
         // nothing else writes in between.
-        let ctx = app::Context::of(config).with_state(Rc::new(SqlState { sql: self.sql.clone() }));
+        // `cx.now()`: the request's time (the test clock when a test set it).
+        let ctx = app::Context::of(config).with_state(Rc::new(SqlState { sql: self.sql.clone() })).at(hooks.now_ms.unwrap_or_else(clock::now_ms));
         let output = match hooks.handler_fails {
             Some(why) => HandlerOutput::of(Decision::Failed(why)),
             None => app::decide(&HookedApp::of(&*self.app, config), &dispatch, &ctx),

@@ -34,7 +34,7 @@
 //! team actor's atomic unit, with the same `Cx` the handler gets after it, so it reads the team's
 //! state, queues effects and sets the ack exactly as a handler does, and hands values to the
 //! handler by their type ([`Cx::insert`], [`Cx::extension`]). Like a handler it has no network,
-//! no clock and no randomness.
+//! no randomness, and no clock but `cx.now()`.
 //!
 //! **What it decides.**
 //! - `Ok(Next::Continue)`: the next middleware runs, then the handler.

@@ -1,0 +1,45 @@
+//! The app run inside the team actor for a claimed row, not for a request: a redriven
+//! `handler_failed` request (`crate::kinds::redrive`) and a schedule's firing
+//! (`crate::kinds::schedule::fire`). Both read the team's state through the actor's SQLite at the
+//! runtime's clock ([`context`]) and end the same way ([`outcome`]): what the handler decided is
+//! stored with the row's fenced completion — its effects as follow-up rows, its state change once
+//! per fact — so a completion that is fenced (another sweep owns the row now) stores none of it,
+//! and a run again after a crash adds nothing twice (the rows' keys and the state's fact are the
+//! same); a handler that fails parks the row as `handler_failed`, for a redrive.
+
+use super::job::Job;
+use super::state::SqlState;
+use super::{clock, log};
+use crate::app::{Context, Decision, HandlerOutput};
+use crate::logs::{ErrorLine, LogLine};
+use crate::outbox::completion::{AfterWrite, JobOutcome, NewRow};
+use crate::outbox::reasons;
+use crate::slack::classify::Verdict;
+use std::rc::Rc;
+
+/// The handlers' context for a row's run: the team's state, the runtime's clock.
+pub fn context(job: &Job<'_>) -> Context {
+    Context::of(job.config).with_state(Rc::new(SqlState { sql: job.sql.clone() })).at(clock::now_ms())
+}
+
+/// What the run of the app on behalf of `what` (for the log) stores with the row's completion:
+/// its effects and state change (done), nothing (ignored: done, or parked as `ignored` when
+/// given), or the row parked as `handler_failed`.
+pub fn outcome(output: HandlerOutput, what: &str, ignored: Option<&str>) -> JobOutcome {
+    match output.decision {
+        Decision::Enqueue(effects) => {
+            let now = clock::now_ms();
+            let mut writes: Vec<AfterWrite> = effects.into_iter().map(|e| AfterWrite::Followup(NewRow::queued_at(e, now))).collect();
+            writes.extend(output.state.map(AfterWrite::State));
+            JobOutcome { writes, ..JobOutcome::verdict(Verdict::Success) }
+        }
+        Decision::Ignore(_) => match ignored {
+            Some(code) => JobOutcome::verdict(Verdict::Permanent { code: code.into() }),
+            None => JobOutcome::verdict(Verdict::Success),
+        },
+        Decision::Failed(why) => {
+            log::error(LogLine::AdminError(ErrorLine::new(format!("handler_failed on {what}: {why}"))));
+            JobOutcome::verdict(Verdict::Permanent { code: reasons::HANDLER_FAILED.into() })
+        }
+    }
+}
