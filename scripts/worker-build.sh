@@ -4,9 +4,16 @@
 # for the fuzz targets) and the Worker compiled with -Cpanic=unwind, so a handler's panic is
 # caught and recorded as `handler_failed` (src/app/guard.rs) instead of aborting the Wasm
 # instance with every request and alarm in flight. The bots' Makefiles (and the template's) build
-# through this script. A RUSTFLAGS of your own replaces the target's flags: add -Cpanic=unwind to it.
+# through this script. A RUSTFLAGS of your own replaces the target's flags: add -Cpanic=unwind (and
+# the strip flags below) to it.
 set -euo pipefail
 export RUSTC_BOOTSTRAP=1
 export CARGO_UNSTABLE_BUILD_STD=std,panic_unwind
-export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Cpanic=unwind"
+# The Worker's wasm without its function names (about 96 KiB less gzipped; docs/benchmarks.md) but
+# with the target_features section wasm-bindgen reads to know which Wasm features the code uses:
+# cargo's `strip = true` drops both, and wasm-bindgen then warns. KEEP_NAMES=1 keeps the names, so
+# that a panic's stack trace shows them (docs/operations.md, "Debugging a panic").
+strip="-Clink-arg=--strip-all -Clink-arg=--keep-section=target_features"
+[[ -n "${KEEP_NAMES:-}" ]] && strip=""
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Cpanic=unwind $strip"
 exec worker-build "$@"
