@@ -108,7 +108,8 @@ new:
 	@sed -i "s#SLACKLINE_PATH#$(CURDIR)#g" "$(DIR)/Cargo.toml" "$(DIR)/Makefile" "$(DIR)/README.md"
 	@echo "created $(DIR): cd $(DIR) && make test && make dev"
 
-# The template builds to wasm32 and passes its own test, as a user gets it from `make new`. It
+# The template builds to wasm32, passes its own test and runs its flow.sim against wrangler dev and
+# the fake Slack (its `make flow`), as a user gets it from `make new`. It
 # shares the workspace's target folder: what the bots' builds compiled (the std rebuilt for
 # unwinding, slackline, worker) is not compiled again.
 TEMPLATE_CHECK := target/template-check
@@ -116,6 +117,7 @@ test-template:
 	rm -rf $(TEMPLATE_CHECK)
 	$(MAKE) --no-print-directory new DIR=$(TEMPLATE_CHECK)
 	CARGO_TARGET_DIR=$(CURDIR)/target $(MAKE) --no-print-directory -C $(TEMPLATE_CHECK) test
+	CARGO_TARGET_DIR=$(CURDIR)/target $(MAKE) --no-print-directory -C $(TEMPLATE_CHECK) flow
 
 test-wasm:
 	cargo test --locked --target wasm32-unknown-unknown --test wasm_core

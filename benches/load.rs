@@ -672,6 +672,11 @@ fn main() {
         println!("load average (1, 5, 15 min) before: {}\n\n{}", load_average(), cost::figures(&scale));
         return;
     }
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("flexpane") {
+        // `BENCH_ONLY=flexpane make bench`: ack → entity.presentDetails under 16 clients, the ticket desk.
+        println!("| # | measure | figure |\n| --- | --- | --- |\n{}", views::flexpane_figures(&scale));
+        return;
+    }
     if std::env::var("BENCH_ONLY").as_deref() == Ok("views") {
         // `BENCH_ONLY=views make bench`: ack → views.open under 16 clients, the triage bot.
         println!("| # | measure | figure |\n| --- | --- | --- |\n{}", views::figures(&scale));

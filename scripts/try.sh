@@ -26,42 +26,16 @@ esac
 export PATH="$PWD/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 export WRANGLER_SEND_METRICS=false WRANGLER_WRITE_LOGS=false CI=true NO_COLOR=1 FORCE_COLOR=0
 
-work=$(mktemp -d)
-groups=()
-cleanup() {
-  for g in "${groups[@]}"; do kill -TERM -- "-$g" 2>/dev/null || true; done
-  sleep 0.3
-  for g in "${groups[@]}"; do kill -KILL -- "-$g" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'echo "make try: interrupted"; exit 130' INT TERM
-
-free_port() { node -e "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
-answers() { node -e "fetch(process.argv[1]).then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))" "$1"; }
-wait_for() { # url what seconds
-  for _ in $(seq 1 $(( $3 * 4 ))); do answers "$1" && return 0; sleep 0.25; done
-  echo "make try: $2 did not start within $3 s; its output:" >&2
-  return 1
-}
+who="make try"
+# shellcheck source=scripts/local-run.sh
+source scripts/local-run.sh
 
 cargo build --quiet --locked --bin slackline-sim
-sim_port=$(free_port)
-app_port=$(free_port)
-inspector_port=$(free_port)
 secret="make-try-signing-secret"
 team="TTRY$(date +%s)"
-
-# Each in its own process group (setsid), so that cleanup stops wrangler's workerd children too.
-setsid target/debug/slackline-sim serve --port "$sim_port" > "$work/sim.log" 2>&1 &
-groups+=($!)
+start_fake_slack target/debug/slackline-sim
 printf 'SLACK_SIGNING_SECRET=%s\nSLACK_BOT_TOKEN=xoxb-make-try\nSLACK_API_URL=http://127.0.0.1:%s/api\nLOG_DELIVERIES=all\nTRIAGE_CHANNEL=C0TRIAGE\nTICKETS_CHANNEL=C0DESK\n' "$secret" "$sim_port" > "$work/vars.env"
-setsid wrangler dev --config wrangler.toml "examples/$app/build/index.js" --ip 127.0.0.1 --port "$app_port" --inspector-port "$inspector_port" --show-interactive-dev-session=false \
-  --persist-to "$work/state" --env-file "$work/vars.env" > "$work/app.log" 2>&1 &
-groups+=($!)
-
-wait_for "http://127.0.0.1:$sim_port/_sim/calls" "the fake Slack" 10 || { cat "$work/sim.log" >&2; exit 1; }
-wait_for "http://127.0.0.1:$app_port/healthz" "slackline (wrangler dev)" 120 || { tail -40 "$work/app.log" >&2; exit 1; }
+start_bot wrangler.toml "examples/$app/build/index.js" "$work/vars.env"
 echo "fake Slack on http://127.0.0.1:$sim_port, slackline on http://127.0.0.1:$app_port"
 echo
 # A script's file is shown with its subcommand.

@@ -3,7 +3,8 @@
 //! reply Slack would see arrives; `storm` (Slack's retries, duplicates and fresh-id copies of one
 //! message) results in exactly one reply; `rate-limited`'s notice is counted in the team's stats;
 //! a wrong secret is a clear error; each example's `flow.sim` runs against its own bot (the ticket
-//! desk's completes a Workflow step and unfurls a link as a Work Object).
+//! desk's completes a Workflow step and unfurls a link as a Work Object; the digest's posts the
+//! tickets open when its schedule runs). The template's flow.sim runs in `make test-template`.
 
 use crate::support;
 
@@ -125,4 +126,14 @@ fn a_script_whose_expectation_is_not_met_fails_naming_its_line_and_what_came() {
         Err(Failure::Unexpected(why)) => assert!(why.starts_with("line 2: expected chat.postMessage") && why.contains("never-answered-this-way"), "{why}"),
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn the_digests_script_posts_the_tickets_open_when_its_schedule_runs() {
+    let fake = support::FakeSlack::start();
+    let digest = support::Runtime::start(support::Settings::example("digest", &fake).var("DIGEST_EVERY_MINUTES", "1"));
+    let report = script("examples/digest/flow.sim", &digest, &fake, &[]).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(ticks(&report), 1, "{report}");
+    let posted = fake.posts_in("C0DIGEST");
+    assert_eq!(posted.len(), 1, "one digest, not one per command: {report}");
 }
