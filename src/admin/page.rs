@@ -9,6 +9,7 @@
 use super::state::StatePage;
 use super::{OutboxRow, ScheduledRow, Stats};
 use crate::kinds::registry::Action;
+use crate::kinds::schedule::zone::civil_from_days;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
@@ -46,16 +47,7 @@ pub fn escape(text: &str) -> String {
 /// `2026-11-30 21:44:10 UTC` for epoch milliseconds.
 pub fn utc(ms: i64) -> String {
     let (days, secs) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000) / 1000);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = civil_from_days(days);
     format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC", secs / 3600, secs / 60 % 60, secs % 60)
 }
 

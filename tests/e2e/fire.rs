@@ -6,7 +6,7 @@
 //! alarm; a request stamped in the past (`x-slackline-test-now`) makes its first occurrence due
 //! then.
 
-use crate::support::slack::{now_ms, sign};
+use crate::support::slack::{now_ms, post_signed_at};
 use crate::support::{eventually, unique, Call, Client, FakeSlack, Runtime, Settings};
 use serde_json::Value;
 use slackline::sim::client::fresh_trigger_id;
@@ -28,17 +28,7 @@ fn command_at(c: &Client, team: &str, channel: &str, name: &str, text: &str, tri
         ("response_url", &response_url),
         ("trigger_id", trigger),
     ];
-    let body = form_urlencoded::Serializer::new(String::new()).extend_pairs(fields).finish();
-    let ts = (at / 1000).to_string();
-    let sig = sign(&ts, body.as_bytes());
-    let clock = (at / 1000 * 1000).to_string();
-    let headers = [
-        ("content-type", "application/x-www-form-urlencoded"),
-        ("x-slack-request-timestamp", ts.as_str()),
-        ("x-slack-signature", sig.as_str()),
-        ("x-slackline-test-now", clock.as_str()),
-    ];
-    c.post_raw("/slack/commands", &headers, body.as_bytes()).status
+    post_signed_at(c, "/slack/commands", &form_urlencoded::Serializer::new(String::new()).extend_pairs(fields).finish(), at)
 }
 
 /// The same, now, with a fresh `trigger_id`.

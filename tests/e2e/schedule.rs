@@ -6,7 +6,7 @@
 //! (`/digest` every `DIGEST_EVERY_MINUTES`, `/digest stop`), whose firings run its listener
 //! (`tests/e2e/fire.rs` has more of those).
 
-use crate::support::slack::{now_ms, sign};
+use crate::support::slack::{now_ms, post_signed_at};
 use crate::support::{eventually, unique, Call, Client, FakeSlack, Reply, Runtime, Settings};
 use serde_json::Value;
 use slackline::sim::cli::triage;
@@ -86,21 +86,7 @@ fn announced(t: &Triage, team: &str, title: String, at: i64) -> Incident {
 /// POSTs an interaction signed at `at`, with the test clock set to it; returns the status.
 fn submit_at(c: &Client, payload: &Value, at: i64) -> u16 {
     let body = form_urlencoded::Serializer::new(String::new()).append_pair("payload", &payload.to_string()).finish();
-    post_at(c, "/slack/interactivity", &body, at)
-}
-
-/// POSTs a Slack form body to `path`, signed at `at`, with the test clock set to it.
-fn post_at(c: &Client, path: &str, body: &str, at: i64) -> u16 {
-    let ts = (at / 1000).to_string();
-    let sig = sign(&ts, body.as_bytes());
-    let clock = (at / 1000 * 1000).to_string();
-    let headers = [
-        ("content-type", "application/x-www-form-urlencoded"),
-        ("x-slack-request-timestamp", ts.as_str()),
-        ("x-slack-signature", sig.as_str()),
-        ("x-slackline-test-now", clock.as_str()),
-    ];
-    c.post_raw(path, &headers, body.as_bytes()).status
+    post_signed_at(c, "/slack/interactivity", &body, at)
 }
 
 /// A click on the incident's Acknowledge button (now).
@@ -324,7 +310,7 @@ fn digest_at(c: &Client, team: &str, channel: &str, text: &str, at: i64) -> u16 
         ("response_url", &response_url),
         ("trigger_id", &trigger),
     ];
-    post_at(c, "/slack/commands", &form_urlencoded::Serializer::new(String::new()).extend_pairs(fields).finish(), at)
+    post_signed_at(c, "/slack/commands", &form_urlencoded::Serializer::new(String::new()).extend_pairs(fields).finish(), at)
 }
 
 #[test]

@@ -47,6 +47,21 @@ pub fn sign(ts: &str, body: &[u8]) -> String {
     SigningSecret::parse(Some(SECRET.into())).unwrap().sign(ts, body)
 }
 
+/// POSTs a Slack form `body` to `path`, signed at `at` (epoch ms), with the test clock set to it:
+/// a request Slack sent then, as slackline sees it.
+pub fn post_signed_at(c: &Client, path: &str, body: &str, at: i64) -> u16 {
+    let ts = (at / 1000).to_string();
+    let sig = sign(&ts, body.as_bytes());
+    let clock = (at / 1000 * 1000).to_string();
+    let headers = [
+        ("content-type", "application/x-www-form-urlencoded"),
+        ("x-slack-request-timestamp", ts.as_str()),
+        ("x-slack-signature", sig.as_str()),
+        ("x-slackline-test-now", clock.as_str()),
+    ];
+    c.post_raw(path, &headers, body.as_bytes()).status
+}
+
 fn read(r: ureq::Response) -> Answer {
     let headers = r.headers_names().into_iter().filter_map(|n| Some((n.clone(), r.header(&n)?.to_string()))).collect();
     Answer { status: r.status(), headers, body: r.into_string().unwrap_or_default() }
