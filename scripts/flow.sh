@@ -22,9 +22,6 @@ cargo build --quiet --locked --manifest-path "$here/Cargo.toml" --bin slackline-
 sim="${CARGO_TARGET_DIR:-$here/target}/debug/slackline-sim"
 secret="make-flow-signing-secret"
 start_fake_slack "$sim"
-{
-  printf 'SLACK_SIGNING_SECRET=%s\nSLACK_BOT_TOKEN=xoxb-make-flow\nSLACK_API_URL=http://127.0.0.1:%s/api\n' "$secret" "$sim_port"
-  for var in "$@"; do printf '%s\n' "$var"; done
-} > "$work/vars.env"
+write_vars "$secret" "$@"
 start_bot "$bot/wrangler.toml" "$bot/build/index.js" "$work/vars.env"
 "$sim" script "$flow" --url "http://127.0.0.1:$app_port" --sim "http://127.0.0.1:$sim_port" --secret "$secret" --timeout 20

@@ -38,3 +38,15 @@ start_bot() {
   groups+=($!)
   wait_for "http://127.0.0.1:$app_port/healthz" "the bot (wrangler dev)" 120 || { tail -40 "$work/app.log" >&2; exit 1; }
 }
+
+# write_vars SECRET [NAME=VALUE…]: $work/vars.env, the bot's settings against the fake Slack
+# ($sim_port, started first): the signing secret, a token the fake takes, its API URL, and the
+# vars given.
+write_vars() {
+  local secret="$1"
+  shift
+  {
+    printf 'SLACK_SIGNING_SECRET=%s\nSLACK_BOT_TOKEN=xoxb-local-run\nSLACK_API_URL=http://127.0.0.1:%s/api\n' "$secret" "$sim_port"
+    for var in "$@"; do printf '%s\n' "$var"; done
+  } > "$work/vars.env"
+}

@@ -34,7 +34,7 @@ cargo build --quiet --locked --bin slackline-sim
 secret="make-try-signing-secret"
 team="TTRY$(date +%s)"
 start_fake_slack target/debug/slackline-sim
-printf 'SLACK_SIGNING_SECRET=%s\nSLACK_BOT_TOKEN=xoxb-make-try\nSLACK_API_URL=http://127.0.0.1:%s/api\nLOG_DELIVERIES=all\nTRIAGE_CHANNEL=C0TRIAGE\nTICKETS_CHANNEL=C0DESK\n' "$secret" "$sim_port" > "$work/vars.env"
+write_vars "$secret" LOG_DELIVERIES=all TRIAGE_CHANNEL=C0TRIAGE TICKETS_CHANNEL=C0DESK
 start_bot wrangler.toml "examples/$app/build/index.js" "$work/vars.env"
 echo "fake Slack on http://127.0.0.1:$sim_port, slackline on http://127.0.0.1:$app_port"
 echo

@@ -136,12 +136,12 @@ fn set_event_message(raw: &mut Value, channel: &str, ts: &str) -> bool {
         return true;
     }
     let field = if raw.get("message_ts").is_some() { "message_ts" } else { "ts" };
-    let is_message = matches!(raw["type"].as_str(), Some("message" | "app_mention")) || field == "message_ts";
-    if is_message && raw.get("channel").is_some() {
+    let about_a_message = (matches!(raw["type"].as_str(), Some("message" | "app_mention")) || field == "message_ts") && raw.get("channel").is_some();
+    if about_a_message {
         raw["channel"] = json!(channel);
         raw[field] = json!(ts);
     }
-    is_message && raw.get("channel").is_some()
+    about_a_message
 }
 
 fn set_interaction_channel(payload: &mut Value, channel: &str) -> bool {
