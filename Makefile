@@ -77,16 +77,21 @@ docs: setup
 try: build
 	scripts/try.sh $(APP)
 
-test: build
-	$(MAKE) --no-print-directory lint
-	cargo test --locked --workspace --lib --bins --tests --quiet -- --test-threads=4
-	cargo test --locked --doc --quiet
-	$(MAKE) --no-print-directory try
-	$(MAKE) --no-print-directory try APP=triage
-	$(MAKE) --no-print-directory try APP=tickets
-	$(MAKE) --no-print-directory test-wasm
-	$(MAKE) --no-print-directory test-template
-	$(MAKE) --no-print-directory fuzz-smoke
+# Each step is timed (scripts/step.sh): the run ends with where its minutes went.
+test:
+	@scripts/step.sh begin
+	@scripts/step.sh setup scripts/setup.sh
+	@scripts/step.sh build $(MAKE) --no-print-directory worker
+	@scripts/step.sh lint $(MAKE) --no-print-directory lint
+	@scripts/step.sh cargo-test cargo test --locked --workspace --lib --bins --tests --quiet -- --test-threads=4
+	@scripts/step.sh doc-tests cargo test --locked --doc --quiet
+	@scripts/step.sh try-echo $(MAKE) --no-print-directory try
+	@scripts/step.sh try-triage $(MAKE) --no-print-directory try APP=triage
+	@scripts/step.sh try-tickets $(MAKE) --no-print-directory try APP=tickets
+	@scripts/step.sh test-wasm $(MAKE) --no-print-directory test-wasm
+	@scripts/step.sh test-template $(MAKE) --no-print-directory test-template
+	@scripts/step.sh fuzz-smoke $(MAKE) --no-print-directory fuzz-smoke
+	@scripts/step.sh report
 
 # rustfmt (rustfmt.toml) and clippy with every warning an error, native and wasm32 (the adapters
 # exist only there), the production build and the tests' (testkit); the crate's docs (cargo doc's
