@@ -3,18 +3,21 @@
 //! settings, the bot token, the pacer's gate) and ends with one [`JobOutcome`]: the verdict,
 //! Slack's HTTP status, and what the completion stores with it (`AfterWrite`s).
 //!
-//! Beside it, the two hooks a room may need from the engine, so that the engine names no kind:
-//! [`queued`] (a row just inserted by the ingest unit: a room that orders its rows notes it) and
-//! [`housekeep`] (the rooms' own tables pruned with the receipts).
+//! Beside it, the hooks a room may need from the engine, so that the engine names no kind:
+//! [`at_ingest`] and [`record_at_ingest`] (what a room records in the ingest unit itself: a Stop,
+//! a step's start), [`queued`] (a row just inserted by the ingest unit: a room that orders its
+//! rows notes it) and [`housekeep`] (the rooms' own tables pruned with the receipts).
 //!
 //! Adding a kind of effect: its room, its variant in `super::registry`, and its arm here (and in
 //! a hook, if its room keeps a table of its own).
 
 use super::registry::Action;
 use super::{assistant, lists, llm, notify, redrive, respond_url, schedule, slack_api, step};
+use crate::config::Config;
 use crate::outbox::completion::JobOutcome;
 use crate::platform::job::Job;
 use crate::slack::classify::Verdict;
+use crate::slack::envelope::Dispatch;
 use worker::SqlStorage;
 
 /// Performs the row's action.
@@ -54,6 +57,42 @@ pub(crate) async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
         Action::Fire => JobOutcome::verdict(Verdict::Permanent { code: crate::outbox::reasons::BAD_PAYLOAD.into() }),
         // Applied when recorded, never a row: one here is a bug, kept for an operator.
         Action::CancelSchedule { .. } => JobOutcome::verdict(Verdict::Permanent { code: crate::outbox::reasons::BAD_PAYLOAD.into() }),
+    }
+}
+
+/// What a room records in the ingest unit itself, beside the receipt and the rows its effects
+/// call for: a fact the engine keeps for the kind, in the same all-or-nothing unit. Picked from
+/// the request by [`at_ingest`] and written by [`record_at_ingest`],
+/// so that the ingest path names no kind: a room that needs one adds a variant and its two arms.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AtIngest {
+    /// The user pressed Stop on the answer streaming in this thread (`super::assistant`): recorded
+    /// for the answers queued so far.
+    Stop {
+        /// The channel.
+        channel: String,
+        /// The thread's parent `ts`.
+        thread_ts: String,
+    },
+    /// A Workflow step started (`super::step`): its execution and its guard row.
+    Step(crate::kinds::step::Recording),
+}
+
+/// What the rooms record in the ingest unit for this request (a Stop, a step's start), given the
+/// handler's error if it failed: a failed handler's step is failed by its guard at once.
+pub(crate) fn at_ingest(dispatch: &Dispatch, config: &Config, now: i64, handler_failed: Option<&str>) -> Vec<AtIngest> {
+    let stop = dispatch.stops_answer().map(|(channel, thread_ts)| AtIngest::Stop { channel: channel.to_string(), thread_ts: thread_ts.to_string() });
+    let step = step::store::started(dispatch, config, now, handler_failed).map(AtIngest::Step);
+    stop.into_iter().chain(step).collect()
+}
+
+/// Writes one of [`at_ingest`]'s records inside the ingest unit (`op_key`, the receipt's).
+/// Returns whether it queued a row of its own: `Some(true)` queued, `Some(false)` already queued
+/// (a duplicate), `None` when the record queues none.
+pub(crate) fn record_at_ingest(sql: &SqlStorage, at: &AtIngest, op_key: &str, max_attempts: u32, now: i64) -> worker::Result<Option<bool>> {
+    match at {
+        AtIngest::Stop { channel, thread_ts } => assistant::store::record_stop(sql, channel, thread_ts, now).map(|()| None),
+        AtIngest::Step(recording) => step::store::record(sql, op_key, recording, max_attempts, now).map(Some),
     }
 }
 

@@ -2,7 +2,11 @@
 //! ending's and the guard's jobs.
 
 use super::sql;
+use crate::config::Config;
+use crate::platform::clock;
 use crate::platform::exec::{int, rows, run, text};
+use crate::platform::rows::{insert_action, Queue};
+use crate::slack::envelope::Dispatch;
 use serde::Deserialize;
 use worker::SqlStorage;
 
@@ -17,9 +21,27 @@ pub(crate) enum Execution {
     Running { sealed_token: String },
 }
 
-/// Records an execution (inside the ingest unit; a duplicate writes nothing).
-pub(crate) fn record(sql: &SqlStorage, execution_id: &str, callback_id: &str, sealed_token: &str, deadline_at: i64, now: i64) -> worker::Result<()> {
-    run(sql, sql::RECORD, vec![text(execution_id), text(callback_id), text(sealed_token), int(deadline_at), int(now)])
+/// A Workflow step's start (`function_executed`), as the ingest unit records it: the execution
+/// with its token sealed, and its guard. An event that names no execution or token records nothing
+/// (there is nothing to end): the app's handler sees it, and fails on it as it sees fit.
+pub(crate) fn started(dispatch: &Dispatch, config: &Config, now: i64, handler_failed: Option<&str>) -> Option<super::Recording> {
+    let Dispatch::Event(envelope) = dispatch else { return None };
+    if envelope.event.type_name() != super::FUNCTION_EXECUTED {
+        return None;
+    }
+    let started = super::StepStarted::from_event(&envelope.raw).ok()?;
+    let sealed = config.cipher.seal(&started.token, clock::random_bytes());
+    Some(super::recording(&started, sealed, now, config.step_deadline_ms, handler_failed))
+}
+
+/// Records a started step's execution and queues its guard (due at its deadline, or now), inside
+/// the ingest unit; returns whether the guard was new (a duplicate of the execution writes
+/// nothing).
+pub(crate) fn record(sql: &SqlStorage, op_key: &str, step: &super::Recording, max_attempts: u32, now: i64) -> worker::Result<bool> {
+    let values = vec![text(&step.execution_id), text(&step.callback_id), text(&step.sealed_token), int(step.deadline_at), int(now)];
+    run(sql, sql::RECORD, values)?;
+    let queue = Queue { key: &step.guard.key, op_key, max_attempts, due: step.guard_due, deadline_at: None, now };
+    Ok(insert_action(sql, &step.guard.action, queue)?.is_some())
 }
 
 /// What is stored of `execution_id`.

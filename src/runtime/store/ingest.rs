@@ -2,6 +2,7 @@
 //! for, all or nothing.
 
 use crate::ingest::Receipt;
+use crate::kinds::perform::{self, AtIngest};
 use crate::kinds::redrive::store as redrive;
 use crate::kinds::registry::Action;
 use crate::kinds::schedule::store as scheduled;
@@ -72,11 +73,9 @@ pub struct Ingest {
     /// The handler failed (its error) on this request (the JSON kept for a redrive): instead of
     /// effects, one parked `handler_failed` row.
     pub failed: Option<(String, serde_json::Value)>,
-    /// The user pressed Stop on the answer streaming in this thread (channel, thread ts):
-    /// recorded for the answers queued so far (`crate::kinds::assistant`).
-    pub stop: Option<(String, String)>,
-    /// A Workflow step started: its execution and its guard (`crate::kinds::step`).
-    pub step: Option<crate::kinds::step::Recording>,
+    /// What the rooms record in the unit beside the rows (a Stop, a step's start:
+    /// `crate::kinds::perform::at_ingest`).
+    pub at_ingest: Vec<AtIngest>,
 }
 
 /// The ingest unit: the receipt, its outbox rows (and, for an uninstall, the revocation), all or
@@ -100,17 +99,15 @@ pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64, kno
             state::apply(&sql, change, now)?;
         }
         let (mut queued, mut already_queued) = insert_rows(&sql, &ingest.op_key, &ingest.rows, ingest.max_attempts, now)?;
-        if let Some(step) = &ingest.step {
-            match record_step(&sql, &ingest.op_key, step, ingest.max_attempts, now)? {
-                true => queued += 1,
-                false => already_queued += 1,
+        for at in &ingest.at_ingest {
+            match perform::record_at_ingest(&sql, at, &ingest.op_key, ingest.max_attempts, now)? {
+                Some(true) => queued += 1,
+                Some(false) => already_queued += 1,
+                None => {}
             }
         }
         if let Some((error, dispatch)) = &ingest.failed {
             redrive::park(&sql, &ingest.op_key, error, dispatch, ingest.max_attempts, now)?;
-        }
-        if let Some((channel, thread_ts)) = &ingest.stop {
-            crate::kinds::assistant::store::record_stop(&sql, channel, thread_ts, now)?;
         }
         let parked = if ingest.uninstall { revoke(&sql, now)? } else { 0 };
         Ok(Recorded { receipt: Receipt::New { queued, already_queued }, first_seen: !first.is_empty(), parked })
@@ -119,14 +116,6 @@ pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64, kno
         known.forget();
     }
     recorded
-}
-
-/// Records a started step's execution and queues its guard (due at its deadline, or now); returns
-/// whether the guard was new (a duplicate of the execution writes nothing).
-fn record_step(sql: &SqlStorage, op_key: &str, step: &crate::kinds::step::Recording, max_attempts: u32, now: i64) -> worker::Result<bool> {
-    crate::kinds::step::store::record(sql, &step.execution_id, &step.callback_id, &step.sealed_token, step.deadline_at, now)?;
-    let queue = Queue { key: &step.guard.key, op_key, max_attempts, due: step.guard_due, deadline_at: None, now };
-    Ok(insert_action(sql, &step.guard.action, queue)?.is_some())
 }
 
 /// Deletes the tokens, marks the team uninstalled, parks every pending row as `uninstalled`.

@@ -13,7 +13,7 @@ use super::TeamActor;
 use crate::app::{self, Decision, HandlerOutput};
 use crate::config::Config;
 use crate::ingest::{Admission, Deadline, IngestOutcome, Receipt};
-use crate::kinds::step;
+use crate::kinds::perform;
 use crate::logs::{Alert, UninstallLine};
 use crate::oauth::Installation;
 use crate::outbox::reasons;
@@ -72,8 +72,7 @@ impl TeamActor {
             max_attempts: config.retry.max_attempts,
             team_key_stored: self.team.borrow().is_some(),
             failed: failed.clone(),
-            stop: dispatch.stops_answer().map(|(channel, thread)| (channel.to_string(), thread.to_string())),
-            step: step_started(&dispatch, config, now, failed.as_ref().map(|(why, _)| why.as_str())),
+            at_ingest: perform::at_ingest(&dispatch, config, now, failed.as_ref().map(|(why, _)| why.as_str())),
             // Only a run whose effects stand carries one (`app::decide`).
             state: output.state,
         };
@@ -123,17 +122,4 @@ impl TeamActor {
         self.credentials.forget();
         Ok(Response::from_json(&json!({ "stored": true, "encrypted": config.cipher.encrypts() }))?)
     }
-}
-
-/// A Workflow step's start (`function_executed`), as the unit records it: the execution with its
-/// token sealed, and its guard. An event that names no execution or token records nothing (there
-/// is nothing to end): the app's handler sees it, and fails on it as it sees fit.
-fn step_started(dispatch: &Dispatch, config: &Config, now: i64, handler_failed: Option<&str>) -> Option<step::Recording> {
-    let Dispatch::Event(envelope) = dispatch else { return None };
-    if envelope.event.type_name() != step::FUNCTION_EXECUTED {
-        return None;
-    }
-    let started = step::StepStarted::from_event(&envelope.raw).ok()?;
-    let sealed = config.cipher.seal(&started.token, clock::random_bytes());
-    Some(step::recording(&started, sealed, now, config.step_deadline_ms, handler_failed))
 }
