@@ -77,7 +77,8 @@ docs: setup
 try: build
 	scripts/try.sh $(APP)
 
-# Each step is timed (scripts/step.sh): the run ends with where its minutes went.
+# Each step is timed (scripts/step.sh): the run ends with where its minutes went. The examples'
+# flows (make try) run against the bundles the end-to-end tests built (TESTKIT=1, scripts/try.sh).
 test:
 	@scripts/step.sh begin
 	@scripts/step.sh setup scripts/setup.sh
@@ -86,8 +87,8 @@ test:
 	@scripts/step.sh cargo-test cargo test --locked --workspace --lib --bins --tests --quiet -- --test-threads=4
 	@scripts/step.sh doc-tests cargo test --locked --doc --quiet
 	@scripts/step.sh try-echo $(MAKE) --no-print-directory try
-	@scripts/step.sh try-triage $(MAKE) --no-print-directory try APP=triage
-	@scripts/step.sh try-tickets $(MAKE) --no-print-directory try APP=tickets
+	@scripts/step.sh try-triage $(MAKE) --no-print-directory try APP=triage TESTKIT=1
+	@scripts/step.sh try-tickets $(MAKE) --no-print-directory try APP=tickets TESTKIT=1
 	@scripts/step.sh test-wasm $(MAKE) --no-print-directory test-wasm
 	@scripts/step.sh test-template $(MAKE) --no-print-directory test-template
 	@scripts/step.sh fuzz-smoke $(MAKE) --no-print-directory fuzz-smoke

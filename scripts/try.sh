@@ -13,6 +13,11 @@
 # a channel of the fake) and runs its flow.sim (`slackline-sim script`): /ticket and its modal, Take,
 # the Workflow step "Create ticket" completing, its ticket's link unfurled as a Work Object and its
 # flexpane, Close; each step with what Slack received, each expectation ticked.
+#
+# TESTKIT=1 (as `make test` runs the examples' flows) serves the bundle with the test scaffolding
+# that the end-to-end tests have just built (build-testkit/; the scaffolding stays off unless a
+# var switches it on) instead of building the production bundle too: one whole-program build
+# less per example.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 app="${1:-echo}"
@@ -35,7 +40,7 @@ secret="make-try-signing-secret"
 team="TTRY$(date +%s)"
 start_fake_slack target/debug/slackline-sim
 write_vars "$secret" LOG_DELIVERIES=all TRIAGE_CHANNEL=C0TRIAGE TICKETS_CHANNEL=C0DESK
-start_bot wrangler.toml "examples/$app/build/index.js" "$work/vars.env"
+start_bot wrangler.toml "examples/$app/build${TESTKIT:+-testkit}/index.js" "$work/vars.env"
 echo "fake Slack on http://127.0.0.1:$sim_port, slackline on http://127.0.0.1:$app_port"
 echo
 # A script's file is shown with its subcommand.
