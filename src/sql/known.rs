@@ -1,7 +1,8 @@
 //! What an actor instance knows its database already holds (the actor keeps it, `runtime::store`
 //! reads and extends it), so that the hot path does not run, on every event, a statement that
 //! could only write nothing: the housekeeping notes
-//! (`meta.receipts_since` at an ingest, `meta.done_oldest` at a completion as done: `INSERT … ON
+//! (`meta.receipts_since` at an ingest, `meta.done_oldest` at a completion as done,
+//! `meta.keys_oldest` with a notify POST's key: `INSERT … ON
 //! CONFLICT DO NOTHING`, a no-op once noted) and a target's failure streak (`DELETE FROM
 //! target_streaks` after each success, a no-op while the target has no streak).
 //!
@@ -20,6 +21,7 @@ use std::collections::HashSet;
 pub struct Known {
     receipts_noted: Cell<bool>,
     done_noted: Cell<bool>,
+    keys_noted: Cell<bool>,
     /// Targets whose streak row is known to be absent.
     clean_targets: RefCell<HashSet<String>>,
 }
@@ -45,6 +47,16 @@ impl Known {
         self.done_noted.set(true);
     }
 
+    /// Whether `meta.keys_oldest` is known to be set (`kinds::notify::sql::NOTE_KEYS`).
+    pub fn keys_noted(&self) -> bool {
+        self.keys_noted.get()
+    }
+
+    /// `meta.keys_oldest` is set.
+    pub fn note_keys(&self) {
+        self.keys_noted.set(true);
+    }
+
     /// Whether `target` is known to have no failure streak.
     pub fn is_clean(&self, target: &str) -> bool {
         self.clean_targets.borrow().contains(target)
@@ -64,6 +76,7 @@ impl Known {
     pub fn forget_notes(&self) {
         self.receipts_noted.set(false);
         self.done_noted.set(false);
+        self.keys_noted.set(false);
     }
 
     /// A unit failed: nothing it would have established can be believed.

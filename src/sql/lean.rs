@@ -83,11 +83,12 @@ pub const NOTE_RECEIPT: &str = "INSERT INTO meta(key, value) VALUES ('receipts_s
 /// noted.
 pub const NOTE_DONE: &str = "INSERT INTO meta(key, value) VALUES ('done_oldest', ?1) ON CONFLICT(key) DO NOTHING";
 
-/// Since when `receipts` collects, and when the oldest delivered row was noted (epoch ms, NULL
-/// when there is none).
+/// Since when `receipts` collects, when the oldest delivered row was noted, and when the oldest
+/// idempotency key expires (`kinds::notify::sql::NOTE_KEYS`) (epoch ms, NULL when there is none).
 pub const OLDEST: &str = "SELECT
    (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'receipts_since') AS receipts,
-   (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'done_oldest') AS done";
+   (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'done_oldest') AS done,
+   (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'keys_oldest') AS keys";
 
 /// The newest receipt of the current table and how many it holds (for a rotation).
 pub const CURRENT_RECEIPTS: &str = "SELECT MAX(received_at) AS newest, COUNT(*) AS n FROM receipts";

@@ -98,6 +98,9 @@ pub const TEAM: Schema<'static> = Schema {
         Migration { to: 8, name: "agent_sessions", sql: crate::kinds::assistant::sql::MIGRATION_8, floor: 5 },
         // Additive (a table version 5 never names): the floor stays 5.
         Migration { to: 9, name: "step_executions", sql: crate::kinds::step::sql::MIGRATION_9, floor: 5 },
+        // Index-only (a release of version 5 looks keys up by their primary key; its sweeps scan
+        // for the oldest expiry): the floor stays 5.
+        Migration { to: 10, name: "keys_unindexed", sql: crate::kinds::notify::sql::MIGRATION_10, floor: 5 },
     ],
 };
 

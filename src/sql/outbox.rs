@@ -110,7 +110,8 @@ macro_rules! due_of_pending {
 /// work (due pending rows, not before their target's hold, or the expiry of a live lease; NULL
 /// when nothing is pending); when housekeeping next has work (`receipts_at`: the receipts'
 /// next rotation, `done_at`: the oldest noted delivered row's expiry plus the bucket (both
-/// `sql::lean`), `keys_at`: the oldest idempotency key's expiry; each NULL when there is none);
+/// `sql::lean`), `keys_at`: the oldest idempotency key's expiry as noted, plus the bucket
+/// (`kinds::notify::sql::NOTE_KEYS`); each NULL when there is none);
 /// and the pending summary
 /// (`pending`, `oldest`: when the oldest row due by now entered the queue — a scheduled row
 /// enters it at its due time, so one not due yet is not waiting). ?1 now, ?2 receipt retention
@@ -124,7 +125,7 @@ pub const SWEEP_END: &str = concat!(
     WHERE o.status = 'pending') AS next_at,
    (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'receipts_since') + ?2 AS receipts_at,
    (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'done_oldest') + ?3 + ?4 AS done_at,
-   (SELECT MIN(expires_at) FROM idempotency_keys) AS keys_at,
+   (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'keys_oldest') + ?4 AS keys_at,
    (SELECT COUNT(*) FROM outbox WHERE status = 'pending') AS pending,
    (SELECT MIN(created_at) FROM outbox WHERE status = 'pending' AND created_at <= ?1) AS oldest"
 );
@@ -174,10 +175,6 @@ pub const STREAK_FAIL: &str = "INSERT INTO target_streaks(target, failures) VALU
 
 /// A success ends a target's failure streak: ?1 target.
 pub const STREAK_RESET: &str = "DELETE FROM target_streaks WHERE target = ?1";
-
-/// Deletes expired keys: ?1 now, ?2 limit.
-pub const PRUNE_KEYS: &str = "DELETE FROM idempotency_keys WHERE key IN (
-   SELECT key FROM idempotency_keys WHERE expires_at <= ?1 ORDER BY expires_at LIMIT ?2)";
 
 /// Deletes the Slack answers of old delivered rows: ?1 cutoff, ?2 limit (the same rows as
 /// [`PRUNE_DONE`], run before it).

@@ -7,8 +7,10 @@ use super::{key_of_row, row_key, Invalid, MessageView, PostWrite, StatusUpdate, 
 use crate::kinds::registry::Action;
 use crate::platform::exec::{int, rows, run, text, tx_sync};
 use crate::platform::rows::{insert_action, queue_serial, Queue};
+use crate::sql::known::Known;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use std::rc::Rc;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
 
 fn json_error(e: serde_json::Error) -> worker::Error {
@@ -65,9 +67,10 @@ pub fn record_message(
     hash: &str,
     message: Result<Value, Invalid>,
     terms: KeyTerms,
+    known: &Rc<Known>,
 ) -> worker::Result<KeyOutcome> {
-    let (sql, key, hash) = (sql.clone(), key.to_string(), hash.to_string());
-    tx_sync(storage, move || {
+    let (sql, key, hash, knows) = (sql.clone(), key.to_string(), hash.to_string(), known.clone());
+    let recorded = tx_sync(storage, move || {
         let now = terms.now;
         run(&sql, super::sql::EXPIRE_KEY, vec![text(&key), int(now)])?;
         if let Some(found) = rows::<KeyRow>(&sql, super::sql::IDEMPOTENCY_KEY, vec![text(&key)])?.into_iter().next() {
@@ -101,8 +104,16 @@ pub fn record_message(
             // Unreachable while the actor runs one unit at a time; refuse rather than double-post.
             return Err(worker::Error::RustError("the idempotency key was claimed concurrently".into()));
         }
+        if !knows.keys_noted() {
+            run(&sql, super::sql::NOTE_KEYS, vec![text(&(now + terms.ttl_ms).to_string())])?;
+            knows.note_keys();
+        }
         Ok(KeyOutcome::First(answer))
-    })
+    });
+    if recorded.is_err() {
+        known.forget();
+    }
+    recorded
 }
 
 fn queue_message(sql: &SqlStorage, key: &str, args: Value, terms: KeyTerms) -> worker::Result<i64> {

@@ -3,6 +3,7 @@
 use super::ingest::insert_rows;
 use crate::kinds::lists::api::RunView;
 use crate::kinds::lists::store::{self as lists, Queueing};
+use crate::kinds::notify::sql as notify_sql;
 use crate::kinds::notify::store as notify;
 use crate::kinds::notify::PostWrite;
 use crate::kinds::schedule::store as scheduled;
@@ -264,13 +265,15 @@ pub fn sweep_end(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_ret
 /// rows past retention and expired idempotency keys (each bounded), and stale holds. The
 /// receipts rotate once `receipts` has collected for a retention ([`rotate_receipts`]);
 /// delivered rows are pruned only once their oldest (as `meta` notes it, `sql::lean`) has been
-/// past its retention for a whole [`PRUNE_BUCKET_MS`](crate::config::PRUNE_BUCKET_MS): each such
-/// prune scans the outbox once and notes the oldest left.
+/// past its retention for a whole [`PRUNE_BUCKET_MS`](crate::config::PRUNE_BUCKET_MS), and
+/// expired keys once the oldest (`kinds::notify::sql::NOTE_KEYS`) has been expired as long: each
+/// such prune scans its table once and notes the oldest left.
 pub fn prune(storage: &Storage, sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_retention_ms: i64, limit: i64) -> worker::Result<()> {
     #[derive(Deserialize)]
     struct Oldest {
         receipts: Option<i64>,
         done: Option<i64>,
+        keys: Option<i64>,
     }
     let oldest = rows::<Oldest>(sql, sql::lean::OLDEST, vec![])?.into_iter().next();
     if oldest.as_ref().and_then(|o| o.receipts).is_some_and(|since| since + receipt_retention_ms <= now) {
@@ -279,8 +282,15 @@ pub fn prune(storage: &Storage, sql: &SqlStorage, now: i64, receipt_retention_ms
     }
     state::prune_facts(sql, now - receipt_retention_ms, limit)?;
     crate::kinds::perform::housekeep(sql, now - receipt_retention_ms)?;
-    run(sql, sql::outbox::PRUNE_KEYS, vec![int(now), int(limit)])?;
     let bucket = crate::config::PRUNE_BUCKET_MS;
+    if oldest.as_ref().and_then(|o| o.keys).is_some_and(|at| at + bucket <= now) {
+        let sql = sql.clone();
+        tx_sync(storage, move || {
+            run(&sql, notify_sql::PRUNE_KEYS, vec![int(now), int(limit)])?;
+            run(&sql, notify_sql::UNNOTE_KEYS, vec![])?;
+            run(&sql, notify_sql::RENOTE_KEYS, vec![])
+        })?;
+    }
     if oldest.and_then(|o| o.done).is_some_and(|at| at + done_retention_ms + bucket <= now) {
         let (sql, cutoff) = (sql.clone(), now - done_retention_ms);
         // One unit: the successes the deleted rows counted move to the stored count with them.

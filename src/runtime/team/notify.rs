@@ -57,7 +57,7 @@ impl TeamActor {
         let message = parse_message(body).map(|m| m.args);
         let queued = message.is_ok();
         let terms = KeyTerms { ttl_ms: config.idempotency_ttl_ms, max_attempts: config.retry.max_attempts, now, queued_at: clock::now_ms() };
-        match store::record_message(&self.state.storage(), &self.sql, &key, &body_hash(body), message, terms)? {
+        match store::record_message(&self.state.storage(), &self.sql, &key, &body_hash(body), message, terms, &self.known)? {
             KeyOutcome::First(answer) => {
                 if queued {
                     self.wake().await?;
