@@ -159,4 +159,4 @@ fuzz-smoke: setup
 fuzz: fuzz-smoke
 
 clean:
-	rm -rf build examples/*/build examples/*/build-testkit benches/apps/*/build-testkit target .wrangler
+	rm -rf build examples/*/build examples/*/build-testkit benches/apps/*/build benches/apps/*/build-testkit target .wrangler

@@ -29,6 +29,8 @@ mod overload;
 mod pacing;
 #[path = "load/schedule.rs"]
 mod schedule;
+#[path = "load/startup.rs"]
+mod startup;
 #[path = "load/state.rs"]
 mod state;
 #[path = "../tests/e2e/support/mod.rs"]
@@ -627,6 +629,13 @@ fn main() {
         // `BENCH_ONLY=dispatch make bench`: the listener API against DefaultApp (and an older
         // build, BENCH_BEFORE), interleaved.
         println!("| # | measure | figure |\n| --- | --- | --- |\n{}", dispatch::figures(&scale));
+        return;
+    }
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("startup") {
+        // `BENCH_ONLY=startup make bench`: a fresh isolate to its first answer, for the JS floor,
+        // a workers-rs hello world, examples/echo and a template bot, with the bundles' sizes and
+        // what their wasm costs V8; the start-up budgets (issue 39, goal 3).
+        println!("{}", startup::figures());
         return;
     }
     if std::env::var("BENCH_ONLY").as_deref() == Ok("state") {
