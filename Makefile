@@ -84,7 +84,7 @@ test:
 	@scripts/step.sh setup scripts/setup.sh
 	@scripts/step.sh build $(MAKE) --no-print-directory worker
 	@scripts/step.sh lint $(MAKE) --no-print-directory lint
-	@scripts/step.sh cargo-test cargo test --locked --workspace --lib --bins --tests --quiet -- --test-threads=4
+	@scripts/step.sh cargo-test cargo test --locked --workspace --lib --bins --tests --quiet -- --test-threads=8
 	@scripts/step.sh doc-tests cargo test --locked --doc --quiet
 	@scripts/step.sh try-echo $(MAKE) --no-print-directory try
 	@scripts/step.sh try-triage $(MAKE) --no-print-directory try APP=triage TESTKIT=1
@@ -117,11 +117,18 @@ new:
 # The template builds to wasm32, passes its own test and runs its flow.sim against wrangler dev and
 # the fake Slack (its `make flow`), as a user gets it from `make new`. It
 # shares the workspace's target folder: what the bots' builds compiled (the std rebuilt for
-# unwinding, slackline, worker) is not compiled again.
+# unwinding, slackline, worker) is not compiled again. The bot made last time is kept while `make
+# new` makes the same files (so cargo and its Makefile rebuild only what changed), and its bundle
+# is rebuilt whenever slackline's sources are newer.
 TEMPLATE_CHECK := target/template-check
+TEMPLATE_NEW := target/template-new
 test-template:
-	rm -rf $(TEMPLATE_CHECK)
-	$(MAKE) --no-print-directory new DIR=$(TEMPLATE_CHECK)
+	rm -rf $(TEMPLATE_NEW)
+	$(MAKE) --no-print-directory new DIR=$(TEMPLATE_NEW)
+	@if diff -rq -x build -x target -x .wrangler -x .dev.vars $(TEMPLATE_NEW) $(TEMPLATE_CHECK) >/dev/null 2>&1; then \
+	  rm -rf $(TEMPLATE_NEW); echo "test-template: $(TEMPLATE_CHECK) is up to date"; \
+	else rm -rf $(TEMPLATE_CHECK) && mv $(TEMPLATE_NEW) $(TEMPLATE_CHECK); fi
+	@if [ -n "$$(find src Cargo.toml Cargo.lock -newer $(TEMPLATE_CHECK)/build/index.js 2>/dev/null | head -1)" ]; then rm -f $(TEMPLATE_CHECK)/build/index.js; fi
 	CARGO_TARGET_DIR=$(CURDIR)/target $(MAKE) --no-print-directory -C $(TEMPLATE_CHECK) test
 	CARGO_TARGET_DIR=$(CURDIR)/target $(MAKE) --no-print-directory -C $(TEMPLATE_CHECK) flow
 

@@ -1,4 +1,4 @@
-//! The end-to-end tests: the compiled Worker in workerd (through `wrangler dev`) against the fake
+//! The end-to-end tests: the compiled Worker in workerd (through Miniflare) against the fake
 //! Slack, one module per area, in one test binary so that they all share one runtime and fake
 //! ([`support::shared`]) and isolate themselves by unique team, channel and event ids. A test that
 //! needs other settings, or kills and restarts its runtime, starts its own (`delivery::fast`,

@@ -1,4 +1,4 @@
-//! The end-to-end harness: the compiled Worker running in workerd (through `wrangler dev`), a fake
+//! The end-to-end harness: the compiled Worker running in workerd (through Miniflare), a fake
 //! Slack Web API (and LLM endpoint, and `response_url` target) on 127.0.0.1, signed Slack requests,
 //! and waiting by polling with a deadline.
 //!

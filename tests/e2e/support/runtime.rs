@@ -1,4 +1,5 @@
-//! One `wrangler dev` (workerd) process group per [`Runtime`], on free ports, with its own
+//! One workerd process group per [`Runtime`] (Miniflare through `scripts/workerd.mjs`; the
+//! benchmarks' `bare` ones through wrangler's `scripts/serve.mjs`), on a free port, with its own
 //! persistence folder and settings.
 //!
 //! No process may outlive the test run: the runtime is started by a small `bash` watchdog in its
@@ -24,8 +25,8 @@ pub struct Settings {
     /// Another wrangler config than the project's (an example bot's; the benchmarks' floor
     /// Worker, set by `benches/load/harness.rs`).
     pub config: Option<PathBuf>,
-    /// Serve through `scripts/serve.mjs` (dev tooling off) instead of `wrangler dev` (the
-    /// benchmarks).
+    /// Serve through wrangler (`scripts/serve.mjs`, dev tooling off: the benchmarks, which serve
+    /// configs of other kinds too) instead of Miniflare alone (`scripts/workerd.mjs`: the tests).
     pub bare: bool,
     /// The bundle to serve instead of the config's `main`: a bot's `build-testkit/index.js` (`make
     /// worker TESTKIT=1`: the test hooks, the tally, the meter), never the production `build/`
@@ -66,8 +67,7 @@ impl Side {
 }
 
 /// The bundle of this tree's bot, as the e2e runtimes serve it, built first (`make worker
-/// TESTKIT=1`, once per test run; quick when it is up to date). A single runtime's wrangler
-/// builds it through the config's `[build]` hook; a [`Pair`]'s configs have none.
+/// TESTKIT=1`, once per test run; quick when it is up to date).
 pub fn this_release() -> PathBuf {
     static BUILT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
     BUILT.get_or_init(|| {
@@ -97,34 +97,54 @@ pub fn earlier_release(commit: &str) -> PathBuf {
     to.join("index.js")
 }
 
-/// A TOML basic string.
-fn toml_string(s: &str) -> String {
-    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+/// The top-level `name` and `compatibility_date` and the `[vars]` of a wrangler config: all the
+/// tests' configs hold besides the actor bindings every bot declares alike. Anything else under
+/// `[vars]` than `KEY = "string"` is refused rather than misread.
+struct ConfigFacts {
+    name: String,
+    compatibility_date: String,
+    vars: Vec<(String, String)>,
 }
 
-/// The wrangler config of one side of a pair: the front door's binds the actor classes of the
-/// `actors` Worker; the actors' declares them.
-fn pair_config(name: &str, side: &Side, vars: &[(String, String)], front: bool) -> String {
-    let mut toml = format!("name = {}\nmain = {}\ncompatibility_date = \"2026-11-01\"\n", toml_string(name), toml_string(&side.script.display().to_string()));
-    for (binding, class) in [("TEAM", "TeamActor"), ("DIRECTORY", "Directory")] {
-        toml += &format!("[[durable_objects.bindings]]\nname = \"{binding}\"\nclass_name = \"{class}\"\n");
-        if front {
-            toml += "script_name = \"actors\"\n";
+fn config_facts(path: &Path) -> ConfigFacts {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let mut facts = ConfigFacts { name: "slackline".into(), compatibility_date: "2026-11-01".into(), vars: Vec::new() };
+    let mut section = String::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        if line.starts_with('[') {
+            section = line.to_string();
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else { continue };
+        let (key, value) = (key.trim(), value.trim());
+        let string = || serde_json::from_str::<String>(value).unwrap_or_else(|_| panic!("{}: {key} is not a plain string: {value}", path.display()));
+        match (section.as_str(), key) {
+            ("", "name") => facts.name = string(),
+            ("", "compatibility_date") => facts.compatibility_date = string(),
+            ("[vars]", _) => facts.vars.push((key.to_string(), string())),
+            _ => {}
         }
     }
-    if !front {
-        toml += "[[migrations]]\ntag = \"v1\"\nnew_sqlite_classes = [\"TeamActor\", \"Directory\"]\n";
+    facts
+}
+
+/// `vars` with `over` on top (a later value replaces an earlier one), as a JSON object.
+fn merged(vars: &[(String, String)], over: &[(String, String)]) -> serde_json::Value {
+    let mut all = serde_json::Map::new();
+    for (k, v) in vars.iter().chain(over) {
+        all.insert(k.clone(), serde_json::Value::String(v.clone()));
     }
-    toml += "[vars]\n";
-    let mut all: Vec<(String, String)> = vars.to_vec();
-    for (k, v) in &side.vars {
-        all.retain(|(key, _)| key != k);
-        all.push((k.clone(), v.clone()));
-    }
-    for (k, v) in all {
-        toml += &format!("{k} = {}\n", toml_string(&v));
-    }
-    toml
+    serde_json::Value::Object(all)
+}
+
+/// One Worker of a `scripts/workerd.mjs` spec: the bundle, its vars and the two actor classes,
+/// declared by this Worker or (`actors_of`) bound from another.
+fn worker_spec(name: &str, script: &Path, date: &str, vars: serde_json::Value, actors_of: Option<&str>) -> serde_json::Value {
+    let actors: Vec<serde_json::Value> = [("TEAM", "TeamActor"), ("DIRECTORY", "Directory")]
+        .iter()
+        .map(|(binding, class)| serde_json::json!({ "binding": binding, "class": class, "script_name": actors_of }))
+        .collect();
+    serde_json::json!({ "name": name, "script": script, "compatibility_date": date, "vars": vars, "durable_objects": actors })
 }
 
 impl Settings {
@@ -149,7 +169,7 @@ impl Settings {
             ("ALERT_PENDING_AGE_MS", "1000".to_string()),
         ];
         let vars = vars.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-        let script = project_root().join("examples/echo/build-testkit/index.js");
+        let script = this_release();
         Settings { name: name.into(), vars, config: None, bare: false, script: Some(script), pair: None }
     }
 
@@ -254,6 +274,25 @@ impl Runtime {
         runtime
     }
 
+    /// What `scripts/workerd.mjs` serves: this runtime's one Worker (its config's name, date and
+    /// vars, the settings' vars on top) or a [`Pair`]'s two, the front door first.
+    fn spec(&self) -> serde_json::Value {
+        let s = &self.settings;
+        let workers = match &s.pair {
+            Some(pair) => vec![
+                worker_spec("front", &pair.front.script, "2026-11-01", merged(&s.vars, &pair.front.vars), Some("actors")),
+                worker_spec("actors", &pair.actors.script, "2026-11-01", merged(&s.vars, &pair.actors.vars), None),
+            ],
+            None => {
+                let config = s.config.clone().unwrap_or_else(|| project_root().join("wrangler.toml"));
+                let facts = config_facts(&config);
+                let script = s.script.clone().unwrap_or_else(|| panic!("runtime {}: no bundle to serve", s.name));
+                vec![worker_spec(&facts.name, &script, &facts.compatibility_date, merged(&facts.vars, &s.vars), None)]
+            }
+        };
+        serde_json::json!({ "port": self.port, "persist": self.dir.join("state"), "workers": workers })
+    }
+
     fn env_file(&self) -> PathBuf {
         let path = self.dir.join("vars.env");
         let mut file = fs::File::create(&path).unwrap();
@@ -273,45 +312,27 @@ impl Runtime {
             std::env::var("HOME").map(|h| format!("{h}/.cargo/bin")).unwrap_or_default(),
             std::env::var("PATH").unwrap_or_default()
         );
-        // The watchdog: run wrangler in the background, wait for stdin to close, kill the group.
+        // The watchdog: run the server in the background, wait for stdin to close, kill the group.
         let watchdog = "\"$@\" & cat >/dev/null; kill -KILL 0";
         let mut command = Command::new("bash");
         command.arg("-c").arg(watchdog).arg("slackline-runtime");
         if self.settings.bare {
+            // The benchmarks: wrangler's programmatic API, the config's own `main` and vars.
             command.arg("node").arg(root.join("scripts/serve.mjs")).args(["--port", &self.port.to_string()]);
-        } else {
-            command.arg(root.join("node_modules/.bin/wrangler")).args(["dev", "--ip", "127.0.0.1", "--show-interactive-dev-session=false"]).args([
-                "--port",
-                &self.port.to_string(),
-                "--inspector-port",
-                &free_port().to_string(),
-            ]);
-        }
-        match (&self.settings.pair, &self.settings.script, self.settings.bare) {
-            (Some(pair), _, _) => {
-                // Two Workers in one `wrangler dev`: the first config's serves the port.
-                for (name, side, front) in [("front", &pair.front, true), ("actors", &pair.actors, false)] {
-                    let config = self.dir.join(format!("{name}.toml"));
-                    fs::write(&config, pair_config(name, side, &self.settings.vars, front)).unwrap();
-                    command.arg("--config").arg(config);
-                }
-            }
-            (None, Some(script), true) => drop(command.arg("--script").arg(script)),
-            (None, Some(script), false) => drop(command.arg(script)),
-            (None, None, _) => {}
-        }
-        if self.settings.pair.is_none() {
+            command.args(self.settings.script.iter().flat_map(|s| [std::ffi::OsStr::new("--script"), s.as_os_str()]));
             command.arg("--env-file").arg(self.env_file());
             command.args(self.settings.config.iter().flat_map(|c| [std::ffi::OsStr::new("--config"), c.as_os_str()]));
+            command.arg("--persist-to").arg(self.dir.join("state"));
+        } else {
+            // The tests: Miniflare alone on the bundle (scripts/workerd.mjs).
+            let spec = self.dir.join(format!("spec-{}.json", self.starts));
+            fs::write(&spec, self.spec().to_string()).unwrap();
+            command.arg("node").arg(root.join("scripts/workerd.mjs")).arg(spec);
         }
         let child = command
-            .arg("--persist-to")
-            .arg(self.dir.join("state"))
             .current_dir(&root)
             .env("PATH", path)
             .env("WRANGLER_SEND_METRICS", "false")
-            // wrangler's [build] hook (`make worker`) builds the bundle with the test scaffolding.
-            .env("TESTKIT", "1")
             // wrangler otherwise appends every line it prints to a debug file under
             // ~/.config/.wrangler/logs (one append per line: CPU, and disk that tests would fill).
             .env("WRANGLER_WRITE_LOGS", "false")
@@ -421,7 +442,7 @@ impl Runtime {
     }
 
     fn log_path_of(&self, start: u32) -> PathBuf {
-        self.dir.join(format!("wrangler-{start}.log"))
+        self.dir.join(format!("runtime-{start}.log"))
     }
 
     /// Everything the runtime printed (all starts), e.g. to find structured log lines.
