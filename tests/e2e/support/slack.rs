@@ -75,6 +75,32 @@ fn answer_or(result: Result<ureq::Response, ureq::Error>, lenient: bool) -> Answ
     }
 }
 
+/// A body this large is sent by [`status_before_the_body_is_sent`].
+const LARGE_BODY: usize = 64 * 1024;
+
+/// The status of a large request as Slack's side sees it: workerd may answer (a 413) and close
+/// the connection before the body is all sent, which Cloudflare's edge, reading the whole request
+/// first, never shows a client. So the body is written from another thread (its errors ignored)
+/// while the status line is read.
+pub fn status_before_the_body_is_sent(base: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> u16 {
+    use std::io::{BufRead, BufReader, Write};
+    let address = base.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {address}\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
+    for (k, v) in headers {
+        head += &format!("{k}: {v}\r\n");
+    }
+    stream.write_all(format!("{head}\r\n").as_bytes()).unwrap();
+    let (mut writer, body) = (stream.try_clone().unwrap(), body.to_vec());
+    let sender = std::thread::spawn(move || drop(writer.write_all(&body)));
+    let mut line = String::new();
+    BufReader::new(&stream).read_line(&mut line).unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+    let _ = stream.shutdown(std::net::Shutdown::Both);
+    let _ = sender.join();
+    line.split_whitespace().nth(1).and_then(|code| code.parse().ok()).unwrap_or_else(|| panic!("{method} {path}: no status line: {line:?}"))
+}
+
 impl Client {
     pub fn new(base: &str) -> Client {
         Client { base: base.into(), agent: ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).redirects(0).build(), lenient: false }
@@ -104,6 +130,9 @@ impl Client {
 
     /// POSTs raw bytes with the given headers (nothing added).
     pub fn post_raw(&self, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
+        if body.len() > LARGE_BODY {
+            return Answer { status: status_before_the_body_is_sent(&self.base, "POST", path, headers, body), headers: Vec::new(), body: String::new() };
+        }
         let mut req = self.agent.post(&format!("{}{path}", self.base));
         for (k, v) in headers {
             req = req.set(k, v);
