@@ -79,12 +79,16 @@ try: build
 
 # Each step is timed (scripts/step.sh): the run ends with where its minutes went. The examples'
 # flows (make try) run against the bundles the end-to-end tests built (TESTKIT=1, scripts/try.sh).
+# The lint (cargo check builds, in target/debug and target/wasm32-unknown-unknown/debug) runs
+# beside the Worker bundles' builds (release, their own build directories: no cargo lock shared),
+# whose whole-program links keep one core each for a minute at a time.
 test:
 	@scripts/step.sh begin
 	@scripts/step.sh setup scripts/setup.sh
+	@scripts/step.sh background lint $(MAKE) --no-print-directory lint
 	@scripts/step.sh build $(MAKE) --no-print-directory worker
-	@scripts/step.sh lint $(MAKE) --no-print-directory lint
 	@scripts/step.sh bundles scripts/testkit-bundles.sh
+	@scripts/step.sh wait lint
 	@scripts/step.sh cargo-test cargo test --locked --workspace --lib --bins --tests --quiet -- --test-threads=8
 	@scripts/step.sh doc-tests cargo test --locked --doc --quiet
 	@scripts/step.sh try-echo $(MAKE) --no-print-directory try
