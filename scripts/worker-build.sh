@@ -5,7 +5,8 @@
 # caught and recorded as `handler_failed` (src/app/guard.rs) instead of aborting the Wasm
 # instance with every request and alarm in flight. The bots' Makefiles (and the template's) build
 # through this script. A RUSTFLAGS of your own replaces the target's flags: add -Cpanic=unwind (and
-# the strip flags below) to it.
+# the strip flags below) to it. `scripts/worker-build.sh --cargo ARGS` runs cargo ARGS with the
+# same settings instead (scripts/testkit-bundles.sh: a compile worker-build then finds done).
 set -euo pipefail
 export RUSTC_BOOTSTRAP=1
 export CARGO_UNSTABLE_BUILD_STD=std,panic_unwind
@@ -16,4 +17,5 @@ export CARGO_UNSTABLE_BUILD_STD=std,panic_unwind
 strip="-Clink-arg=--strip-all -Clink-arg=--keep-section=target_features"
 [[ -n "${KEEP_NAMES:-}" ]] && strip=""
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Cpanic=unwind $strip"
+[[ "${1:-}" == --cargo ]] && shift && exec cargo "$@"
 exec worker-build "$@"

@@ -477,7 +477,7 @@ fn a_hostile_corpus_gets_the_right_statuses_stores_nothing_and_the_runtime_keeps
         for (k, v) in &h.headers {
             req = req.set(k, v);
         }
-        let status = if h.body.len() > 64 * 1024 {
+        let status = if h.body.len() > support::slack::LARGE_BODY {
             let headers: Vec<(&str, &str)> = h.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
             support::slack::status_before_the_body_is_sent(&s.runtime.base_url(), h.method, &h.path, &headers, &h.body)
         } else {

@@ -76,7 +76,7 @@ fn answer_or(result: Result<ureq::Response, ureq::Error>, lenient: bool) -> Answ
 }
 
 /// A body this large is sent by [`status_before_the_body_is_sent`].
-const LARGE_BODY: usize = 64 * 1024;
+pub const LARGE_BODY: usize = 64 * 1024;
 
 /// The status of a large request as Slack's side sees it: workerd may answer (a 413) and close
 /// the connection before the body is all sent, which Cloudflare's edge, reading the whole request
