@@ -106,9 +106,21 @@ impl Client {
         Client { base: base.into(), agent: ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).redirects(0).build(), lenient: false }
     }
 
-    /// A request whose body is over [`LARGE_BODY`]: its status only ([`status_before_the_body_is_sent`]).
-    fn large(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
-        Answer { status: status_before_the_body_is_sent(&self.base, method, path, headers, body), headers: Vec::new(), body: String::new() }
+    /// Sends one request with `headers` and maybe a body: the one place the client's calls with
+    /// a body go through. A body over [`LARGE_BODY`] gets its status only
+    /// ([`status_before_the_body_is_sent`]).
+    pub fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&[u8]>) -> Answer {
+        if let Some(body) = body.filter(|b| b.len() > LARGE_BODY) {
+            return Answer { status: status_before_the_body_is_sent(&self.base, method, path, headers, body), headers: Vec::new(), body: String::new() };
+        }
+        let mut req = self.agent.request(method, &format!("{}{path}", self.base));
+        for (k, v) in headers {
+            req = req.set(k, v);
+        }
+        self.answer(match body {
+            Some(body) => req.send_bytes(body),
+            None => req.call(),
+        })
     }
 
     fn answer(&self, result: Result<ureq::Response, ureq::Error>) -> Answer {
@@ -135,14 +147,7 @@ impl Client {
 
     /// POSTs raw bytes with the given headers (nothing added).
     pub fn post_raw(&self, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
-        if body.len() > LARGE_BODY {
-            return self.large("POST", path, headers, body);
-        }
-        let mut req = self.agent.post(&format!("{}{path}", self.base));
-        for (k, v) in headers {
-            req = req.set(k, v);
-        }
-        self.answer(req.send_bytes(body))
+        self.send("POST", path, headers, Some(body))
     }
 
     /// POSTs `body` signed now, with a content type.
@@ -208,19 +213,10 @@ impl Client {
     /// An `/api/…` call with the test `API_TOKEN`, extra headers and a raw body.
     pub fn api_with(&self, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&str>) -> Answer {
         let bearer = format!("Bearer {API_TOKEN}");
-        if let Some(body) = body.filter(|b| b.len() > LARGE_BODY) {
-            let mut all = vec![("authorization", bearer.as_str()), ("content-type", "application/json")];
-            all.extend_from_slice(headers);
-            return self.large(method, path, &all, body.as_bytes());
-        }
-        let mut req = self.agent.request(method, &format!("{}{path}", self.base)).set("authorization", &format!("Bearer {API_TOKEN}"));
-        for (k, v) in headers {
-            req = req.set(k, v);
-        }
-        match body {
-            Some(body) => self.answer(req.set("content-type", "application/json").send_string(body)),
-            None => self.answer(req.call()),
-        }
+        let mut all = vec![("authorization", bearer.as_str())];
+        all.extend(body.map(|_| ("content-type", "application/json")));
+        all.extend_from_slice(headers);
+        self.send(method, path, &all, body.map(str::as_bytes))
     }
 
     /// An `/api/…` call with any bearer, as if from client address `ip` (`ALLOW_TEST_CLOCK`).
@@ -234,20 +230,10 @@ impl Client {
 
     /// A records API call with any bearer (or none) and a raw body.
     pub fn api_as(&self, method: &str, path: &str, bearer: Option<&str>, body: Option<&str>) -> Answer {
-        if let Some(body) = body.filter(|b| b.len() > LARGE_BODY) {
-            let bearer = bearer.map(|t| format!("Bearer {t}"));
-            let mut all = vec![("content-type", "application/json")];
-            all.extend(bearer.as_deref().map(|b| ("authorization", b)));
-            return self.large(method, path, &all, body.as_bytes());
-        }
-        let mut req = self.agent.request(method, &format!("{}{path}", self.base));
-        if let Some(token) = bearer {
-            req = req.set("authorization", &format!("Bearer {token}"));
-        }
-        match body {
-            Some(body) => self.answer(req.set("content-type", "application/json").send_string(body)),
-            None => self.answer(req.call()),
-        }
+        let bearer = bearer.map(|t| format!("Bearer {t}"));
+        let mut all: Vec<(&str, &str)> = bearer.as_deref().map(|b| ("authorization", b)).into_iter().collect();
+        all.extend(body.map(|_| ("content-type", "application/json")));
+        self.send(method, path, &all, body.map(str::as_bytes))
     }
 
     /// The team's stats from the admin API.
