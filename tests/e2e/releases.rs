@@ -206,7 +206,10 @@ fn notify_like_a_client(base: &Mutex<String>, team: &str, key: &str, body: &str)
 #[test]
 fn a_deploy_and_its_rollback_under_traffic_lose_nothing_and_answer_no_route_404() {
     let fake = FakeSlack::start();
-    let mut rt = pair("switch", &fake, previous(), previous());
+    // Each switch replaces the runtime; a row in flight at that moment waits out its lease, as in
+    // production. A short lease keeps that wait within the test's (the attempt timeout below it).
+    let settings = Settings::new("switch", &fake).var("LEASE_MS", "5000").var("ATTEMPT_TIMEOUT_MS", "2000");
+    let mut rt = Runtime::start(settings.pair(Pair { front: previous(), actors: previous() }));
     let base = Arc::new(Mutex::new(rt.base_url()));
     let (team, channel) = (unique("T"), unique("C"));
     let stop = Arc::new(AtomicBool::new(false));
