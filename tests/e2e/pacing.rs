@@ -90,12 +90,32 @@ fn fifty_mentions_at_once_in_one_channel_get_fifty_replies_at_slacks_rate_with_n
     let threads: std::collections::BTreeSet<&str> = answered.iter().filter_map(|c| c.field("thread_ts")).collect();
     assert_eq!(threads.len(), 50, "each mention answered in its own thread");
     assert!(refused * 20 < answered.len() + refused, "429s are under 5 % of the calls: {refused} of {}", answered.len() + refused);
+    let (timed_out, done) = timed_out_rows(&c, &team);
+    assert!(timed_out.len() <= 2, "calls the app gave up on are rare: {timed_out:?}");
+    let on_time: Vec<Call> = answered.into_iter().filter(|call| !call.field("thread_ts").is_some_and(|ts| timed_out.iter().any(|t| t == ts))).collect();
     // Slack's one a second, bursts of two: the 50 replies take about 48 s, not a second.
-    assert_paced(&answered, 2, 1_000, "replies in one channel, at 1/s");
+    assert_paced(&on_time, 2, 1_000, "replies in one channel, at 1/s");
     let stats = c.stats(&team);
     let counter = |name: &str| stats["counters"].as_array().unwrap().iter().find(|k| k["name"] == name).map_or(0, |k| k["value"].as_i64().unwrap());
     assert!(counter("paced") >= 40, "the rows that waited were counted as paced: {stats}");
-    assert!(c.rows(&team, "done").iter().all(|r| r["attempts"] == 1), "waiting for a slot spends no attempt");
+    assert!(done.iter().all(|r| r["attempts"] == 1), "waiting for a slot spends no attempt: {done:?}");
+}
+
+/// The thread of each of `team`'s done rows with an attempt that timed out, and the other done
+/// rows. Such a call may reach the fake long after it was sent (on a starved machine one did,
+/// 15 s late, at the moment the app gave up on it and closed the connection), together with the
+/// calls sent then: its arrival says nothing about the pacing, and its row rightly counts a
+/// second attempt (the read-back that found the post). Every other row must have none of that.
+fn timed_out_rows(c: &Client, team: &str) -> (Vec<String>, Vec<Value>) {
+    let (mut timed_out, mut others) = (Vec::new(), Vec::new());
+    for row in c.rows(team, "done") {
+        let log = c.row(team, row["id"].as_i64().unwrap())["attempts_log"].clone();
+        match log.as_array().unwrap().iter().any(|a| a["detail"] == "timeout") {
+            true => timed_out.push(row["idem_key"].as_str().unwrap().split(':').nth(2).unwrap().to_string()),
+            false => others.push(row),
+        }
+    }
+    (timed_out, others)
 }
 
 #[test]
