@@ -30,26 +30,49 @@ pub(crate) struct Queue<'a> {
 
 /// Inserts one outbox row for `action` unless its key is taken; returns its id when inserted.
 pub(crate) fn insert_action(sql: &SqlStorage, action: &Action, q: Queue) -> worker::Result<Option<i64>> {
+    insert(sql, action, q, None)
+}
+
+/// The claim an actor instance takes of a row as it inserts it (`sql::ingest::INSERT_OUTBOX_CLAIMED`;
+/// its sweep adopts the row: `runtime::sweep::adopt`): its token and the lease's end.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PreClaim<'a> {
+    /// The instance's token.
+    pub token: &'a str,
+    /// The lease's end.
+    pub until: i64,
+}
+
+/// [`insert_action`] for a row due now, claimed by the inserting instance as it is inserted.
+pub(crate) fn insert_claimed(sql: &SqlStorage, action: &Action, q: Queue, claim: PreClaim) -> worker::Result<Option<i64>> {
+    insert(sql, action, q, Some(claim))
+}
+
+fn insert(sql: &SqlStorage, action: &Action, q: Queue, claim: Option<PreClaim>) -> worker::Result<Option<i64>> {
     #[derive(serde::Deserialize)]
     struct Id {
         id: i64,
     }
     let payload = serde_json::to_string(action).map_err(|e| worker::Error::RustError(e.to_string()))?;
-    let inserted: Vec<Id> = rows(
-        sql,
-        sql::ingest::INSERT_OUTBOX,
-        vec![
-            text(q.key),
-            text(q.op_key),
-            text(action.label()),
-            text(&action.target()),
-            V::String(payload),
-            int(q.max_attempts as i64),
-            int(q.due),
-            opt_int(q.deadline_at),
-            int(q.now),
-        ],
-    )?;
+    let mut values = vec![
+        text(q.key),
+        text(q.op_key),
+        text(action.label()),
+        text(&action.target()),
+        V::String(payload),
+        int(q.max_attempts as i64),
+        int(q.due),
+        opt_int(q.deadline_at),
+        int(q.now),
+    ];
+    let statement = match claim {
+        None => sql::ingest::INSERT_OUTBOX,
+        Some(claim) => {
+            values.extend([text(claim.token), int(claim.until)]);
+            sql::ingest::INSERT_OUTBOX_CLAIMED
+        }
+    };
+    let inserted: Vec<Id> = rows(sql, statement, values)?;
     Ok(inserted.first().map(|r| r.id))
 }
 

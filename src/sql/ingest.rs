@@ -15,6 +15,17 @@ pub const INSERT_OUTBOX: &str = "INSERT INTO outbox(idem_key, op_key, effect, ta
  VALUES (?1, ?2, ?3, ?4, ?5, 'pending', 0, ?6, ?7, ?8, ?9)
  ON CONFLICT(idem_key) DO NOTHING RETURNING id";
 
+/// [`INSERT_OUTBOX`] for a row due now that the inserting actor instance claims at once, so that
+/// its sweep takes it without a claim of its own (`runtime::sweep::adopt`): ?10 the instance's
+/// token, ?11 the lease's end. The attempt is counted and its start noted as the claim would
+/// (`last_attempt_at`): a row whose instance is gone before its completion is read back before it
+/// is posted again, as if its attempt had begun. One returned row = queued.
+pub const INSERT_OUTBOX_CLAIMED: &str = "INSERT INTO outbox(idem_key, op_key, effect, target, payload, status,
+   attempts, max_attempts, next_attempt_at, deadline_at, created_at, claim_token, claim_expires_at, first_attempt_at,
+   last_attempt_at)
+ VALUES (?1, ?2, ?3, ?4, ?5, 'pending', 1, ?6, ?7, ?8, ?9, ?10, ?11, ?9, ?9)
+ ON CONFLICT(idem_key) DO NOTHING RETURNING id";
+
 /// Deletes the installation (its tokens) on uninstall.
 pub const DELETE_INSTALLATION: &str = "DELETE FROM installation";
 

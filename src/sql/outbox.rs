@@ -47,6 +47,27 @@ pub const CLAIM: &str = concat!(
    uncertain_since, last_attempt_at AS claimed_at"
 );
 
+/// The rows an actor instance inserted already claimed (`INSERT_OUTBOX_CLAIMED`) that its sweep
+/// takes as they are, no row written: ?1 the instance's token, ?2 the ids (a JSON array), ?3 now.
+/// Taken: still pending under that token, due, and not held (what the claim asks too; these rows
+/// are never serial). The sweep completes them fenced by the same token.
+pub const ADOPT: &str = "SELECT id, idem_key, op_key, effect, target, payload, attempts, max_attempts, deadline_at, created_at,
+   uncertain_since, last_attempt_at AS claimed_at
+ FROM outbox
+ WHERE id IN (SELECT value FROM json_each(?2)) AND status = 'pending' AND claim_token = ?1
+   AND next_attempt_at <= ?3 AND target NOT IN (SELECT target FROM holds WHERE until_ms > ?3)
+ ORDER BY next_attempt_at, id";
+
+/// Gives rows an actor instance inserted already claimed back to the claim, as if never claimed:
+/// ?1 the instance's token, ?2 the ids (a JSON array). For the ones its sweep could not take in
+/// time (a held lane; a lease too short for the attempts ahead): the claim then takes them as any
+/// row, and their post is not read back (no attempt began). Rows no longer pending under that
+/// token (completed, parked) are left alone.
+pub const RELEASE: &str = "UPDATE outbox
+ SET claim_token = NULL, claim_expires_at = NULL, attempts = MAX(attempts - 1, 0),
+     first_attempt_at = CASE WHEN attempts <= 1 THEN NULL ELSE first_attempt_at END, last_attempt_at = NULL
+ WHERE id IN (SELECT value FROM json_each(?2)) AND status = 'pending' AND claim_token = ?1";
+
 /// Fenced completion as delivered: ?1 id, ?2 claim token, ?3 now, ?4 HTTP status or NULL, ?5
 /// the attempt's latency (ms), ?6 and ?7 a notify message's post (Slack's `channel` and `ts`;
 /// NULL for every other row: migration 5, the row carries them, no `slack_results` row). The row

@@ -6,7 +6,7 @@
 use super::{key_of_row, row_key, Invalid, MessageView, PostWrite, StatusUpdate, StatusView};
 use crate::kinds::registry::Action;
 use crate::platform::exec::{int, rows, run, text, tx_sync};
-use crate::platform::rows::{insert_action, queue_serial, Queue};
+use crate::platform::rows::{insert_action, insert_claimed, queue_serial, PreClaim, Queue};
 use crate::sql::known::Known;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -50,6 +50,16 @@ pub struct KeyTerms {
     pub queued_at: i64,
 }
 
+/// A notify POST's message as recorded: what its key found, and the id of its row if it was
+/// inserted claimed (for the instance's sweep to adopt).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    /// What the key found.
+    pub outcome: KeyOutcome,
+    /// The message's row, inserted claimed by the given claim.
+    pub claimed: Option<i64>,
+}
+
 #[derive(Deserialize)]
 struct KeyRow {
     body_hash: String,
@@ -59,7 +69,9 @@ struct KeyRow {
 
 /// Records a notify POST in one unit: an expired key is forgotten; a live one is replayed (same
 /// body hash) or refused (another hash); a new one is claimed with its answer — a 422 for an
-/// invalid body (stored: it would never become valid), or a queued message and its 202.
+/// invalid body (stored: it would never become valid), or a queued message and its 202. With
+/// `claim` (the actor instance's token, the lease's end), the message's row is inserted claimed.
+#[allow(clippy::too_many_arguments)]
 pub fn record_message(
     storage: &Storage,
     sql: &SqlStorage,
@@ -67,22 +79,25 @@ pub fn record_message(
     hash: &str,
     message: Result<Value, Invalid>,
     terms: KeyTerms,
+    claim: Option<(String, i64)>,
     known: &Rc<Known>,
-) -> worker::Result<KeyOutcome> {
+) -> worker::Result<Recorded> {
     let (sql, key, hash, knows) = (sql.clone(), key.to_string(), hash.to_string(), known.clone());
     let recorded = tx_sync(storage, move || {
         let now = terms.now;
         run(&sql, super::sql::EXPIRE_KEY, vec![text(&key), int(now)])?;
         if let Some(found) = rows::<KeyRow>(&sql, super::sql::IDEMPOTENCY_KEY, vec![text(&key)])?.into_iter().next() {
-            return Ok(match found.body_hash == hash {
+            let outcome = match found.body_hash == hash {
                 true => KeyOutcome::Replayed(StoredAnswer { status: found.status as u16, body: found.response }),
                 false => KeyOutcome::Mismatch,
-            });
+            };
+            return Ok(Recorded { outcome, claimed: None });
         }
         let (answer, message_id) = match message {
             Err(invalid) => (StoredAnswer { status: 422, body: invalid.body().to_string() }, None),
             Ok(args) => {
-                let id = queue_message(&sql, &key, args, terms)?;
+                let pre_claim = claim.as_ref().map(|(token, until)| PreClaim { token, until: *until });
+                let id = queue_message(&sql, &key, args, terms, pre_claim)?;
                 let body = json!({ "id": id, "status": "pending", "key": key }).to_string();
                 (StoredAnswer { status: 202, body }, Some(id))
             }
@@ -108,7 +123,8 @@ pub fn record_message(
             run(&sql, super::sql::NOTE_KEYS, vec![text(&(now + terms.ttl_ms).to_string())])?;
             knows.note_keys();
         }
-        Ok(KeyOutcome::First(answer))
+        let claimed = message_id.filter(|_| claim.is_some());
+        Ok(Recorded { outcome: KeyOutcome::First(answer), claimed })
     });
     if recorded.is_err() {
         known.forget();
@@ -116,10 +132,16 @@ pub fn record_message(
     recorded
 }
 
-fn queue_message(sql: &SqlStorage, key: &str, args: Value, terms: KeyTerms) -> worker::Result<i64> {
+/// Queues the message's row, claimed by `claim` if given.
+fn queue_message(sql: &SqlStorage, key: &str, args: Value, terms: KeyTerms, claim: Option<PreClaim>) -> worker::Result<i64> {
     let (row_key, op_key) = (row_key(key, terms.now), format!("api:notify:{key}"));
     let queue = Queue { key: &row_key, op_key: &op_key, max_attempts: terms.max_attempts, due: terms.queued_at, deadline_at: None, now: terms.queued_at };
-    insert_action(sql, &Action::Notify { args }, queue)?.ok_or_else(|| worker::Error::RustError("the message row was not inserted".into()))
+    let action = Action::Notify { args };
+    let inserted = match claim {
+        Some(claim) => insert_claimed(sql, &action, queue, claim)?,
+        None => insert_action(sql, &action, queue)?,
+    };
+    inserted.ok_or_else(|| worker::Error::RustError("the message row was not inserted".into()))
 }
 
 /// A notify message, with Slack's answer once posted.

@@ -4,11 +4,13 @@
 use crate::ingest::Receipt;
 use crate::kinds::perform::{self, AtIngest};
 use crate::kinds::redrive::store as redrive;
+use crate::kinds::registry::is_serial;
 use crate::kinds::registry::Action;
 use crate::kinds::schedule::store as scheduled;
 pub use crate::outbox::completion::NewRow;
+use crate::outbox::ClaimToken;
 use crate::platform::exec::{int, rows, run, text, tx_sync};
-use crate::platform::rows::{insert_action, Queue};
+use crate::platform::rows::{insert_action, insert_claimed, PreClaim, Queue};
 use crate::platform::state;
 use crate::sql;
 use crate::sql::known::Known;
@@ -19,6 +21,20 @@ use worker::{SqlStorage, Storage};
 /// Inserts the rows of a unit's effects, in order: a schedule due at its time, a cancel applied
 /// (`kinds::schedule::store`), any other row due now. Returns (queued, already queued).
 pub(super) fn insert_rows(sql: &SqlStorage, op_key: &str, rows_to_insert: &[NewRow], max_attempts: u32, now: i64) -> worker::Result<(u32, u32)> {
+    insert_rows_claimed(sql, op_key, rows_to_insert, max_attempts, now, None, &mut Vec::new())
+}
+
+/// [`insert_rows`], each row due now claimed by `claim` as it is inserted (a serial kind's row
+/// excepted: its order is the claim's) and its id added to `claimed`.
+fn insert_rows_claimed(
+    sql: &SqlStorage,
+    op_key: &str,
+    rows_to_insert: &[NewRow],
+    max_attempts: u32,
+    now: i64,
+    claim: Option<PreClaim>,
+    claimed: &mut Vec<i64>,
+) -> worker::Result<(u32, u32)> {
     let (mut queued, mut already) = (0, 0);
     for row in rows_to_insert {
         let inserted = match &row.effect.action {
@@ -27,10 +43,16 @@ pub(super) fn insert_rows(sql: &SqlStorage, op_key: &str, rows_to_insert: &[NewR
                 continue;
             }
             Action::Scheduled { key, .. } => scheduled::queue(sql, key, row, op_key, max_attempts, now)?,
-            action => insert_action(sql, action, Queue { key: &row.effect.key, op_key, max_attempts, due: now, deadline_at: row.deadline_at, now })?,
+            action => {
+                let queue = Queue { key: &row.effect.key, op_key, max_attempts, due: now, deadline_at: row.deadline_at, now };
+                match claim.filter(|_| !is_serial(action.label())) {
+                    Some(claim) => insert_claimed(sql, action, queue, claim)?.inspect(|id| claimed.push(*id)),
+                    None => insert_action(sql, action, queue)?,
+                }
+            }
         };
         if let Some(row_id) = inserted {
-            crate::kinds::perform::queued(sql, &row.effect.action, row_id, now)?;
+            perform::queued(sql, &row.effect.action, row_id, now)?;
         }
         if inserted.is_some() {
             queued += 1
@@ -42,7 +64,7 @@ pub(super) fn insert_rows(sql: &SqlStorage, op_key: &str, rows_to_insert: &[NewR
 }
 
 /// What the ingest unit recorded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Recorded {
     /// New or duplicate, and what was queued.
     pub receipt: Receipt,
@@ -50,6 +72,8 @@ pub struct Recorded {
     pub first_seen: bool,
     /// Rows parked by an uninstall in this unit.
     pub parked: u32,
+    /// The rows inserted claimed by [`Ingest::claim`], for the instance's sweep to adopt.
+    pub claimed: Vec<i64>,
 }
 
 /// What one ingest unit writes: the receipt key, its effects, and whether it uninstalls the team.
@@ -73,6 +97,10 @@ pub struct Ingest {
     /// The handler failed (its error) on this request (the JSON kept for a redrive): instead of
     /// effects, one parked `handler_failed` row.
     pub failed: Option<(String, serde_json::Value)>,
+    /// The actor instance's claim of the rows due now (its token, the lease's end): they are
+    /// inserted claimed, for its sweep to adopt without a claim of its own
+    /// (the sweep's `adopt.rs`).
+    pub claim: Option<(ClaimToken, i64)>,
     /// What the rooms record in the unit beside the rows (a Stop, a step's start:
     /// `crate::kinds::perform::at_ingest`).
     pub at_ingest: Vec<AtIngest>,
@@ -89,7 +117,7 @@ pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64, kno
         };
         let fresh: Vec<Value> = rows(&sql, sql::ingest::INSERT_RECEIPT, vec![text(&ingest.op_key), text(&ingest.kind), int(now)])?;
         if fresh.is_empty() {
-            return Ok(Recorded { receipt: Receipt::Duplicate, first_seen: !first.is_empty(), parked: 0 });
+            return Ok(Recorded { receipt: Receipt::Duplicate, first_seen: !first.is_empty(), parked: 0, claimed: Vec::new() });
         }
         if !knows.receipts_noted() {
             run(&sql, sql::lean::NOTE_RECEIPT, vec![text(&now.to_string())])?;
@@ -98,7 +126,9 @@ pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64, kno
         if let Some(change) = &ingest.state {
             state::apply(&sql, change, now)?;
         }
-        let (mut queued, mut already_queued) = insert_rows(&sql, &ingest.op_key, &ingest.rows, ingest.max_attempts, now)?;
+        let claim = ingest.claim.as_ref().map(|(token, until)| PreClaim { token: token.as_str(), until: *until });
+        let mut claimed = Vec::new();
+        let (mut queued, mut already_queued) = insert_rows_claimed(&sql, &ingest.op_key, &ingest.rows, ingest.max_attempts, now, claim, &mut claimed)?;
         for at in &ingest.at_ingest {
             match perform::record_at_ingest(&sql, at, &ingest.op_key, ingest.max_attempts, now)? {
                 Some(true) => queued += 1,
@@ -110,7 +140,7 @@ pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64, kno
             redrive::park(&sql, &ingest.op_key, error, dispatch, ingest.max_attempts, now)?;
         }
         let parked = if ingest.uninstall { revoke(&sql, now)? } else { 0 };
-        Ok(Recorded { receipt: Receipt::New { queued, already_queued }, first_seen: !first.is_empty(), parked })
+        Ok(Recorded { receipt: Receipt::New { queued, already_queued }, first_seen: !first.is_empty(), parked, claimed })
     });
     if recorded.is_err() {
         known.forget();

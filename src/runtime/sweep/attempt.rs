@@ -33,6 +33,8 @@ pub(super) struct Finished {
     outcome: JobOutcome,
     pub(super) transition: Transition,
     started: i64,
+    /// The token the row was taken with: its completion's fence.
+    token: ClaimToken,
 }
 
 impl Finished {
@@ -77,10 +79,10 @@ impl Finished {
     }
 
     /// What storing this attempt writes.
-    pub(super) fn completing(&self, token: &ClaimToken, config: &Config, now: i64) -> Completing {
+    pub(super) fn completing(&self, config: &Config, now: i64) -> Completing {
         Completing {
             row_id: self.row.id,
-            token: token.clone(),
+            token: self.token.clone(),
             target: self.row.target.clone(),
             op_key: self.row.op_key.clone(),
             transition: self.transition.clone(),
@@ -101,7 +103,8 @@ impl Finished {
 impl Sweeper<'_> {
     /// Performs one claimed row (or expires it), started at `started`, and decides its
     /// transition; stores nothing.
-    pub(super) async fn attempt(&self, row: ClaimedRow, credential: Rc<Credential>, claim_token: &ClaimToken, reads: &ReadBacks, started: i64) -> Finished {
+    pub(super) async fn attempt(&self, row: ClaimedRow, credential: Rc<Credential>, token: ClaimToken, reads: &ReadBacks, started: i64) -> Finished {
+        let claim_token = &token;
         let attempted = Attempted { attempts: row.attempts.max(0) as u32, max_attempts: row.max_attempts.max(1) as u32, deadline_at: row.deadline_at };
         let gate = Gate::new(self.pacer, &self.config.rate_limits, row.id);
         let action = serde_json::from_str::<Action>(&row.payload).ok();
@@ -147,7 +150,7 @@ impl Sweeper<'_> {
                 missed = skipped;
             }
         }
-        Finished { row, schedule, missed, attempted, outcome, transition, started }
+        Finished { row, schedule, missed, attempted, outcome, transition, started, token }
     }
 
     /// A 429 holds the refused call's lane (the row's target when no paced call was made: the

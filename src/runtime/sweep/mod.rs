@@ -6,7 +6,8 @@
 //! alarm from the returned report on every path. Those timing decisions are the pure
 //! [`crate::outbox::schedule`]'s; this loop only does what it says.
 //!
-//! The folder follows the path: [`attempt`] (one row: expire, perform, decide; the job itself is
+//! The folder follows the path: [`adopt`] (the rows the instance's ingests inserted claimed,
+//! taken without a claim), [`attempt`] (one row: expire, perform, decide; the job itself is
 //! the kind's, picked by `kinds::perform`), [`credential`] (the bot token at delivery time),
 //! [`nudge`] (an ingest waking a running sweep).
 //!
@@ -14,9 +15,11 @@
 //! over is counted as fenced and changes nothing; a row past its deadline is parked without being
 //! performed; a crash anywhere leaves claimed rows to be reclaimed when their lease expires.
 
+mod adopt;
 mod attempt;
 mod nudge;
 
+pub use adopt::PreClaims;
 pub use nudge::{nudges, Nudge, Nudges};
 
 use super::store;
@@ -61,6 +64,8 @@ pub struct Sweeper<'a> {
     pub app: &'a dyn crate::app::App,
     /// What the actor knows its database holds (statements the completions can skip).
     pub known: &'a Rc<Known>,
+    /// The rows the actor instance's ingests inserted claimed: adopted before each claim.
+    pub pre_claims: &'a PreClaims,
 }
 
 impl Sweeper<'_> {
@@ -88,7 +93,7 @@ impl Sweeper<'_> {
         self.pacer.borrow_mut().forget_idle(started);
         let token = clock::claim_token();
         let mut drain = Drain::new(started, c.sweep_budget_ms, c.delivery_concurrency, c.batch_size as usize);
-        let mut queued: VecDeque<(ClaimedRow, Rc<Credential>)> = VecDeque::new();
+        let mut queued: VecDeque<(ClaimedRow, Rc<Credential>, ClaimToken)> = VecDeque::new();
         let reads = ReadBacks::default();
         let mut in_flight = FuturesUnordered::new();
         let Nudges { signals: mut woken, outstanding } = nudges;
@@ -98,19 +103,26 @@ impl Sweeper<'_> {
                 Step::Stop => break,
                 Step::Claim => {
                     outstanding.set(false); // this claim takes what was queued until now
-                    let batch = store::outbox::claim(self.sql, &token, now + c.lease_ms, now, c.batch_size)?;
-                    drain.claimed(batch.len());
-                    reads.claimed(&batch);
-                    if !batch.is_empty() {
-                        report.claimed += batch.len() as u32;
+                                            // The rows this instance inserted claimed first (no row written), then a
+                                            // claim of the rest, the batch's size in all.
+                    let adopted = adopt::adopt(self.sql, self.pre_claims, c, now)?;
+                    let left = c.batch_size - adopted.len() as i64;
+                    let claimed = if left > 0 { store::outbox::claim(self.sql, &token, now + c.lease_ms, now, left)? } else { Vec::new() };
+                    let taken = adopted.len() + claimed.len();
+                    drain.claimed(taken);
+                    reads.claimed(&adopted);
+                    reads.claimed(&claimed);
+                    if taken > 0 {
+                        report.claimed += taken as u32;
                         let credential = credential::resolve_cached(self.credentials, self.sql, c, now).await?;
-                        queued.extend(batch.into_iter().map(|row| (row, credential.clone())));
+                        let tokens = std::iter::repeat_n(self.pre_claims.token(), adopted.len()).chain(std::iter::repeat(&token));
+                        queued.extend(adopted.into_iter().chain(claimed).zip(tokens).map(|(row, token)| (row, credential.clone(), token.clone())));
                     }
                 }
                 Step::Start => {
-                    let (row, credential) = queued.pop_front().expect("the schedule starts only claimed rows");
+                    let (row, credential, row_token) = queued.pop_front().expect("the schedule starts only claimed rows");
                     drain.started(row.id.0, now);
-                    in_flight.push(self.attempt(row, credential, &token, &reads, now));
+                    in_flight.push(self.attempt(row, credential, row_token, &reads, now));
                 }
                 Step::Wait { until } => match next_event(&mut in_flight, &mut woken, until.map(|at| at - now)).await {
                     // `outstanding` already says rows are waiting; the signal only woke the loop.
@@ -129,7 +141,7 @@ impl Sweeper<'_> {
                                 report.paced_until = report.paced_until.max(Some(at));
                             }
                         }
-                        for outcome in self.store(chunk, &token)? {
+                        for outcome in self.store(chunk)? {
                             report.count(outcome);
                         }
                     }
@@ -139,10 +151,11 @@ impl Sweeper<'_> {
         Ok(())
     }
 
-    /// Stores finished attempts in one fenced unit, then logs each; returns their outcomes.
-    fn store(&self, finished: Vec<Finished>, token: &ClaimToken) -> worker::Result<Vec<Outcome>> {
+    /// Stores finished attempts in one fenced unit (each by the token it was taken with), then
+    /// logs each; returns their outcomes.
+    fn store(&self, finished: Vec<Finished>) -> worker::Result<Vec<Outcome>> {
         let now = clock::now_ms();
-        let completing = finished.iter().map(|f| f.completing(token, self.config, now)).collect();
+        let completing = finished.iter().map(|f| f.completing(self.config, now)).collect();
         let completed = store::outbox::complete(self.storage, self.sql, completing, self.known)?;
         Ok(finished.iter().zip(completed).map(|(f, done)| self.log_attempt(f, done, now)).collect())
     }

@@ -222,6 +222,9 @@ pub struct TeamActor {
     /// What this instance knows its database holds (`crate::sql::known`): lets the ingest and
     /// the completions skip statements that would write nothing.
     known: Rc<Known>,
+    /// The rows this instance's ingests inserted claimed, for its sweeps to adopt
+    /// (`super::sweep::adopt`).
+    pre_claims: super::sweep::PreClaims,
 }
 
 impl TeamActor {
@@ -254,6 +257,7 @@ impl TeamActor {
             pacer,
             app,
             known: Rc::default(),
+            pre_claims: super::sweep::PreClaims::default(),
         }
     }
 
@@ -397,7 +401,13 @@ impl TeamActor {
             return;
         }
         self.next_alarm_check_at.set(now + ALARM_MISSING_AFTER_MS);
-        let overdue = |now| alarm::overdue(store::outbox::overdue(&self.sql, now, ALARM_MISSING_AFTER_MS).ok().flatten(), now, ALARM_MISSING_AFTER_MS);
+        // A row this instance inserted claimed and has not adopted is due from its insert,
+        // whatever its lease says (`super::sweep::adopt`).
+        let due = |now| {
+            let stored = store::outbox::overdue(&self.sql, now, ALARM_MISSING_AFTER_MS).ok().flatten();
+            stored.into_iter().chain(self.pre_claims.oldest_waiting()).min()
+        };
+        let overdue = |now| alarm::overdue(due(now), now, ALARM_MISSING_AFTER_MS);
         if overdue(now).is_none() {
             return;
         }
@@ -470,6 +480,7 @@ impl TeamActor {
             pacer: &self.pacer,
             app: &HookedApp::of(&*self.app, config),
             known: &self.known,
+            pre_claims: &self.pre_claims,
         };
         let mut report = sweeper.run(trigger, nudges).await;
         // `run` dropped its receiving side: forget every nudge whose sweep has ended.
@@ -478,8 +489,11 @@ impl TeamActor {
         // Every read and write of the sweep's end happens before the await of `setAlarm`: after
         // an await, the first statement would open another implicit transaction.
         let end = store::outbox::sweep_end(&self.sql, now, config.receipt_retention_ms, config.done_retention_ms, self.next_prune_at.get());
+        // Rows this instance inserted claimed and no sweep adopted yet are due now, whatever
+        // their lease says (`super::sweep::adopt`).
+        let waiting = self.pre_claims.oldest_waiting().map(|_| now);
         let next = match (&report.error, &end) {
-            (None, Ok(end)) => end.next_alarm_at,
+            (None, Ok(end)) => end.next_alarm_at.into_iter().chain(waiting).min(),
             (_, Err(e)) => {
                 report.error.get_or_insert(e.to_string());
                 Some(now + REARM_AFTER_ERROR_MS)

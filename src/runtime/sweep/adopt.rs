@@ -1,0 +1,106 @@
+//! Rows claimed as they were inserted: the ingest unit inserts each row due now already claimed
+//! with a token of its actor instance (`sql::ingest::INSERT_OUTBOX_CLAIMED`), and the instance's
+//! next sweep takes them as they are — a SELECT, no row written — instead of claiming them with an
+//! UPDATE (issue 39: one row written fewer per row an ingest queues).
+//!
+//! Invariants:
+//! - **Only the instance that inserted a row adopts it.** It remembers the ids (in memory only);
+//!   a sweep takes them all at once, so two sweeps never adopt one row. A new instance (after a
+//!   crash, an eviction, a deploy) knows neither the token nor the ids: the rows wait for their
+//!   lease to expire and the ordinary claim takes them over, as it takes over any expired claim —
+//!   a post among them is read back first (`kinds::post`), since its attempt may have begun.
+//! - **An adopted row has the lease a claimed one would have.** It is adopted only while at
+//!   least [`min_lease_ms`] of its lease is left: the time the attempts of a whole batch may take,
+//!   which the lease of a claim is checked to exceed (`Config`'s warning). Its completion is
+//!   fenced by the instance's token: if the lease ran out and another sweep took the row over,
+//!   the completion changes nothing.
+//! - **A row that cannot be adopted goes back to the claim.** Held lanes and leases too short are
+//!   released (`sql::outbox::RELEASE`: unclaimed, the attempt given back) in the same step, and
+//!   the ordinary claim takes them as it takes any row, in order and not before their hold ends.
+
+use crate::config::Config;
+use crate::outbox::ClaimToken;
+use crate::platform::clock;
+use crate::platform::exec::{int, rows, run, text};
+use crate::platform::rows::ClaimedRow;
+use crate::sql;
+use std::cell::RefCell;
+use worker::SqlStorage;
+
+/// An actor instance's claim of the rows its ingests insert, and the ids it has not adopted yet.
+#[derive(Debug)]
+pub struct PreClaims {
+    token: ClaimToken,
+    /// (row id, inserted at, lease until), oldest first.
+    waiting: RefCell<Vec<(i64, i64, i64)>>,
+}
+
+impl Default for PreClaims {
+    fn default() -> Self {
+        PreClaims { token: clock::claim_token(), waiting: RefCell::new(Vec::new()) }
+    }
+}
+
+impl PreClaims {
+    /// The instance's token, as the ingest unit claims with it.
+    pub fn token(&self) -> &ClaimToken {
+        &self.token
+    }
+
+    /// Rows an ingest unit inserted at `at`, claimed until `until` (after the unit returned).
+    pub fn inserted(&self, ids: &[i64], at: i64, until: i64) {
+        self.waiting.borrow_mut().extend(ids.iter().map(|id| (*id, at, until)));
+    }
+
+    /// When the oldest row still waiting to be adopted was inserted (for the alarm's safety net:
+    /// such a row is due, whatever its lease says).
+    pub fn oldest_waiting(&self) -> Option<i64> {
+        self.waiting.borrow().iter().map(|(_, at, _)| *at).min()
+    }
+
+    /// Takes, oldest first, at most `limit` ids with at least `min_lease_ms` of lease left at
+    /// `now`, and every id with less: (to adopt, to release). The rest keep waiting.
+    fn take(&self, now: i64, min_lease_ms: i64, limit: usize) -> (Vec<i64>, Vec<i64>) {
+        let mut waiting = self.waiting.borrow_mut();
+        let (mut adoptable, mut release) = (Vec::new(), Vec::new());
+        waiting.retain(|(id, _, until)| {
+            if *until - now < min_lease_ms {
+                release.push(*id);
+                false
+            } else if adoptable.len() < limit {
+                adoptable.push(*id);
+                false
+            } else {
+                true
+            }
+        });
+        (adoptable, release)
+    }
+}
+
+/// The lease an adopted row must have left: the time a whole batch's attempts may take (its
+/// waves of `DELIVERY_CONCURRENCY`, each up to `ATTEMPT_TIMEOUT_MS`).
+pub fn min_lease_ms(config: &Config) -> i64 {
+    (config.batch_size as usize).div_ceil(config.delivery_concurrency.max(1)) as i64 * config.attempt_timeout_ms
+}
+
+/// Adopts up to a batch of the rows the instance inserted claimed that are due and not held, and
+/// releases to the claim the ones it cannot adopt (held, or too little lease left); returns the
+/// adopted rows (fenced by [`PreClaims::token`]). Rows past the batch wait for the next claim.
+pub fn adopt(sql: &SqlStorage, claims: &PreClaims, config: &Config, now: i64) -> worker::Result<Vec<ClaimedRow>> {
+    let (adoptable, mut release) = claims.take(now, min_lease_ms(config), config.batch_size.max(1) as usize);
+    let token = claims.token.as_str();
+    let adopted: Vec<ClaimedRow> = match adoptable.is_empty() {
+        true => Vec::new(),
+        false => rows(sql, sql::outbox::ADOPT, vec![text(token), text(&ids(&adoptable)), int(now)])?,
+    };
+    release.extend(adoptable.iter().filter(|id| !adopted.iter().any(|row| row.id.0 == **id)));
+    if !release.is_empty() {
+        run(sql, sql::outbox::RELEASE, vec![text(token), text(&ids(&release))])?;
+    }
+    Ok(adopted)
+}
+
+fn ids(ids: &[i64]) -> String {
+    serde_json::to_string(ids).unwrap_or_else(|_| "[]".into())
+}
