@@ -7,13 +7,19 @@
 //! - **Only the instance that inserted a row adopts it.** It remembers the ids (in memory only);
 //!   a sweep takes them all at once, so two sweeps never adopt one row. A new instance (after a
 //!   crash, an eviction, a deploy) knows neither the token nor the ids: the rows wait for their
-//!   lease to expire and the ordinary claim takes them over, as it takes over any expired claim —
+//!   claim to expire and the ordinary claim takes them over, as it takes over any expired claim —
 //!   a post among them is read back first (`kinds::post`), since its attempt may have begun.
-//! - **An adopted row has the lease a claimed one would have.** It is adopted only while at
-//!   least [`min_lease_ms`] of its lease is left: the time the attempts of a whole batch may take,
-//!   which the lease of a claim is checked to exceed (`Config`'s warning). Its completion is
-//!   fenced by the instance's token: if the lease ran out and another sweep took the row over,
-//!   the completion changes nothing.
+//! - **That wait is short.** A row is inserted claimed for [`pre_claim_ms`]: one attempt's time
+//!   (`ATTEMPT_TIMEOUT_MS`) plus [`ADOPT_WINDOW_MS`], not `LEASE_MS` — so rows an instance
+//!   inserted and never adopted (it was replaced between the ack and its alarm) are delivered by
+//!   the next instance about 20 s later by default, not 60.
+//! - **An adopted row's attempt ends inside its claim.** It is adopted only while at least one
+//!   attempt's time is left ([`ATTEMPT_MARGIN_MS`] more), and only as many as the sweep has free
+//!   slots for (`DELIVERY_CONCURRENCY`), ahead of every claimed row: each adopted row starts at
+//!   once and its attempt is bounded by `ATTEMPT_TIMEOUT_MS`. A streamed answer extends
+//!   its claim at every checkpoint, as a claimed one does. Its completion is fenced by the
+//!   instance's token: if the claim ran out and another sweep took the row over, the completion
+//!   changes nothing.
 //! - **A row that cannot be adopted goes back to the claim.** Held lanes and leases too short are
 //!   released (`sql::outbox::RELEASE`: unclaimed, the attempt given back) in the same step, and
 //!   the ordinary claim takes them as it takes any row, in order and not before their hold ends.
@@ -52,6 +58,11 @@ impl PreClaims {
         self.waiting.borrow_mut().extend(ids.iter().map(|id| (*id, at, until)));
     }
 
+    /// Whether rows are still waiting to be adopted.
+    pub fn waiting(&self) -> bool {
+        !self.waiting.borrow().is_empty()
+    }
+
     /// When the oldest row still waiting to be adopted was inserted (for the alarm's safety net:
     /// such a row is due, whatever its lease says).
     pub fn oldest_waiting(&self) -> Option<i64> {
@@ -78,17 +89,31 @@ impl PreClaims {
     }
 }
 
-/// The lease an adopted row must have left: the time a whole batch's attempts may take (its
-/// waves of `DELIVERY_CONCURRENCY`, each up to `ATTEMPT_TIMEOUT_MS`).
-pub fn min_lease_ms(config: &Config) -> i64 {
-    (config.batch_size as usize).div_ceil(config.delivery_concurrency.max(1)) as i64 * config.attempt_timeout_ms
+/// How long after its insert a row inserted claimed may still be adopted (the rest of its claim
+/// is its attempt's): 5 s. A sweep normally adopts it within milliseconds (the ingest armed the
+/// alarm to now); one that comes later releases it to the ordinary claim (one row written more).
+pub const ADOPT_WINDOW_MS: i64 = 5_000;
+
+/// What an adopted row's claim must still cover beyond one attempt: its completion's write.
+pub const ATTEMPT_MARGIN_MS: i64 = 500;
+
+/// How long an ingest claims a row it inserts: one attempt plus the adoption window, and never
+/// more than a claim's lease (`LEASE_MS`).
+pub fn pre_claim_ms(config: &Config) -> i64 {
+    (config.attempt_timeout_ms + ATTEMPT_MARGIN_MS + ADOPT_WINDOW_MS).min(config.lease_ms)
 }
 
-/// Adopts up to a batch of the rows the instance inserted claimed that are due and not held, and
-/// releases to the claim the ones it cannot adopt (held, or too little lease left); returns the
-/// adopted rows (fenced by [`PreClaims::token`]). Rows past the batch wait for the next claim.
-pub fn adopt(sql: &SqlStorage, claims: &PreClaims, config: &Config, now: i64) -> worker::Result<Vec<ClaimedRow>> {
-    let (adoptable, mut release) = claims.take(now, min_lease_ms(config), config.batch_size.max(1) as usize);
+/// The claim an adopted row must have left: one attempt and its completion.
+pub fn min_lease_ms(config: &Config) -> i64 {
+    config.attempt_timeout_ms + ATTEMPT_MARGIN_MS
+}
+
+/// Adopts as many of the rows the instance inserted claimed, due and not held, as can start at
+/// once (`free`: the sweep's slots not taken, at most a batch), and releases to the claim the ones
+/// it cannot adopt (held, or too little claim left); returns the adopted rows (fenced by
+/// [`PreClaims::token`]). Rows past `free` wait for the next adoption ([`PreClaims::waiting`]).
+pub fn adopt(sql: &SqlStorage, claims: &PreClaims, config: &Config, now: i64, free: usize) -> worker::Result<Vec<ClaimedRow>> {
+    let (adoptable, mut release) = claims.take(now, min_lease_ms(config), free.min(config.batch_size.max(1) as usize));
     let token = claims.token.as_str();
     let adopted: Vec<ClaimedRow> = match adoptable.is_empty() {
         true => Vec::new(),

@@ -19,7 +19,7 @@ mod adopt;
 mod attempt;
 mod nudge;
 
-pub use adopt::PreClaims;
+pub use adopt::{pre_claim_ms, PreClaims};
 pub use nudge::{nudges, Nudge, Nudges};
 
 use super::store;
@@ -105,7 +105,12 @@ impl Sweeper<'_> {
                     outstanding.set(false); // this claim takes what was queued until now
                                             // The rows this instance inserted claimed first (no row written), then a
                                             // claim of the rest, the batch's size in all.
-                    let adopted = adopt::adopt(self.sql, self.pre_claims, c, now)?;
+                    // Only as many as start at once: an adopted row's claim covers one attempt.
+                    let free = c.delivery_concurrency.saturating_sub(in_flight.len() + queued.len());
+                    let adopted = adopt::adopt(self.sql, self.pre_claims, c, now, free)?;
+                    if self.pre_claims.waiting() {
+                        outstanding.set(true); // claim again when a slot frees
+                    }
                     let left = c.batch_size - adopted.len() as i64;
                     let claimed = if left > 0 { store::outbox::claim(self.sql, &token, now + c.lease_ms, now, left)? } else { Vec::new() };
                     let taken = adopted.len() + claimed.len();

@@ -62,6 +62,7 @@ impl TeamActor {
             }
         };
         let uninstall = dispatch.uninstalls();
+        let claimed_until = now + crate::runtime::sweep::pre_claim_ms(config);
         let ingest = Ingest {
             team_key: dispatch.team_key().to_string(),
             op_key: dispatch.op_key().to_string(),
@@ -72,13 +73,13 @@ impl TeamActor {
             max_attempts: config.retry.max_attempts,
             team_key_stored: self.team.borrow().is_some(),
             failed: failed.clone(),
-            claim: Some((self.pre_claims.token().clone(), now + config.lease_ms)),
+            claim: Some((self.pre_claims.token().clone(), claimed_until)),
             at_ingest: perform::at_ingest(&dispatch, config, now, failed.as_ref().map(|(why, _)| why.as_str())),
             // Only a run whose effects stand carries one (`app::decide`).
             state: output.state,
         };
         let recorded = store::ingest::record(&self.state.storage(), &self.sql, ingest, now, &self.known)?;
-        self.pre_claims.inserted(&recorded.claimed, now, now + config.lease_ms);
+        self.pre_claims.inserted(&recorded.claimed, now, claimed_until);
         if uninstall {
             self.credentials.forget();
         }
