@@ -102,10 +102,10 @@ impl Sweeper<'_> {
             match drain.next_step(now, outstanding.get()) {
                 Step::Stop => break,
                 Step::Claim => {
-                    outstanding.set(false); // this claim takes what was queued until now
-                                            // The rows this instance inserted claimed first (no row written), then a
-                                            // claim of the rest, the batch's size in all.
-                    // Only as many as start at once: an adopted row's claim covers one attempt.
+                    // This claim takes what was queued until now: the rows this instance inserted
+                    // claimed first (no row written), only as many as start at once (an adopted
+                    // row's claim covers one attempt), then a claim of the rest, a batch in all.
+                    outstanding.set(false);
                     let free = c.delivery_concurrency.saturating_sub(in_flight.len() + queued.len());
                     let adopted = adopt::adopt(self.sql, self.pre_claims, c, now, free)?;
                     if self.pre_claims.waiting() {
