@@ -214,6 +214,10 @@ macro_rules! worker {
                 async fn fetch(&self, req: ::worker::Request) -> ::worker::Result<::worker::Response> {
                     self.inner.fetch(req).await
                 }
+
+                async fn alarm(&self) -> ::worker::Result<::worker::Response> {
+                    self.inner.alarm().await
+                }
             }
         }
     };

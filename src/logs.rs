@@ -192,9 +192,13 @@ pub struct SweepLine {
     /// How long the oldest pending row has waited (ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oldest_pending_age_ms: Option<i64>,
-    /// When the alarm was re-armed for (absent: nothing left to do).
+    /// When the alarm was re-armed for (absent: nothing left to do, or only housekeeping).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_alarm_at: Option<i64>,
+    /// Nothing is pending: when the housekeeping is next due, the directory's wake (absent when
+    /// the alarm covers it or none is due; `outbox::alarm::next_wake`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub housekeeping_at: Option<i64>,
     /// Wall time spent.
     pub duration_ms: i64,
     /// A storage error that ended the sweep early.

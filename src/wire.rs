@@ -137,6 +137,9 @@ pub enum ActorRequest {
     Install,
     /// `POST /rate-limited`: Slack's `app_rate_limited` notice.
     RateLimited,
+    /// `POST /housekeep`: the directory's housekeeping wake (`runtime::directory`). A release
+    /// before it answers [`MISMATCH`]; the directory tries again later.
+    Housekeep,
     /// An admin or service API route, in either form.
     Routed(Routed),
     /// Nothing this release knows: a newer release's route (or a bug). Answered [`MISMATCH`].
@@ -146,6 +149,9 @@ pub enum ActorRequest {
 /// The path the front door posts `app_rate_limited` notices to.
 pub const RATE_LIMITED_PATH: &str = "/rate-limited";
 
+/// The path the directory wakes a team actor's housekeeping at.
+pub const HOUSEKEEP_PATH: &str = "/housekeep";
+
 /// Classifies a request to a team actor: `verb`, `path` (without the query string) and the value
 /// of `routes::ROUTE_HEADER`, if any.
 pub fn classify(verb: Verb, path: &str, route: Option<&str>) -> ActorRequest {
@@ -154,6 +160,7 @@ pub fn classify(verb: Verb, path: &str, route: Option<&str>) -> ActorRequest {
         (Verb::Post, ["ingest"]) => Some(ActorRequest::Ingest),
         (Verb::Post, ["installation"]) => Some(ActorRequest::Install),
         (Verb::Post, ["rate-limited"]) => Some(ActorRequest::RateLimited),
+        (Verb::Post, ["housekeep"]) => Some(ActorRequest::Housekeep),
         (_, ["admin"]) => route.and_then(|r| AdminRoute::from_header(r).ok()).map(|r| ActorRequest::Routed(Routed::Admin(r))),
         (_, ["api"]) => route.and_then(|r| ApiRoute::from_header(r).ok()).map(|r| ActorRequest::Routed(Routed::Api(r))),
         (verb, ["admin", rest @ ..]) => AdminRoute::parse(verb, rest).ok().map(|r| ActorRequest::Routed(Routed::Admin(r))),

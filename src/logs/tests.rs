@@ -37,6 +37,7 @@ fn every_field() -> Vec<LogLine> {
             pending: 1,
             oldest_pending_age_ms: Some(1),
             next_alarm_at: Some(1),
+            housekeeping_at: Some(1),
             duration_ms: 1,
             error: s(),
             alert: Some(Alert::PendingTooOld),

@@ -23,6 +23,14 @@
 //! against a storage that behaves as the runtime's does, and checks that no row is ever left due
 //! without an alarm.
 //!
+//! **Housekeeping is not the alarm's when nothing else is** ([`next_wake`]): a sweep that leaves
+//! rows pending sets the alarm to the earliest of their due time and the housekeeping's; one that
+//! leaves none asks the directory to wake the team for its housekeeping instead
+//! ([`NextWake::Directory`], `runtime::directory`), once per actor instance while the time it
+//! holds comes no later ([`must_ask`]). So a quiet team's event pays one `setAlarm` (the ingest's,
+//! to now), not two: the sweep that delivered it no longer moves the alarm a day ahead again.
+//! Should the directory not answer, the sweep sets the alarm to the housekeeping time as before.
+//!
 //! The safety net ([`overdue`], [`covers`]) checks the invariant against storage itself, for what
 //! no model covers: a row due for longer than a grace with no alarm at or before it is re-armed
 //! and reported (`alert: alarm_missing`).
@@ -100,6 +108,33 @@ impl AlarmView {
     pub fn failed(&self) {
         self.known.set(Known::Unknown);
     }
+}
+
+/// What a sweep's end arms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NextWake {
+    /// The alarm, at this time: rows are pending (due then, or housekeeping sooner).
+    Alarm(i64),
+    /// Nothing is pending; the housekeeping is due at this time: the directory's wake.
+    Directory(i64),
+    /// Nothing is pending and no housekeeping is due: no wake at all.
+    Nothing,
+}
+
+/// The wake a sweep's end needs: `work_at`, when the earliest pending row is due (or a claim
+/// runs out), and `housekeeping_at`, when the housekeeping is next due.
+pub fn next_wake(work_at: Option<i64>, housekeeping_at: Option<i64>) -> NextWake {
+    match (work_at, housekeeping_at) {
+        (Some(work), housekeeping) => NextWake::Alarm(housekeeping.map_or(work, |h| h.min(work))),
+        (None, Some(housekeeping)) => NextWake::Directory(housekeeping),
+        (None, None) => NextWake::Nothing,
+    }
+}
+
+/// Whether the directory must be asked for a wake at `at`, when this instance last learned it
+/// holds one at `held` (its answer to an ask, or the wake it sent): unless that comes no later.
+pub fn must_ask(held: Option<i64>, at: i64) -> bool {
+    held.is_none_or(|held| held > at)
 }
 
 /// The safety net's question, without I/O: of `due` (the earliest time a pending row is due, as

@@ -75,6 +75,14 @@ pub async fn route(mut req: Request, env: &Env, config: &Config, hooks: &TestHoo
             let query = super::query_suffix(&req);
             return Ok(directory::call(env, Method::Get, &format!("/teams{query}"), None).await?);
         }
+        // A team's housekeeping wake, if due at a test's clock (`?team=`; `ALLOW_TEST_CLOCK=1`
+        // only: the directory answers 404 without it).
+        ["admin", "wakes", "due"] if req.method() == Method::Post => {
+            let headers = Headers::new();
+            hooks.forward(&headers)?;
+            let query = super::query_suffix(&req);
+            return Ok(directory::call_with(env, Method::Post, &format!("{}{query}", directory::WAKES_DUE_PATH), None, headers).await?);
+        }
         ["admin", "teams", team] if page_request => return serve_page(env, &TeamKey::parse(team)?, hooks).await,
         ["admin", "teams", team, rest @ ..] if !rest.is_empty() => (*team, rest),
         _ => return Err(FrontDoorError::NotFound),

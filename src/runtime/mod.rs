@@ -87,6 +87,9 @@ pub async fn call_actor(env: &worker::Env, binding: &str, name: &str, call: Acto
     Ok(response.dyn_into::<worker::web_sys::Response>()?.into())
 }
 
+/// The Durable Object binding of the team actors (`team::BINDING`; the directory wakes them).
+pub const TEAM_BINDING: &str = "TEAM";
+
 /// One request to an actor.
 pub struct ActorCall<'a> {
     /// The method.

@@ -39,7 +39,7 @@
 //! to [`TEAM`], add a fixture of version 1 (`scripts/schema-fixture.sh`), and the tests upgrade
 //! every fixture, from every earlier version, to 2.
 
-use super::schema::{DIRECTORY_SCHEMA, SCHEMA};
+use super::schema::{DIRECTORY_SCHEMA, DIRECTORY_WAKES, SCHEMA};
 
 /// One step: the SQL that brings a database from version `to - 1` to `to`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,7 +105,14 @@ pub const TEAM: Schema<'static> = Schema {
 };
 
 /// The directory's schema.
-pub const DIRECTORY: Schema<'static> = Schema { actor: "directory", migrations: &[Migration { to: 1, name: "baseline", sql: DIRECTORY_SCHEMA, floor: 1 }] };
+pub const DIRECTORY: Schema<'static> = Schema {
+    actor: "directory",
+    migrations: &[
+        Migration { to: 1, name: "baseline", sql: DIRECTORY_SCHEMA, floor: 1 },
+        // Additive: a release without it never reads the table (its teams arm their own wakes).
+        Migration { to: 2, name: "wakes", sql: DIRECTORY_WAKES, floor: 1 },
+    ],
+};
 
 /// The tables of a database, its own (not SQLite's `sqlite_*` nor the runtime's `_cf_*`).
 pub const USER_TABLES: &str = "SELECT name FROM sqlite_master WHERE type = 'table'

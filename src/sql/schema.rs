@@ -181,3 +181,12 @@ CREATE TABLE IF NOT EXISTS oauth_states (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS oauth_states_by_expiry ON oauth_states(expires_at);
 ";
+
+/// The directory's migration 2 (`wakes`): when each team's housekeeping is next due, for the
+/// directory's alarm to wake it then (`runtime::directory`). Keyed by team, no other index: the
+/// alarm scans it (a directory holds one row per team that asked), and a team asking again for a
+/// later time writes nothing.
+pub const DIRECTORY_WAKES: &str = "CREATE TABLE wakes (
+  team_key TEXT PRIMARY KEY,
+  at INTEGER NOT NULL
+) WITHOUT ROWID";

@@ -57,6 +57,7 @@ fn the_request_paths_are_the_same_in_every_release() {
     assert_eq!(classify(Verb::Post, "/ingest", None), ActorRequest::Ingest);
     assert_eq!(classify(Verb::Post, "/installation", None), ActorRequest::Install);
     assert_eq!(classify(Verb::Post, RATE_LIMITED_PATH, None), ActorRequest::RateLimited);
+    assert_eq!(classify(Verb::Post, HOUSEKEEP_PATH, None), ActorRequest::Housekeep);
 }
 
 #[test]

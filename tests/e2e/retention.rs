@@ -2,7 +2,8 @@
 //! (`x-slackline-test-now`, `ALLOW_TEST_CLOCK=1`) moves the housekeeping a day ahead, and the
 //! receipts rotate between their two tables (`slackline::sql::lean`): a receipt still
 //! deduplicates a retention after it was recorded, from the previous table, and is gone after two.
-//! Delivered rows past their retention are pruned, and the successes they counted stay counted.
+//! Delivered rows past their retention are pruned, and the successes they counted stay counted. A
+//! team with nothing pending is woken for that housekeeping by the directory, not by its alarm.
 
 use crate::support::slack::{envelope, mention, now_secs};
 use crate::support::{eventually, shared, unique, Client, ADMIN_TOKEN};
@@ -76,4 +77,57 @@ fn delivered_rows_count_as_successes_and_stay_counted_once_pruned() {
     assert_eq!(c.rows(&team, "done").len(), 1, "the two older delivered rows were pruned");
     assert_eq!(successes(&c, &team), 3, "pruning moved their successes to the stored count");
     assert_eq!(s.fake.calls("chat.postMessage", &channel).len(), 3);
+}
+
+/// The directory's entry for `team` (`GET /admin/teams`, paged), once it lists the team.
+fn directory_entry(c: &Client, team: &str) -> Option<Value> {
+    let mut after = String::new();
+    loop {
+        let page = c.admin_get(&format!("/admin/teams?limit=1000&after={after}"));
+        assert_eq!(page.status, 200, "{}", page.body);
+        let page = page.json();
+        if let Some(found) = page["teams"].as_array().unwrap().iter().find(|t| t["team_key"] == team) {
+            return Some(found.clone());
+        }
+        after = page["next_after"].as_str()?.to_string();
+    }
+}
+
+/// The directory wakes `team` for its housekeeping as if it were `at`, if its wake is due then;
+/// returns how many teams it woke (0 or 1).
+fn wake_at(c: &Client, team: &str, at: i64) -> i64 {
+    let bearer = format!("Bearer {ADMIN_TOKEN}");
+    let answer = c.post_raw(&format!("/admin/wakes/due?team={team}"), &[("authorization", &bearer), ("x-slackline-test-now", &at.to_string())], b"");
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    answer.json()["woken"].as_i64().unwrap()
+}
+
+#[test]
+fn a_team_with_nothing_pending_is_woken_for_its_housekeeping_by_the_directory_not_its_alarm() {
+    let s = shared();
+    let c = s.client();
+    let (team, channel) = (unique("T"), unique("C"));
+    for i in 0..3 {
+        let a = c.event(&envelope(&team, &unique("Ev"), mention(&channel, &format!("2.{i}"), "wake me later")));
+        assert_eq!(a.status, 200, "{}", a.body);
+    }
+    eventually("three rows delivered", Duration::from_secs(30), || (c.rows(&team, "done").len() == 3).then_some(()));
+    let entry = eventually("the directory holds the team's housekeeping wake", Duration::from_secs(30), || {
+        directory_entry(&c, &team).filter(|e| e["housekeeping_at"].is_i64())
+    });
+    let wake = entry["housekeeping_at"].as_i64().unwrap();
+    assert!(wake > now_ms() + DAY_MS / 2, "the wake is the housekeeping's, a retention ahead: {entry}");
+    let last = c.stats(&team)["last_sweep"].clone();
+    assert!(last["next_alarm_at"].is_null(), "the sweep that delivered set no alarm for the housekeeping: {last}");
+    // The directory holds the first time asked for; a later sweep's own (no sooner) asks nothing.
+    assert!(last["housekeeping_at"].as_i64().is_some_and(|at| at >= wake), "{last}");
+
+    assert_eq!(wake_at(&c, &team, wake - 1), 0, "not due yet: nothing woken");
+    assert_eq!(c.rows(&team, "done").len(), 3);
+    // Two days on, the directory's wake runs the housekeeping: the delivered rows are pruned (all
+    // but the newest, which keeps ids from being given again), and the wake moves on or goes.
+    assert_eq!(wake_at(&c, &team, now_ms() + 2 * DAY_MS), 1);
+    assert_eq!(c.rows(&team, "done").len(), 1, "the two older delivered rows were pruned by the directory's wake");
+    let after = directory_entry(&c, &team).expect("still listed");
+    assert!(after["housekeeping_at"].as_i64().is_none_or(|next| next != wake), "the wake was replaced by the team's answer: {after}");
 }

@@ -378,3 +378,25 @@ fn the_findings_count_up_and_keep_the_latest() {
     assert_eq!(first, MissedAlarms { count: 1, last_at: 10_000, last_due_at: 2_000 });
     assert_eq!(MissedAlarms::note(Some(first), 50_000, 40_000), MissedAlarms { count: 2, last_at: 50_000, last_due_at: 40_000 });
 }
+
+#[test]
+fn a_sweep_end_wakes_by_the_alarm_only_while_rows_are_pending() {
+    let cases = [
+        ("rows due, housekeeping later", Some(100), Some(5_000), NextWake::Alarm(100)),
+        ("rows due, housekeeping sooner", Some(100), Some(50), NextWake::Alarm(50)),
+        ("rows due, no housekeeping", Some(100), None, NextWake::Alarm(100)),
+        ("nothing pending, housekeeping due", None, Some(5_000), NextWake::Directory(5_000)),
+        ("nothing at all", None, None, NextWake::Nothing),
+    ];
+    for (what, work, housekeeping, expected) in cases {
+        assert_eq!(next_wake(work, housekeeping), expected, "{what}");
+    }
+}
+
+#[test]
+fn the_directory_is_asked_unless_it_holds_a_wake_no_later() {
+    assert!(must_ask(None, 5_000), "a new instance knows of no wake");
+    assert!(must_ask(Some(6_000), 5_000), "the one it holds comes too late");
+    assert!(!must_ask(Some(5_000), 5_000), "the same time");
+    assert!(!must_ask(Some(4_000), 5_000), "an earlier one: the team is woken, and asks again then");
+}

@@ -38,3 +38,17 @@ pub fn consume_state(sql: &SqlStorage, nonce: &str, expires_at: i64, now: i64) -
     run(sql, sql::directory::PRUNE_STATES, vec![int(now)])?;
     Ok(!rows::<Value>(sql, sql::directory::CONSUME_STATE, vec![text(nonce), int(expires_at)])?.is_empty())
 }
+
+/// A team asks to be woken by `at`: kept, or brought forward (a later time writes nothing).
+pub fn wake_by(sql: &SqlStorage, team_key: &str, at: i64) -> worker::Result<()> {
+    run(sql, sql::directory::WAKE_BY, vec![text(team_key), int(at)])
+}
+
+/// Team `team_key` was woken for its wake at `at`: its next one is `next` (none: forgotten),
+/// unless it asked for another time meanwhile.
+pub fn woken(sql: &SqlStorage, team_key: &str, at: i64, next: Option<i64>) -> worker::Result<()> {
+    match next {
+        Some(next) => run(sql, sql::directory::WAKE_AGAIN, vec![text(team_key), int(at), int(next)]),
+        None => run(sql, sql::directory::WAKE_DONE, vec![text(team_key), int(at)]),
+    }
+}

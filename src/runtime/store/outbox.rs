@@ -235,6 +235,10 @@ pub struct SweepEnd {
     /// When the alarm should next fire: the earliest due work, or housekeeping (not before the
     /// `prune_not_before` given), if any.
     pub next_alarm_at: Option<i64>,
+    /// When the earliest pending row is due (or its claim runs out), if any is pending.
+    pub work_at: Option<i64>,
+    /// When the housekeeping is next due (not before the `prune_not_before` given), if ever.
+    pub housekeeping_at: Option<i64>,
     /// How many rows are pending.
     pub pending: i64,
     /// Age of the oldest pending row (ms), if any.
@@ -257,8 +261,14 @@ pub fn sweep_end(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_ret
     else {
         return Ok(SweepEnd::default());
     };
-    let prune_at = [r.receipts_at, r.done_at, r.keys_at].into_iter().flatten().map(|t| t.max(prune_not_before));
-    Ok(SweepEnd { next_alarm_at: r.next_at.into_iter().chain(prune_at).min(), pending: r.pending, oldest_pending_age_ms: r.oldest.map(|o| now - o) })
+    let housekeeping_at = [r.receipts_at, r.done_at, r.keys_at].into_iter().flatten().map(|t| t.max(prune_not_before)).min();
+    Ok(SweepEnd {
+        next_alarm_at: r.next_at.into_iter().chain(housekeeping_at).min(),
+        work_at: r.next_at,
+        housekeeping_at,
+        pending: r.pending,
+        oldest_pending_age_ms: r.oldest.map(|o| now - o),
+    })
 }
 
 /// Housekeeping: rotates the receipts (and deletes the state facts as old), deletes delivered

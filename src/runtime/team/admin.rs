@@ -59,7 +59,11 @@ impl TeamActor {
             AdminRoute::Discard { id } => self.discard(id),
             AdminRoute::Scheduled => self.scheduled(req),
             AdminRoute::Cancel { id } => self.cancel(id),
-            AdminRoute::Sweep => json_answer(&self.sweep(config, Trigger::Admin, TestHooks::read(req, config).now_ms).await?),
+            AdminRoute::Sweep => {
+                let report = self.sweep(config, Trigger::Admin, TestHooks::read(req, config).now_ms).await?;
+                self.wake_by_directory(report.housekeeping_at).await?;
+                json_answer(&report)
+            }
             AdminRoute::BulkRedrive => self.bulk_redrive(req, config).await,
             AdminRoute::State => self.state_page(req, config),
             #[cfg(feature = "testkit")]

@@ -31,11 +31,11 @@ pub use error::TOO_LATE;
 
 use super::store;
 use super::sweep::{Nudge, Sweeper};
-use super::test_hooks::HookedApp;
+use super::test_hooks::{HookedApp, TestHooks};
 use crate::app::App;
 use crate::config::Config;
 use crate::logs::{AlarmMissingLine, Alert, ErrorLine, LogLine, SweepLine};
-use crate::outbox::alarm::{self, AlarmOp, AlarmView};
+use crate::outbox::alarm::{self, AlarmOp, AlarmView, NextWake};
 use crate::outbox::pace::Pacer;
 use crate::outbox::Trigger;
 use crate::platform::credential;
@@ -50,7 +50,7 @@ use std::rc::Rc;
 use worker::{wasm_bindgen, Env, Method, Request, Response, Result, ScheduledTime, SqlStorage, State, Storage};
 
 /// The Durable Object binding of the team actors.
-pub const BINDING: &str = "TEAM";
+pub const BINDING: &str = super::TEAM_BINDING;
 
 /// Sends one request to the team actor named `team_key`.
 pub async fn call(env: &Env, team_key: &str, method: Method, path: &str, body: Option<String>, headers: Option<worker::Headers>) -> Result<Response> {
@@ -225,6 +225,10 @@ pub struct TeamActor {
     /// The rows this instance's ingests inserted claimed, for its sweeps to adopt
     /// (`super::sweep::adopt`).
     pre_claims: super::sweep::PreClaims,
+    /// The housekeeping wake this instance knows the directory holds for the team (it asked for
+    /// it, or the directory's wake was answered with it): a sweep that leaves only housekeeping
+    /// asks again only for an earlier one. Lost with the instance: a new one asks once.
+    directory_wake: Cell<Option<i64>>,
 }
 
 impl TeamActor {
@@ -258,6 +262,7 @@ impl TeamActor {
             app,
             known: Rc::default(),
             pre_claims: super::sweep::PreClaims::default(),
+            directory_wake: Cell::new(None),
         }
     }
 
@@ -283,7 +288,8 @@ impl TeamActor {
         }
         match env::config(&self.env) {
             Ok(config) => {
-                self.sweep(&config, Trigger::Alarm, None).await?;
+                let report = self.sweep(&config, Trigger::Alarm, None).await?;
+                self.wake_by_directory(report.housekeeping_at).await?;
             }
             Err(e) => {
                 log::error(LogLine::ConfigError(ErrorLine::new(e)));
@@ -318,6 +324,7 @@ impl TeamActor {
             ActorRequest::Ingest => self.ingest(req, &config).await,
             ActorRequest::Install => self.install(req, &config).await,
             ActorRequest::RateLimited => self.rate_limited(req).await,
+            ActorRequest::Housekeep => self.housekeep(&req, &config).await,
             ActorRequest::Routed(Routed::Admin(route)) => self.admin(&req, route, &config).await,
             ActorRequest::Routed(Routed::Api(route)) => {
                 self.remember_team(&req);
@@ -492,15 +499,19 @@ impl TeamActor {
         // Rows this instance inserted claimed and no sweep adopted yet are due now, whatever
         // their lease says (`super::sweep::adopt`).
         let waiting = self.pre_claims.oldest_waiting().map(|_| now);
-        let next = match (&report.error, &end) {
-            (None, Ok(end)) => end.next_alarm_at.into_iter().chain(waiting).min(),
+        let wake = match (&report.error, &end) {
+            (None, Ok(end)) => alarm::next_wake(end.work_at.into_iter().chain(waiting).min(), end.housekeeping_at),
             (_, Err(e)) => {
                 report.error.get_or_insert(e.to_string());
-                Some(now + REARM_AFTER_ERROR_MS)
+                NextWake::Alarm(now + REARM_AFTER_ERROR_MS)
             }
-            (Some(_), Ok(end)) => Some(end.next_alarm_at.unwrap_or(now).max(now + REARM_AFTER_ERROR_MS)),
+            (Some(_), Ok(end)) => NextWake::Alarm(end.next_alarm_at.unwrap_or(now).max(now + REARM_AFTER_ERROR_MS)),
         };
-        report.next_alarm_at = next;
+        (report.next_alarm_at, report.housekeeping_at) = match wake {
+            NextWake::Alarm(at) => (Some(at), None),
+            NextWake::Directory(at) => (None, Some(at)),
+            NextWake::Nothing => (None, None),
+        };
         if let Ok(end) = &end {
             report.pending = end.pending;
             report.oldest_pending_age_ms = end.oldest_pending_age_ms;
@@ -509,14 +520,51 @@ impl TeamActor {
             report.alert = Some(Alert::PendingTooOld);
         }
         self.log_sweep(&report);
-        match next {
-            Some(at) => self.arm(at.max(now)).await?,
-            // Nothing pending, no housekeeping: an alarm an ingest set while this sweep ran (the
-            // sweep took its rows) would only run an empty sweep.
-            None => self.disarm().await?,
+        match wake {
+            NextWake::Alarm(at) => self.arm(at.max(now)).await?,
+            // Only housekeeping: the caller has the directory wake the team for it
+            // ([`TeamActor::wake_by_directory`]), or is the directory's wake itself. An alarm an
+            // ingest set while this sweep ran (the sweep took its rows) runs one empty sweep.
+            NextWake::Directory(_) => {}
+            // Nothing pending, no housekeeping: such an alarm would only run an empty sweep.
+            NextWake::Nothing => self.disarm().await?,
         }
         self.sweeps_ended.set(self.sweeps_ended.get() + 1);
         Ok(report)
+    }
+
+    /// A sweep left nothing pending and the housekeeping due at `at` (its report's
+    /// `housekeeping_at`): the directory is asked to wake the team then, unless this instance
+    /// knows it holds a wake no later (`outbox::alarm::must_ask`). If it cannot be asked (no
+    /// team key yet, the call failed), the alarm is set to `at`, as before the directory woke
+    /// teams.
+    async fn wake_by_directory(&self, at: Option<i64>) -> Result<()> {
+        let Some(at) = at.filter(|at| alarm::must_ask(self.directory_wake.get(), *at)) else { return Ok(()) };
+        let asked = match self.team_key() {
+            Some(team) => super::directory::wake_by(&self.env, &team, at).await,
+            None => Err(worker::Error::RustError("the team key is not known yet".into())),
+        };
+        match asked {
+            Ok(()) => {
+                self.directory_wake.set(Some(at));
+                Ok(())
+            }
+            Err(e) => {
+                log::error(LogLine::DirectoryError(ErrorLine { path: Some(super::directory::WAKES_PATH.into()), ..ErrorLine::new(e) }));
+                self.arm(at.max(clock::now_ms())).await
+            }
+        }
+    }
+
+    /// `POST /housekeep`: the directory's wake (`runtime::directory`). One sweep (its
+    /// housekeeping runs when due, and any pending row is delivered), answered with when the
+    /// housekeeping is next due — the wake the directory then holds — or `null` when the alarm
+    /// covers it or none is due. `x-slackline-test-now` (`ALLOW_TEST_CLOCK=1` only) is the time
+    /// the housekeeping counts from.
+    async fn housekeep(&self, req: &Request, config: &Config) -> std::result::Result<Response, ActorError> {
+        let report = self.sweep(config, Trigger::Alarm, TestHooks::read(req, config).now_ms).await?;
+        self.directory_wake.set(report.housekeeping_at);
+        Ok(Response::from_json(&serde_json::json!({ "next_at": report.housekeeping_at }))?)
     }
 
     /// Keeps the report as the team's last sweep and adds its outcomes to the counters: in the

@@ -177,9 +177,10 @@ fn an_unversioned_directory_gets_the_stamps_table() {
     let db = empty();
     db.0.execute_batch(DIRECTORY_SCHEMA).unwrap();
     db.0.execute("INSERT INTO teams(team_key, source, first_seen_at) VALUES ('T1', 'traffic', 1)", []).unwrap();
-    assert_eq!(run(&db, &DIRECTORY), Outcome::Ready(Ready::Migrated { from: Stored::Unversioned, to: 1 }));
-    assert_eq!(stamp_of(&db).as_deref(), Some("1"));
+    assert_eq!(run(&db, &DIRECTORY), Outcome::Ready(Ready::Migrated { from: Stored::Unversioned, to: 2 }));
+    assert_eq!(stamp_of(&db).as_deref(), Some("2"));
     assert_eq!(count(&db, "SELECT count(*) FROM teams"), 1);
+    assert_eq!(count(&db, "SELECT count(*) FROM wakes"), 0);
 }
 
 #[test]
