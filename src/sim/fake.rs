@@ -148,6 +148,30 @@ struct State {
 pub struct FakeSlack {
     port: u16,
     state: Arc<Mutex<State>>,
+    /// While it lives, [`unstick`] keeps the server's connection threads coming back.
+    _alive: Arc<()>,
+}
+
+/// How often [`unstick`] opens a connection: 100 ms.
+const UNSTICK_EVERY: Duration = Duration::from_millis(100);
+
+/// Works around a lost wakeup in tiny_http 0.12's thread pool, while the fake at `port` lives
+/// (`alive`). The pool hands each accepted connection to an idle thread, which serves it until
+/// the connection closes; when two connections arrive while one thread is idle, both are queued
+/// and only one thread is woken, so the second waits until some thread finishes a whole
+/// keep-alive connection. Under the full test suite that was seen as a call answered after
+/// 10.5 s and another that never reached the fake within the app's 15 s timeout. A connection
+/// opened and closed every [`UNSTICK_EVERY`] makes a thread pass through the queue (a new one,
+/// or an idle one woken), and the queue is served in order: a stuck connection waits at most
+/// that long.
+fn unstick(port: u16, alive: std::sync::Weak<()>) {
+    std::thread::spawn(move || {
+        let at = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+        while alive.upgrade().is_some() {
+            drop(std::net::TcpStream::connect_timeout(&at, Duration::from_secs(1)));
+            std::thread::sleep(UNSTICK_EVERY);
+        }
+    });
 }
 
 impl FakeSlack {
@@ -176,7 +200,9 @@ impl FakeSlack {
                 std::thread::spawn(move || handle(request, &state, port));
             }
         });
-        Ok(FakeSlack { port, state })
+        let alive = Arc::new(());
+        unstick(port, Arc::downgrade(&alive));
+        Ok(FakeSlack { port, state, _alive: alive })
     }
 
     /// Blocks the calling thread while the server runs (`slackline-sim serve`).
