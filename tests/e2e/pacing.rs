@@ -64,13 +64,16 @@ fn answered_and_refused(calls: &[Call]) -> (Vec<Call>, usize) {
 }
 
 /// The pacing guarantee (GCRA): any `k` calls in a row span at least `k - burst` intervals,
-/// less 400 ms of jitter between a call's slot and its arrival at the fake (which does not add up
+/// less 600 ms of jitter between a call's slot and its arrival at the fake (which does not add up
 /// over a window: on a saturated 2-core machine one call's arrival was seen 205 ms late, so 200 ms
-/// was not enough). Late calls may bunch up to a burst again, never more.
+/// was not enough; under the full suite at 8 threads windows then fell 3 and 26 ms short of
+/// 400 ms, the fake's connections served up to 100 ms late adding to it: `sim::fake`'s
+/// `unstick`). Late calls may bunch up to a burst again, never more; an unpaced burst arrives
+/// within milliseconds.
 fn assert_paced(calls: &[Call], burst: usize, interval_ms: u64, what: &str) {
     for (i, first) in calls.iter().enumerate() {
         for (k, last) in calls.iter().enumerate().skip(i + burst) {
-            let least = Duration::from_millis(((k - i + 1 - burst) as u64 * interval_ms).saturating_sub(400));
+            let least = Duration::from_millis(((k - i + 1 - burst) as u64 * interval_ms).saturating_sub(600));
             let span = last.at.duration_since(first.at);
             assert!(span >= least, "{} {what} within {span:?}: not paced (at least {least:?})", k - i + 1);
         }
@@ -90,9 +93,9 @@ fn fifty_mentions_at_once_in_one_channel_get_fifty_replies_at_slacks_rate_with_n
     let threads: std::collections::BTreeSet<&str> = answered.iter().filter_map(|c| c.field("thread_ts")).collect();
     assert_eq!(threads.len(), 50, "each mention answered in its own thread");
     assert!(refused * 20 < answered.len() + refused, "429s are under 5 % of the calls: {refused} of {}", answered.len() + refused);
-    let (timed_out, done) = timed_out_rows(&c, &team);
-    assert!(timed_out.len() <= 2, "calls the app gave up on are rare: {timed_out:?}");
-    let on_time: Vec<Call> = answered.into_iter().filter(|call| !call.field("thread_ts").is_some_and(|ts| timed_out.iter().any(|t| t == ts))).collect();
+    let (stalled, done) = stalled_rows(&c, &team);
+    assert!(stalled.len() <= 3, "calls held up on their way are rare: {stalled:?}");
+    let on_time: Vec<Call> = answered.into_iter().filter(|call| !of_stalled(call, &stalled)).collect();
     // Slack's one a second, bursts of two: the 50 replies take about 48 s, not a second.
     assert_paced(&on_time, 2, 1_000, "replies in one channel, at 1/s");
     let stats = c.stats(&team);
@@ -101,22 +104,30 @@ fn fifty_mentions_at_once_in_one_channel_get_fifty_replies_at_slacks_rate_with_n
     assert!(done.iter().all(|r| r["attempts"] == 1), "waiting for a slot spends no attempt: {done:?}");
 }
 
-/// The thread of each of `team`'s done rows with an attempt that timed out, and the other done
-/// rows. On a starved machine the fake (in the test process) has stalled for 10–15 s: one call
-/// reached it 15 s late, at the moment the app gave up on it and closed the connection, together
-/// with the calls sent then; another never reached it. Such a call's arrival says nothing about
-/// the pacing, and its row rightly counts a second attempt (the read-back, or the post again).
-/// Every other row must have none of that.
-fn timed_out_rows(c: &Client, team: &str) -> (Vec<String>, Vec<Value>) {
-    let (mut timed_out, mut others) = (Vec::new(), Vec::new());
+/// The thread of each of `team`'s done rows with an attempt that timed out or took a second or
+/// more (the fake answers in milliseconds), and the other done rows. Before `sim::fake`'s
+/// `unstick`, the fake (in the test process) stalled for 10–15 s on a new connection: tiny_http
+/// 0.12's thread pool can lose a wakeup when two connections arrive together, and the second then
+/// waited until another connection closed. Such a call reaches the fake long after it was sent —
+/// together with the calls sent then, or never within the app's 15 s — so its arrival says
+/// nothing about the pacing, and a timed-out one rightly counts a second attempt (the read-back,
+/// or the post again). Every other row must have none of that.
+fn stalled_rows(c: &Client, team: &str) -> (Vec<String>, Vec<Value>) {
+    let (mut stalled, mut others) = (Vec::new(), Vec::new());
     for row in c.rows(team, "done") {
         let log = c.row(team, row["id"].as_i64().unwrap())["attempts_log"].clone();
-        match log.as_array().unwrap().iter().any(|a| a["detail"] == "timeout") {
-            true => timed_out.push(row["idem_key"].as_str().unwrap().split(':').nth(2).unwrap().to_string()),
+        let slow = |a: &Value| a["detail"] == "timeout" || a["latency_ms"].as_i64().is_some_and(|ms| ms >= 1_000);
+        match log.as_array().unwrap().iter().any(slow) {
+            true => stalled.push(row["idem_key"].as_str().unwrap().split(':').nth(2).unwrap().to_string()),
             false => others.push(row),
         }
     }
-    (timed_out, others)
+    (stalled, others)
+}
+
+/// Whether `call` answered one of `stalled`'s threads.
+fn of_stalled(call: &Call, stalled: &[String]) -> bool {
+    call.field("thread_ts").is_some_and(|ts| stalled.iter().any(|t| t == ts))
 }
 
 #[test]
@@ -202,14 +213,15 @@ fn a_429_storm_longer_than_six_attempts_parks_nothing_and_holds_its_channel() {
     assert_eq!((answered.len(), refused), (2, 12), "{calls:?}");
     // The hold keeps every call in the channel back until its Retry-After has passed.
     // (Both mentions' first posts may leave together, before the first 429 comes back.)
+    let (stalled, done) = stalled_rows(&c, &team);
+    assert!(stalled.len() < 2, "calls held up on their way are rare: {stalled:?}");
     for pair in calls.windows(2) {
-        if pair[0].rate_limited {
+        if pair[0].rate_limited && !of_stalled(&pair[1], &stalled) {
             let gap = pair[1].at.duration_since(pair[0].at);
-            assert!(gap < Duration::from_millis(20) || gap >= Duration::from_millis(900), "a call {gap:?} after a 429 with Retry-After: 1");
+            // Together: within the 100 ms the fake may serve a new connection late (`unstick`).
+            assert!(gap < Duration::from_millis(150) || gap >= Duration::from_millis(900), "a call {gap:?} after a 429 with Retry-After: 1");
         }
     }
-    let (timed_out, done) = timed_out_rows(&c, &team);
-    assert!(timed_out.len() < 2, "calls the app gave up on are rare: {timed_out:?}");
     assert!(done.iter().all(|r| r["attempts"] == 1), "429s spend no attempt: {done:?}");
     let line = eventually("a sweep line counting 429s", Duration::from_secs(10), || {
         rt.log_lines().into_iter().find(|l| l["kind"] == "sweep" && l["team"] == team.as_str() && l["rate_limited"].as_i64().is_some_and(|n| n > 0))
