@@ -27,7 +27,7 @@ use crate::platform::{clock, log};
 use crate::sql::migrate::{self, Outcome};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use worker::{Env, Method, Request, Response, Result, ScheduledTime, SqlStorage, State};
+use worker::{Env, Method, Request, Response, Result, SqlStorage, State};
 
 /// The binding and the one name it is reached by.
 pub const BINDING: &str = "DIRECTORY";
@@ -152,24 +152,12 @@ impl Directory {
         self.issue(self.alarm.arm_by(ask.at)).await
     }
 
-    /// Issues an alarm operation the view has already counted; a failure leaves it unknown.
+    /// Issues an alarm operation the view has already counted, if any (`super::issue_alarm`).
     async fn issue(&self, op: Option<AlarmOp>) -> Result<()> {
-        let storage = self.state.storage();
-        let done = match op {
-            None => return Ok(()),
-            Some(AlarmOp::Set(at)) => {
-                crate::platform::meter::set_alarm();
-                storage.set_alarm(ScheduledTime::new(worker::js_sys::Date::new(&worker::wasm_bindgen::JsValue::from_f64(at as f64)))).await
-            }
-            Some(AlarmOp::Delete) => {
-                crate::platform::meter::delete_alarm();
-                storage.delete_alarm().await
-            }
-        };
-        if done.is_err() {
-            self.alarm.failed();
+        match op {
+            Some(op) => super::issue_alarm(&self.state.storage(), &self.alarm, op).await,
+            None => Ok(()),
         }
-        done
     }
 
     /// Serves one request; every answer names this release's wire version (`crate::wire`).

@@ -87,6 +87,28 @@ pub async fn call_actor(env: &worker::Env, binding: &str, name: &str, call: Acto
     Ok(response.dyn_into::<worker::web_sys::Response>()?.into())
 }
 
+/// Issues an alarm operation an actor's view has already counted (`crate::outbox::alarm`: the
+/// call starts it synchronously, in the order of issue), metered; a failure leaves the stored
+/// alarm unknown to the view. The team actor's and the directory's one path to their alarm.
+pub async fn issue_alarm(storage: &worker::Storage, view: &crate::outbox::alarm::AlarmView, op: crate::outbox::alarm::AlarmOp) -> worker::Result<()> {
+    use crate::outbox::alarm::AlarmOp;
+    let done = match op {
+        AlarmOp::Set(at_ms) => {
+            crate::platform::meter::set_alarm();
+            let date = worker::js_sys::Date::new(&worker::wasm_bindgen::JsValue::from_f64(at_ms as f64));
+            storage.set_alarm(worker::ScheduledTime::new(date)).await
+        }
+        AlarmOp::Delete => {
+            crate::platform::meter::delete_alarm();
+            storage.delete_alarm().await
+        }
+    };
+    if done.is_err() {
+        view.failed();
+    }
+    done
+}
+
 /// The Durable Object binding of the team actors (`team::BINDING`; the directory wakes them).
 pub const TEAM_BINDING: &str = "TEAM";
 

@@ -47,7 +47,7 @@ use crate::wire::{self, ActorRequest, Kept, RouteForm, Routed};
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use worker::{wasm_bindgen, Env, Method, Request, Response, Result, ScheduledTime, SqlStorage, State, Storage};
+use worker::{Env, Method, Request, Response, Result, SqlStorage, State, Storage};
 
 /// The Durable Object binding of the team actors.
 pub const BINDING: &str = super::TEAM_BINDING;
@@ -376,25 +376,9 @@ impl TeamActor {
         }
     }
 
-    /// Issues an operation the view has already counted (`crate::outbox::alarm`: the call starts
-    /// it synchronously, in the order of issue). A failure leaves storage's alarm unknown.
+    /// Issues an operation the view has already counted (`super::issue_alarm`).
     async fn issue(&self, op: AlarmOp) -> Result<()> {
-        let storage = self.state.storage();
-        let done = match op {
-            AlarmOp::Set(at_ms) => {
-                crate::platform::meter::set_alarm();
-                let date = worker::js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(at_ms as f64));
-                storage.set_alarm(ScheduledTime::new(date)).await
-            }
-            AlarmOp::Delete => {
-                crate::platform::meter::delete_alarm();
-                storage.delete_alarm().await
-            }
-        };
-        if done.is_err() {
-            self.alarm.failed();
-        }
-        done
+        super::issue_alarm(&self.state.storage(), &self.alarm, op).await
     }
 
     /// The safety net of the alarm invariant (`crate::outbox::alarm`), run by requests at most
