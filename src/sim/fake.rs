@@ -168,7 +168,9 @@ fn unstick(port: u16, alive: std::sync::Weak<()>) {
     std::thread::spawn(move || {
         let at = std::net::SocketAddr::from(([127, 0, 0, 1], port));
         while alive.upgrade().is_some() {
-            drop(std::net::TcpStream::connect_timeout(&at, Duration::from_secs(1)));
+            if let Ok(poke) = std::net::TcpStream::connect_timeout(&at, Duration::from_secs(1)) {
+                super::reset::reset_on_close(&poke);
+            }
             std::thread::sleep(UNSTICK_EVERY);
         }
     });

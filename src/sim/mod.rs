@@ -31,8 +31,11 @@ pub mod web;
 use std::time::{Duration, Instant};
 
 /// Polls `probe` until it returns `Some`, or panics with `what` after `timeout` (for tests).
+/// The polls come 25 ms apart at first, then 25 ms further apart each time up to 100 ms: a probe
+/// is often a request to the runtime, and a suite runs many waits at once.
 pub fn eventually<T>(what: &str, timeout: Duration, mut probe: impl FnMut() -> Option<T>) -> T {
     let deadline = Instant::now() + timeout;
+    let mut pause = Duration::from_millis(25);
     loop {
         if let Some(value) = probe() {
             return value;
@@ -40,7 +43,8 @@ pub fn eventually<T>(what: &str, timeout: Duration, mut probe: impl FnMut() -> O
         if Instant::now() > deadline {
             panic!("timed out after {timeout:?} waiting for: {what}");
         }
-        std::thread::sleep(Duration::from_millis(25));
+        std::thread::sleep(pause);
+        pause = (pause + Duration::from_millis(25)).min(Duration::from_millis(100));
     }
 }
 

@@ -20,7 +20,7 @@ pub fn reset(request: tiny_http::Request, port: u16) {
 }
 
 fn shut_down_socket(local: std::net::SocketAddr, peer: std::net::SocketAddr) -> bool {
-    use std::os::fd::{AsRawFd, FromRawFd};
+    use std::os::fd::FromRawFd;
     let Ok(dir) = std::fs::read_dir("/proc/self/fd").or_else(|_| std::fs::read_dir("/dev/fd")) else { return false };
     let fds: Vec<i32> = dir.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect();
     for fd in fds {
@@ -28,11 +28,21 @@ fn shut_down_socket(local: std::net::SocketAddr, peer: std::net::SocketAddr) -> 
         // (or not a socket) fails these lookups; only this connection has both addresses.
         let stream = std::mem::ManuallyDrop::new(unsafe { std::net::TcpStream::from_raw_fd(fd) });
         if stream.local_addr().ok() == Some(local) && stream.peer_addr().ok() == Some(peer) {
-            let linger = libc::linger { l_onoff: 1, l_linger: 0 };
-            let size = std::mem::size_of::<libc::linger>() as libc::socklen_t;
-            unsafe { libc::setsockopt(stream.as_raw_fd(), libc::SOL_SOCKET, libc::SO_LINGER, &linger as *const _ as *const libc::c_void, size) };
+            reset_on_close(&stream);
             return stream.shutdown(std::net::Shutdown::Both).is_ok();
         }
     }
     false
+}
+
+/// Makes closing `stream` reset the connection (`SO_LINGER` 0) instead of a FIN: no answer for
+/// the peer, and no socket left in TIME_WAIT for a minute (the fake's `unstick` opens ten
+/// connections a second per fake; closed politely they keep thousands of sockets in the kernel's
+/// table while a test suite runs, and every socket listing walks them).
+pub(super) fn reset_on_close(stream: &std::net::TcpStream) {
+    use std::os::fd::AsRawFd;
+    let linger = libc::linger { l_onoff: 1, l_linger: 0 };
+    let size = std::mem::size_of::<libc::linger>() as libc::socklen_t;
+    // SAFETY: a socket descriptor borrowed for the call, and a `linger` of the size given.
+    unsafe { libc::setsockopt(stream.as_raw_fd(), libc::SOL_SOCKET, libc::SO_LINGER, &linger as *const _ as *const libc::c_void, size) };
 }
