@@ -31,7 +31,7 @@ WORKER_SOURCES := $(shell find src $(BOT)/src -name '*.rs') Cargo.toml Cargo.loc
 FUZZ_TARGETS := signature events command interaction
 FUZZ_SECONDS ?= 10
 
-.PHONY: setup build worker dev sim docs try test lint test-wasm test-template new fuzz fuzz-smoke bench soak clean
+.PHONY: setup build worker dev sim docs try test test-checks lint test-wasm test-template test-template-build test-template-flow new fuzz fuzz-smoke bench soak clean
 
 setup:
 	@scripts/setup.sh
@@ -77,27 +77,44 @@ docs: setup
 try: build
 	scripts/try.sh $(APP)
 
-# Each step is timed (scripts/step.sh): the run ends with where its minutes went. The examples'
-# flows (make try) run against the bundles the end-to-end tests built (TESTKIT=1, scripts/try.sh).
-# The lint (cargo check builds, in target/debug and target/wasm32-unknown-unknown/debug) runs
-# beside the Worker bundles' builds (release, their own build directories: no cargo lock shared),
-# whose whole-program links keep one core each for a minute at a time.
+# Each step is timed (scripts/step.sh): the run ends with where its minutes went. Two phases on
+# the 2 cores: first everything that only needs CPU side by side (the lint, the native and wasm32
+# test builds with the doc tests and the wasm32 tests, the fuzz smoke, the template's build and
+# test, the bundles the end-to-end tests serve, the tests that time nothing), each build in its
+# own cargo target directory where it can (one cargo lock per directory); then, alone, the steps
+# that run Workers and time their answers: the end-to-end tests (scripts/e2e.sh), the examples'
+# flows (make try, against the bundles the first phase built, TESTKIT=1, scripts/try.sh) and the
+# template's flow.
 test:
 	@scripts/step.sh begin
 	@scripts/step.sh setup scripts/setup.sh
-	@scripts/step.sh background lint $(MAKE) --no-print-directory lint
-	@scripts/step.sh build $(MAKE) --no-print-directory worker
+	@scripts/step.sh background checks $(MAKE) --no-print-directory test-checks
+	@scripts/step.sh background template-build $(MAKE) --no-print-directory test-template-build
+	@scripts/step.sh background fuzz-smoke $(MAKE) --no-print-directory fuzz-smoke
 	@scripts/step.sh bundles scripts/testkit-bundles.sh
-	@scripts/step.sh wait lint
-	@scripts/step.sh cargo-test cargo test --locked --workspace --lib --bins --tests --quiet -- --test-threads=8
-	@scripts/step.sh doc-tests cargo test --locked --doc --quiet
-	@scripts/step.sh try-echo $(MAKE) --no-print-directory try
+	@scripts/step.sh wait checks
+	@scripts/step.sh wait template-build
+	@scripts/step.sh wait fuzz-smoke
+	@scripts/step.sh e2e scripts/e2e.sh
+	@scripts/step.sh try-echo $(MAKE) --no-print-directory try TESTKIT=1
 	@scripts/step.sh try-triage $(MAKE) --no-print-directory try APP=triage TESTKIT=1
 	@scripts/step.sh try-tickets $(MAKE) --no-print-directory try APP=tickets TESTKIT=1
-	@scripts/step.sh test-wasm $(MAKE) --no-print-directory test-wasm
-	@scripts/step.sh test-template $(MAKE) --no-print-directory test-template
-	@scripts/step.sh fuzz-smoke $(MAKE) --no-print-directory fuzz-smoke
+	@scripts/step.sh template-flow $(MAKE) --no-print-directory test-template-flow
 	@scripts/step.sh report
+
+# Every test binary but the end-to-end suite (tests/e2e/, run by scripts/e2e.sh).
+NATIVE_TESTS := $(patsubst tests/%.rs,--test %,$(wildcard tests/*.rs))
+
+# make test's first phase, in target/debug and target/wasm32-unknown-unknown/debug: the lint, then
+# every test built, and run where nothing in them keeps time (the native tests but the
+# end-to-end suite, the doc tests, the wasm32 core tests), make try's simulator built.
+test-checks:
+	@scripts/step.sh lint $(MAKE) --no-print-directory lint
+	@scripts/step.sh test-build cargo test --locked --workspace --lib --bins --tests --no-run --quiet
+	@scripts/step.sh native-tests cargo test --locked --workspace --lib --bins $(NATIVE_TESTS) --quiet
+	@scripts/step.sh sim-build cargo build --quiet --locked --bin slackline-sim
+	@scripts/step.sh doc-tests cargo test --locked --doc --quiet
+	@scripts/step.sh test-wasm $(MAKE) --no-print-directory test-wasm
 
 # rustfmt (rustfmt.toml) and clippy with every warning an error, native and wasm32 (the adapters
 # exist only there), the production build and the tests' (testkit); the crate's docs (cargo doc's
@@ -127,7 +144,10 @@ new:
 # is rebuilt whenever slackline's sources are newer.
 TEMPLATE_CHECK := target/template-check
 TEMPLATE_NEW := target/template-new
-test-template:
+test-template: test-template-build test-template-flow
+
+# The template's bot made (or kept) and built, its own test run: no Worker served yet.
+test-template-build:
 	rm -rf $(TEMPLATE_NEW)
 	$(MAKE) --no-print-directory new DIR=$(TEMPLATE_NEW)
 	@if diff -rq -x build -x target -x .wrangler -x .dev.vars $(TEMPLATE_NEW) $(TEMPLATE_CHECK) >/dev/null 2>&1; then \
@@ -135,6 +155,9 @@ test-template:
 	else rm -rf $(TEMPLATE_CHECK) && mv $(TEMPLATE_NEW) $(TEMPLATE_CHECK); fi
 	@if [ -n "$$(find src Cargo.toml Cargo.lock -newer $(TEMPLATE_CHECK)/build/index.js 2>/dev/null | head -1)" ]; then rm -f $(TEMPLATE_CHECK)/build/index.js; fi
 	CARGO_TARGET_DIR=$(CURDIR)/target $(MAKE) --no-print-directory -C $(TEMPLATE_CHECK) test
+
+# The template's flow.sim against wrangler dev and the fake Slack (its `make flow`).
+test-template-flow:
 	CARGO_TARGET_DIR=$(CURDIR)/target $(MAKE) --no-print-directory -C $(TEMPLATE_CHECK) flow
 
 test-wasm:
