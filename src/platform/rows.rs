@@ -91,13 +91,22 @@ pub(crate) fn queue_serial(
     max_attempts: u32,
     now: i64,
 ) -> worker::Result<bool> {
-    let waiting: Vec<Value> = rows(sql, sql::ingest::SYNC_WAITING, vec![text(&key(queued))])?;
-    if queued > 0 && !waiting.is_empty() {
+    if serial_waiting(sql, queued, &key(queued))? {
         return Ok(false);
     }
     let key = key(bump()?.unwrap_or(queued + 1));
     insert_action(sql, action, Queue { key: &key, op_key, max_attempts, due: now, deadline_at: None, now })?;
     Ok(true)
+}
+
+/// Whether job `queued` of a serial target (named `key`) still waits unclaimed: a new job would
+/// add nothing, that one sends the newest state when it runs. `queued` 0: none was ever queued.
+pub(crate) fn serial_waiting(sql: &SqlStorage, queued: i64, key: &str) -> worker::Result<bool> {
+    if queued == 0 {
+        return Ok(false);
+    }
+    let waiting: Vec<Value> = rows(sql, sql::ingest::SYNC_WAITING, vec![text(key)])?;
+    Ok(!waiting.is_empty())
 }
 
 /// Notes that a delivered row exists from `now` on (for housekeeping, `sql::lean`): writes

@@ -101,6 +101,11 @@ pub const TEAM: Schema<'static> = Schema {
         // Index-only (a release of version 5 looks keys up by their primary key; its sweeps scan
         // for the oldest expiry): the floor stays 5.
         Migration { to: 10, name: "keys_unindexed", sql: crate::kinds::notify::sql::MIGRATION_10, floor: 5 },
+        // Index changes and two nullable columns: the floor stays 5. A release before it runs
+        // every query as it did (by the primary key where it used the dropped index); one that
+        // takes over a reconciliation pass this release began reads its start as 0 and so marks
+        // nothing missing (`kinds::lists::sql::MIGRATION_11`).
+        Migration { to: 11, name: "lean_records", sql: crate::kinds::lists::sql::MIGRATION_11, floor: 5 },
     ],
 };
 

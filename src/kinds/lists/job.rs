@@ -1,8 +1,11 @@
 //! A Slack List's jobs (`Action::Lists`): a record's sync (`items.create`, `items.update` or
-//! `items.delete`, as [`super::sync::plan`] decides) and one page of a reconciliation pass
-//! (`items.list`). A job reads what it needs, makes at most one Slack call (paced by its method's
+//! `items.delete`, as [`super::sync::plan`] decides) and the pages of a reconciliation pass
+//! (`items.list`). A sync reads what it needs, makes at most one Slack call (paced by its method's
 //! budget), and ends with its [`ListsEnd`] (stored with the completion, only if the claim still
-//! holds) and the List's pacing hold (`LISTS_PACE_MS` from the call's start).
+//! holds) and the List's pacing hold (`LISTS_PACE_MS` from the call's start). A page job reads
+//! pages one after the other, `LISTS_PACE_MS` apart, for as long as [`page_budget_ms`] allows:
+//! each but its last is applied by the job in a unit fenced by the claim, the last by the
+//! completion.
 //!
 //! The one write made *before* a call is the create marker ([`store::mark_create_sent`]), fenced
 //! by the claim and committed before the request leaves (the output gate holds outgoing requests
@@ -12,10 +15,11 @@
 use super::api::{target, ListJob};
 use super::create::{judge_create, CreateAttempt, CreateVerdict};
 use super::end::{ListsEnd, ListsWrite};
-use super::reconcile::{read_page, Pass};
-use super::store;
+use super::reconcile::{next, read_page, Next, Pass};
+use super::store::{self, Queueing, RunCursor};
 use super::sync::{plan, Plan, RecordWrite};
 use super::FieldError;
+use crate::config::Config;
 use crate::outbox::completion::{AfterWrite, JobOutcome};
 use crate::outbox::reasons;
 use crate::platform::clock;
@@ -170,9 +174,15 @@ async fn call(job: &Job<'_>, token: &str, method: &str, args: &Value, end: Lists
     (Ended { verdict: call.verdict, http_status: call.http_status, sent_at: Some(sent_at), end }, call.json)
 }
 
+/// A pass's pages, read under one claim: each page but the job's last is applied at once, in its
+/// own unit fenced by the claim ([`store::apply_page_in_job`]); the last — the pass's end, or the
+/// page after which the job's time is up ([`page_budget_ms`]) — is the completion's, which queues
+/// the next page's row. One row per job instead of one per page (each row costs its insert, its
+/// claim and its completion in rows written). A job that stops early (a failed call, a lost claim)
+/// leaves the pass at its last applied page: the next attempt goes on from its stored cursor.
 async fn page(job: &Job<'_>, list_id: &str, run: i64) -> worker::Result<Ended> {
     let failed = || ListsEnd::PageFailed { list_id: list_id.to_string(), run };
-    let Some(at) = store::run_cursor(job.sql, run)?.filter(|c| !c.finished) else {
+    let Some(mut at) = store::run_cursor(job.sql, run)?.filter(|c| !c.finished) else {
         return Ok(Ended::settled(Verdict::Success, ListsEnd::Nothing));
     };
     let Some(map) = store::column_map(job.sql, list_id)? else {
@@ -186,33 +196,71 @@ async fn page(job: &Job<'_>, list_id: &str, run: i64) -> worker::Result<Ended> {
         Some(user) => Some(user),
         None => ask_bot_user(job, token).await,
     };
-    let mut args = json!({ "list_id": list_id, "limit": job.config.lists_page_size });
-    if let Some(cursor) = &at.cursor {
-        args["cursor"] = json!(cursor);
-    }
-    if at.pass == Pass::Archived {
-        args["archived"] = json!(true);
-    }
-    let (mut ended, body) = call(job, token, method::SLACK_LISTS_ITEMS_LIST, &args, failed()).await;
-    if ended.verdict != Verdict::Success {
-        return Ok(ended);
-    }
-    match read_page(&body, &map.key_column) {
-        Some(page) => {
-            let write = ListsWrite::Page {
-                list_id: list_id.to_string(),
-                run,
-                pass: at.pass,
-                page,
-                started: job.started,
-                bot_user,
-                recreate_missing: map.recreate_missing,
-            };
-            ended.end = ListsEnd::Page(write);
+    let until = job.started + page_budget_ms(job.config);
+    loop {
+        let mut args = json!({ "list_id": list_id, "limit": job.config.lists_page_size });
+        if let Some(cursor) = &at.cursor {
+            args["cursor"] = json!(cursor);
         }
-        None => ended.verdict = Verdict::transient("bad_response"),
+        if at.pass == Pass::Archived {
+            args["archived"] = json!(true);
+        }
+        let (mut ended, body) = call(job, token, method::SLACK_LISTS_ITEMS_LIST, &args, failed()).await;
+        if let Verdict::Paced { until: due } = ended.verdict {
+            // `items.list`'s budget (Tier 2) lets the call go at `due`, its slot kept: wait for it
+            // here if the job has the time, rather than end and be claimed again.
+            if due < until {
+                sleep_until(due).await;
+                continue;
+            }
+        }
+        if ended.verdict != Verdict::Success {
+            return Ok(ended);
+        }
+        let Some(page) = read_page(&body, &map.key_column) else {
+            ended.verdict = Verdict::transient("bad_response");
+            return Ok(ended);
+        };
+        let after = next(at.pass, page.next_cursor.clone());
+        let write = ListsWrite::Page {
+            list_id: list_id.to_string(),
+            run,
+            pass: at.pass,
+            page,
+            started: job.started,
+            bot_user: bot_user.clone(),
+            recreate_missing: map.recreate_missing,
+        };
+        let ready_at = ended.sent_at.unwrap_or(job.started) + job.config.lists_pace_ms;
+        let Next::Page { pass, cursor } = after else {
+            ended.end = ListsEnd::Page(write);
+            return Ok(ended);
+        };
+        if ready_at >= until {
+            ended.end = ListsEnd::Page(write);
+            return Ok(ended);
+        }
+        let q = Queueing::of(job.config, clock::now_ms());
+        if !store::apply_page_in_job(job.storage, job.sql, write, job.row.id, job.claim_token, q)? {
+            return Ok(Ended::settled(Verdict::transient("claim_lost"), ListsEnd::Nothing));
+        }
+        at = RunCursor { pass, cursor, finished: false };
+        sleep_until(ready_at).await;
     }
-    Ok(ended)
+}
+
+/// Waits until `at` (epoch ms); returns at once if it has passed.
+async fn sleep_until(at: i64) {
+    let wait = at - clock::now_ms();
+    if wait > 0 {
+        worker::Delay::from(std::time::Duration::from_millis(wait as u64)).await;
+    }
+}
+
+/// How long one page job reads pages: the sweep's budget, and never more than half the claim's
+/// lease (its pages are fenced by the claim, which another sweep may take once it runs out).
+fn page_budget_ms(config: &Config) -> i64 {
+    config.sweep_budget_ms.min(config.lease_ms / 2)
 }
 
 /// Our bot's user id from `auth.test`, remembered; `None` if Slack does not say (then no row is

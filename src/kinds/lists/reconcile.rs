@@ -274,6 +274,11 @@ pub fn next(pass: Pass, next_cursor: Option<String>) -> Next {
 /// counts are always complete.
 pub const MAX_REPORTED_FINDINGS: usize = 200;
 
+/// The most records a pass keeps in its `seen` list (the linked rows it listed without writing
+/// their records, stored with each page's report: a few hundred KB at most); every record it sees
+/// after those is marked seen on its own row (`seen_run`), one row written each, as before.
+pub const MAX_SEEN_KEPT: usize = 20_000;
+
 /// Whether a finding is listed in the report (every one but a plain `seen`).
 pub fn worth_reporting(finding: &Finding) -> bool {
     !matches!(finding, Finding::Seen { .. })

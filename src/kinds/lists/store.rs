@@ -4,20 +4,20 @@
 
 use super::api::{page_key, sync_key, target, ListJob, RecordView, RunView};
 use super::end::ListsWrite;
-use super::reconcile::{self, classify, next, worth_reporting, Finding, ListedRow, Next, Page, Pass, RecordRef, Report};
+use super::reconcile::{self, classify, next, worth_reporting, Finding, ListedRow, Next, Pass, RecordRef, Report};
 use super::sync::{RecordSync, RecordWrite, SyncState};
 use super::ColumnMap;
 use crate::kinds::registry::Action;
 use crate::outbox::{ClaimToken, RowId};
 use crate::platform::exec::{int, rows, run, text, tx_sync};
-use crate::platform::rows::{insert_action, queue_serial, Queue};
+use crate::platform::rows::{insert_action, queue_serial, serial_waiting, Queue};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use worker::{SqlStorage, SqlStorageValue as V, Storage};
 
 mod end;
-pub use end::apply;
+pub use end::{apply, apply_page_in_job};
 
 fn json_error(e: serde_json::Error) -> worker::Error {
     worker::Error::RustError(format!("stored JSON: {e}"))
@@ -84,16 +84,28 @@ struct RunRow {
     report: String,
     findings: String,
     error: Option<String>,
+    /// The records the pass saw without writing them (JSON array; only `RUN` reads it).
+    #[serde(default)]
+    seen: Option<String>,
+    /// When the pass began, for a pass this release began ([`super::sql::MIGRATION_11`]).
+    #[serde(default)]
+    begun_at: Option<i64>,
 }
 
 impl RunRow {
+    /// When the pass began: `begun_at`, or the `started_at` of a pass a release before migration
+    /// 11 began ([`super::sql::OLDER_RELEASES_START`] there means neither). None: not yet begun.
+    fn began(&self) -> Option<i64> {
+        self.begun_at.or(self.started_at.filter(|&at| at != super::sql::OLDER_RELEASES_START))
+    }
+
     fn view(self) -> worker::Result<RunView> {
         Ok(RunView {
             id: self.id,
             list_id: self.list_id,
             trigger: self.trigger,
             queued_at: self.queued_at,
-            started_at: self.started_at,
+            started_at: self.began(),
             finished_at: self.finished_at,
             pass: Pass::parse(&self.pass).unwrap_or(Pass::Active),
             report: serde_json::from_str(&self.report).map_err(json_error)?,
@@ -133,6 +145,13 @@ pub struct Queueing {
     pub reconcile_ms: i64,
     /// Now.
     pub now: i64,
+}
+
+impl Queueing {
+    /// The settings a unit at `now` queues rows with.
+    pub fn of(config: &crate::config::Config, now: i64) -> Queueing {
+        Queueing { max_attempts: config.retry.max_attempts, reconcile_ms: config.lists_reconcile_ms, now }
+    }
 }
 
 fn insert_job(sql: &SqlStorage, list_id: &str, key: &str, job: ListJob, due: i64, q: Queueing) -> worker::Result<()> {
@@ -217,13 +236,28 @@ pub fn put_record(storage: &Storage, sql: &SqlStorage, list_id: &str, record_id:
 
 /// [`put_record`]'s writes, inside a unit the caller holds (the API's, or a handler's `Put`
 /// job's completion).
+///
+/// The record's row is written once: its new fields and, when a sync job is queued with them, the
+/// job's count (`syncs`) in the same statement ([`super::sql::PUT_RECORD`]); the job is queued
+/// unless the record's latest one still waits unclaimed (it sends the newest fields), as
+/// [`queue_sync`] decides.
 fn store_record(sql: &SqlStorage, list_id: &str, record_id: &str, fields: &str, q: Queueing) -> worker::Result<RecordChange> {
+    #[derive(Deserialize)]
+    struct Syncs {
+        syncs: i64,
+    }
     let stored = rows::<RecordRow>(sql, super::sql::RECORD, vec![text(list_id), text(record_id)])?.into_iter().next();
+    let queued = stored.as_ref().map_or(0, |r| r.syncs);
     if let Some(same) = stored.filter(|r| r.fields == fields && r.deleted == 0) {
         return Ok(RecordChange::Unchanged(same.view()?));
     }
-    run(sql, super::sql::PUT_RECORD, vec![text(list_id), text(record_id), text(fields), int(q.now)])?;
-    queue_sync(sql, list_id, record_id, q)?;
+    let queue = !serial_waiting(sql, queued, &sync_key(list_id, record_id, queued))?;
+    let put = vec![text(list_id), text(record_id), text(fields), int(q.now), int(i64::from(queue))];
+    let syncs = rows::<Syncs>(sql, super::sql::PUT_RECORD, put)?.first().map_or(queued + 1, |s| s.syncs);
+    if queue {
+        let job = ListJob::Sync { record_id: record_id.to_string() };
+        insert_job(sql, list_id, &sync_key(list_id, record_id, syncs), job, q.now, q)?;
+    }
     Ok(record(sql, list_id, record_id)?.map(RecordChange::Changed).unwrap_or(RecordChange::NoSuchRecord))
 }
 

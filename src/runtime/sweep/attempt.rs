@@ -95,7 +95,7 @@ impl Finished {
                 latency_ms: now - self.started,
             },
             writes: self.outcome.writes.clone(),
-            queueing: Queueing { max_attempts: config.retry.max_attempts, reconcile_ms: config.lists_reconcile_ms, now },
+            queueing: Queueing::of(config, now),
         }
     }
 }

@@ -48,7 +48,7 @@ fn change_answer(change: RecordChange) -> Answer {
 impl TeamActor {
     /// Serves a records API route; `body` is the request's (empty for a read).
     pub(super) async fn lists(&self, req: &Request, body: &str, route: ApiRoute, config: &Config) -> Answer {
-        let q = Queueing { max_attempts: config.retry.max_attempts, reconcile_ms: config.lists_reconcile_ms, now: clock::now_ms() };
+        let q = Queueing::of(config, clock::now_ms());
         match route {
             ApiRoute::PutColumnMap { list_id } => self.put_list(body, &list_id, q).await,
             ApiRoute::GetColumnMap { list_id } => self.get_list(&list_id),

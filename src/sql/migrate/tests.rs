@@ -420,3 +420,23 @@ fn migration_9_records_each_step_execution_once_and_ends_it_once_dropping_its_to
     assert_eq!(execution("Fx1"), None);
     assert_eq!(run(&db, &team_v(5)), Outcome::Ready(Ready::Ahead { db: 9, code: 5, floor: 5 }), "a rollback to 5 serves it as it is");
 }
+
+#[test]
+fn migration_11_leaves_records_one_partial_index_for_linked_rows_adds_a_passes_seen_list_and_start_and_keeps_the_floor() {
+    let db = unversioned();
+    assert!(matches!(run(&db, &team_v(10)), Outcome::Ready(_)));
+    db.0.execute(
+        "INSERT INTO records(list_id, record_id, fields, version, state, row_id, created_at, updated_at) VALUES ('F1', 'r1', '{}', 1, 'synced', 'Rec1', 1, 1)",
+        [],
+    )
+    .unwrap();
+    assert_eq!(run(&db, &team_v(11)), Outcome::Ready(Ready::Migrated { from: Stored::At(10), to: 11 }));
+    assert_eq!(TEAM.migrations[10].label(), "11_lean_records");
+    let indexes =
+        "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records' AND sql IS NOT NULL ORDER BY name)";
+    assert_eq!(db.0.query_row(indexes, [], |r| r.get::<_, String>(0)).unwrap(), "records_linked");
+    assert_eq!(count(&db, "SELECT count(*) FROM records WHERE list_id = 'F1' AND row_id = 'Rec1'"), 1, "the records are kept");
+    assert_eq!(count(&db, "SELECT count(*) FROM pragma_table_info('reconcile_runs') WHERE name IN ('seen', 'begun_at')"), 2);
+    assert_eq!(db.floor().unwrap().as_deref(), Some("5"), "a release before it runs on it (a pass it takes over reads a start of 0)");
+    assert_eq!(run(&db, &team_v(5)), Outcome::Ready(Ready::Ahead { db: 11, code: 5, floor: 5 }), "a rollback to 5 serves it as it is");
+}
