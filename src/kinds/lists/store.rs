@@ -100,12 +100,13 @@ impl RunRow {
     }
 
     fn view(self) -> worker::Result<RunView> {
+        let started_at = self.began();
         Ok(RunView {
             id: self.id,
             list_id: self.list_id,
             trigger: self.trigger,
             queued_at: self.queued_at,
-            started_at: self.began(),
+            started_at,
             finished_at: self.finished_at,
             pass: Pass::parse(&self.pass).unwrap_or(Pass::Active),
             report: serde_json::from_str(&self.report).map_err(json_error)?,
