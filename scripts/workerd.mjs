@@ -2,7 +2,7 @@
 // `wrangler dev` uses, with the SQLite-backed Durable Objects and alarms, started without wrangler
 // (no config parsing, no esbuild pass over a bundle worker-build already made, no proxy or
 // inspector workers, no console relay). A start costs about half of a `wrangler dev`'s CPU, and the
-// suite starts about 75 runtimes (tests/e2e/support/runtime.rs).
+// suite starts about 80 runtimes (tests/e2e/support/runtime.rs).
 //
 // Usage: node scripts/workerd.mjs SPEC.json, where SPEC is
 //   { "port": 8787, "persist": "DIR",
