@@ -380,6 +380,9 @@ impl Runtime {
         let mut foreign_since = None;
         for poll in 0u64.. {
             let answered = matches!(agent.get(&url).call(), Ok(_) | Err(ureq::Error::Status(_, _)));
+            if !answered && poll % 10 == 9 && !self.server_alive() {
+                panic!("runtime {}: its server exited before answering; log: {}", self.settings.name, self.log_text());
+            }
             if answered || poll % 10 == 9 {
                 match self.port_holder() {
                     Holder::Us if answered => return Ok(()),
@@ -396,6 +399,13 @@ impl Runtime {
             std::thread::sleep(Duration::from_millis(100));
         }
         unreachable!("the polls are counted by an unbounded range")
+    }
+
+    /// Whether the server (Node, and the workerd it starts) still runs: the watchdog's `bash`
+    /// and `cat` stay in the group after it exits (e.g. Node could not load Miniflare).
+    fn server_alive(&self) -> bool {
+        let comm = |pid: &i32| fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        self.pids().iter().any(|pid| !matches!(comm(pid).trim(), "bash" | "cat" | ""))
     }
 
     /// The processes with a socket on this runtime's port (`ss`), for a failure message.
