@@ -232,9 +232,6 @@ fn streak(sql: &SqlStorage, target: &str, change: StreakChange, known: &Known) -
 /// What a sweep's end reads (one statement, [`sql::outbox::SWEEP_END`]).
 #[derive(Debug, Clone, Default)]
 pub struct SweepEnd {
-    /// When the alarm should next fire: the earliest due work, or housekeeping (not before the
-    /// `prune_not_before` given), if any.
-    pub next_alarm_at: Option<i64>,
     /// When the earliest pending row is due (or its claim runs out), if any is pending.
     pub work_at: Option<i64>,
     /// When the housekeeping is next due (not before the `prune_not_before` given), if ever.
@@ -245,7 +242,14 @@ pub struct SweepEnd {
     pub oldest_pending_age_ms: Option<i64>,
 }
 
-/// Reads what a sweep's end needs at `now`: the next alarm time and the pending summary.
+impl SweepEnd {
+    /// The earliest of the due work and the housekeeping, if any.
+    pub fn earliest(&self) -> Option<i64> {
+        self.work_at.into_iter().chain(self.housekeeping_at).min()
+    }
+}
+
+/// Reads what a sweep's end needs at `now`: when work and housekeeping are next due, and the pending summary.
 pub fn sweep_end(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_retention_ms: i64, prune_not_before: i64) -> worker::Result<SweepEnd> {
     let bucket = int(crate::config::PRUNE_BUCKET_MS);
     #[derive(Deserialize)]
@@ -262,13 +266,7 @@ pub fn sweep_end(sql: &SqlStorage, now: i64, receipt_retention_ms: i64, done_ret
         return Ok(SweepEnd::default());
     };
     let housekeeping_at = [r.receipts_at, r.done_at, r.keys_at].into_iter().flatten().map(|t| t.max(prune_not_before)).min();
-    Ok(SweepEnd {
-        next_alarm_at: r.next_at.into_iter().chain(housekeeping_at).min(),
-        work_at: r.next_at,
-        housekeeping_at,
-        pending: r.pending,
-        oldest_pending_age_ms: r.oldest.map(|o| now - o),
-    })
+    Ok(SweepEnd { work_at: r.next_at, housekeeping_at, pending: r.pending, oldest_pending_age_ms: r.oldest.map(|o| now - o) })
 }
 
 /// Housekeeping: rotates the receipts (and deletes the state facts as old), deletes delivered

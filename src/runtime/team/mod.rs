@@ -489,7 +489,7 @@ impl TeamActor {
                 report.error.get_or_insert(e.to_string());
                 NextWake::Alarm(now + REARM_AFTER_ERROR_MS)
             }
-            (Some(_), Ok(end)) => NextWake::Alarm(end.next_alarm_at.unwrap_or(now).max(now + REARM_AFTER_ERROR_MS)),
+            (Some(_), Ok(end)) => NextWake::Alarm(end.earliest().unwrap_or(now).max(now + REARM_AFTER_ERROR_MS)),
         };
         (report.next_alarm_at, report.housekeeping_at) = match wake {
             NextWake::Alarm(at) => (Some(at), None),
