@@ -14,7 +14,15 @@
 //! - **List sync**: [`BURST`] records put into one Slack List (`PUT …/records/{id}`), each
 //!   created at the fake's Lists;
 //! - **reconciliation**: one pass (`POST …/reconcile`) over [`RECONCILED`] rows at the fake
-//!   (1 in 20 of them linked records), per page read.
+//!   (1 in 20 of them linked records), per page read;
+//! - **command**: [`BURST`] slash commands, each answered at its `response_url` (the fake's);
+//! - **click**: [`BURST`] clicks on the shipped app's "Mark resolved" button, each a
+//!   `chat.update`;
+//! - **LLM reply**: [`BURST`] mentions to the shipped app with an LLM (the fake model, its own
+//!   runtime): each a completion, then its post (two effects, chained);
+//! - **reminder**: [`BURST`] incidents submitted to `examples/triage` (its own runtime), each
+//!   announced and its reminder scheduled, the submission stamped 30 minutes back
+//!   (`x-slackline-test-now`) so that the reminder fires at once: two posts and a firing.
 //!
 //! Each scenario's life ends with the pruning: slackline's admin sweep with its test clock 25 h
 //! ahead (`x-slackline-test-now`: receipts, done rows and their history are past their 24 h
@@ -24,9 +32,13 @@
 //! the events fell into sweeps, so its share is printed beside the runs. Figures, not pass/fail.
 
 use super::harness::{BenchSettings, Readings};
-use super::support::slack::{envelope, mention, now_secs, sign};
+use super::schedule::{Planned, REMINDER};
+use super::support::slack::{envelope, mention, now_ms, now_secs, sign};
 use super::support::{unique, Client, FakeSlack, Runtime, Settings, ADMIN_TOKEN};
+use slackline::app::RESOLVE_ACTION_ID;
 use slackline::meter::Meter;
+use slackline::sim::client::{button_click, fresh_trigger_id};
+use slackline::sim::llm::{FakeLlm, LlmSettings};
 use std::time::{Duration, Instant};
 
 /// Events in a burst (and in the ignored scenario).
@@ -55,8 +67,9 @@ struct Contender<'a> {
 }
 
 impl Contender<'_> {
+    /// slackline's build (the shipped app, with an LLM, or an example bot), not the design floor.
     fn slackline(&self) -> bool {
-        self.name == "slackline"
+        self.name != "design floor"
     }
 
     fn meter(&self, team: &str) -> Meter {
@@ -100,16 +113,43 @@ impl Contender<'_> {
         }
     }
 
-    fn send(&self, agent: &ureq::Agent, team: &str, channel: &str, ts: &str, mention_it: bool) -> u16 {
-        let event = match mention_it {
-            true => mention(channel, ts, "cost"),
-            false => serde_json::json!({"type": "reaction_added", "user": "U1", "reaction": "eyes", "event_ts": ts}),
+    /// Sends event `i` of `scenario` for `team` in `channel`; returns the answer's status.
+    fn send(&self, agent: &ureq::Agent, fake: &FakeSlack, scenario: Scenario, team: &str, channel: &str, i: usize) -> u16 {
+        let ts = format!("{}.{i:06}", now_secs());
+        let form = |pairs: &[(&str, &str)]| form_urlencoded::Serializer::new(String::new()).extend_pairs(pairs).finish().into_bytes();
+        let (path, content_type, body) = match scenario {
+            Scenario::Notify => return super::send_notify(agent, &self.rt.base_url(), team, channel, ts).status,
+            Scenario::Reminder => {
+                let url = format!("{}/slack/interactivity", self.rt.base_url());
+                return super::schedule::submit(agent, &url, &Planned { title: format!("{channel} {i}"), team: team.into(), due: now_ms() });
+            }
+            Scenario::Command => {
+                let (text, hook, trigger) = (format!("{channel} {i}"), fake.response_url(&format!("{channel}-{i}")), fresh_trigger_id());
+                let fields = [
+                    ("command", "/cost"),
+                    ("text", &text),
+                    ("team_id", team),
+                    ("channel_id", channel),
+                    ("user_id", "U1"),
+                    ("response_url", &hook),
+                    ("trigger_id", &trigger),
+                ];
+                ("/slack/commands", "application/x-www-form-urlencoded", form(&fields))
+            }
+            Scenario::Click => {
+                let click = button_click(team, "U1", (channel, &ts), RESOLVE_ACTION_ID, "resolve").to_string();
+                ("/slack/interactivity", "application/x-www-form-urlencoded", form(&[("payload", &click)]))
+            }
+            Scenario::Ignored => {
+                let reaction = serde_json::json!({"type": "reaction_added", "user": "U1", "reaction": "eyes", "event_ts": ts});
+                (self.events_path, "application/json", envelope(team, &unique("Ev"), reaction).to_string().into_bytes())
+            }
+            _ => (self.events_path, "application/json", envelope(team, &unique("Ev"), mention(channel, &ts, "cost")).to_string().into_bytes()),
         };
-        let body = envelope(team, &unique("Ev"), event).to_string().into_bytes();
         let stamp = now_secs().to_string();
         let answer = agent
-            .post(&format!("{}{}", self.rt.base_url(), self.events_path))
-            .set("content-type", "application/json")
+            .post(&format!("{}{path}", self.rt.base_url()))
+            .set("content-type", content_type)
             .set("x-slack-request-timestamp", &stamp)
             .set("x-slack-signature", &sign(&stamp, &body))
             .send_bytes(&body);
@@ -151,6 +191,10 @@ enum Scenario {
     Notify,
     ListSync,
     Reconcile,
+    Command,
+    Click,
+    LlmReply,
+    Reminder,
 }
 
 impl Scenario {
@@ -162,6 +206,30 @@ impl Scenario {
             Scenario::Notify => "notify POST delivered, burst",
             Scenario::ListSync => "List record synced (created), burst",
             Scenario::Reconcile => "reconciliation, per page",
+            Scenario::Command => "slash command answered at its `response_url`, burst",
+            Scenario::Click => "button click: `chat.update`, burst",
+            Scenario::LlmReply => "app_mention answered by the LLM (2 effects: completion, post), burst",
+            Scenario::Reminder => "triage incident: announced, reminder scheduled and fired (2 posts, 1 firing), burst",
+        }
+    }
+
+    /// The status a sent event is answered with.
+    fn accepted(self) -> u16 {
+        if self == Scenario::Notify {
+            202
+        } else {
+            200
+        }
+    }
+
+    /// How many of the scenario's effects in `channel` the fake has received: its post, its
+    /// `response_url` answer, its update or its reminder (none for an ignored event).
+    fn delivered(self, fake: &FakeSlack, channel: &str) -> usize {
+        match self {
+            Scenario::Command => fake.calls("response_url", channel).len(),
+            Scenario::Click => fake.calls("chat.update", channel).len(),
+            Scenario::Reminder => fake.calls("chat.postMessage", &format!("{REMINDER}{channel}")).len(),
+            _ => posts(fake, channel),
         }
     }
 }
@@ -230,7 +298,6 @@ fn run(c: &Contender, fake: &FakeSlack, scenario: Scenario, scale: &dyn Fn(usize
         Scenario::Quiet => scale(QUIET).max(5),
         _ => scale(BURST).max(20),
     };
-    let mentions = scenario != Scenario::Ignored;
     let before = c.settle(&team);
     let cpu_before = worker_cpu(c.rt);
     let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).build();
@@ -246,7 +313,7 @@ fn run(c: &Contender, fake: &FakeSlack, scenario: Scenario, scale: &dyn Fn(usize
         }
         Scenario::Quiet => {
             for i in 0..n {
-                assert_eq!(c.send(&agent, &team, &channel, &format!("{}.{i:06}", now_secs()), true), 200);
+                assert_eq!(c.send(&agent, fake, scenario, &team, &channel, i), 200);
                 let until = Instant::now() + Duration::from_secs(30);
                 while posts(fake, &channel) <= i && Instant::now() < until {
                     std::thread::sleep(Duration::from_millis(20));
@@ -265,17 +332,13 @@ fn run(c: &Contender, fake: &FakeSlack, scenario: Scenario, scale: &dyn Fn(usize
                             if i >= n {
                                 break;
                             }
-                            let ts = format!("{}.{i:06}", now_secs());
-                            match scenario {
-                                Scenario::Notify => assert_eq!(super::send_notify(&agent, &c.rt.base_url(), &team, &channel, ts).status, 202),
-                                _ => assert_eq!(c.send(&agent, &team, &channel, &ts, mentions), 200),
-                            }
+                            assert_eq!(c.send(&agent, fake, scenario, &team, &channel, i), scenario.accepted(), "{}", scenario.label());
                         }
                     });
                 }
             });
             let until = Instant::now() + Duration::from_secs(120);
-            while mentions && posts(fake, &channel) < n && Instant::now() < until {
+            while scenario != Scenario::Ignored && scenario.delivered(fake, &channel) < n && Instant::now() < until {
                 std::thread::sleep(Duration::from_millis(100));
             }
         }
@@ -284,7 +347,7 @@ fn run(c: &Contender, fake: &FakeSlack, scenario: Scenario, scale: &dyn Fn(usize
     let cpu_ms = (worker_cpu(c.rt) - cpu_before) * 1000.0;
     c.prune(&team);
     let pruned = c.settle(&team);
-    Life { events: n, delivered: posts(fake, &channel), served: served.since(&before), pruned: pruned.since(&served), cpu_ms }
+    Life { events: n, delivered: scenario.delivered(fake, &channel), served: served.since(&before), pruned: pruned.since(&served), cpu_ms }
 }
 
 fn worker_cpu(rt: &Runtime) -> f64 {
@@ -361,20 +424,27 @@ fn breakdown(name: &str, scenario: Scenario, life: &Life) -> String {
 /// scenarios.
 pub fn figures(scale: &dyn Fn(usize) -> usize) -> String {
     let fake = FakeSlack::start();
+    let llm = FakeLlm::start(LlmSettings { tokens: 20, tokens_per_second: 1_000, ..LlmSettings::default() });
     let app = Runtime::start(Settings::new("bench-cost", &fake).var("LOG_DELIVERIES", "failures").var("LISTS_PACE_MS", "0").bare());
     let design = Runtime::start(Settings::new("bench-cost-design", &fake).config("benches/apps/design-floor/wrangler.toml").bare());
-    let contenders =
-        [Contender { name: "slackline", rt: &app, events_path: "/slack/events" }, Contender { name: "design floor", rt: &design, events_path: "/" }];
+    let with_llm = Runtime::start(Settings::new("bench-cost-llm", &fake).var("LOG_DELIVERIES", "failures").var("LLM_API_URL", &llm.url()).bare());
+    let triage = Runtime::start(Settings::example("triage", &fake).var("LOG_DELIVERIES", "failures").var("TRIAGE_CHANNEL", &unique("C")).bare());
+    use Scenario::*;
+    let contenders: [(Contender, &[Scenario]); 4] = [
+        (Contender { name: "slackline", rt: &app, events_path: "/slack/events" }, &[Burst, Ignored, Quiet, Notify, Command, Click, ListSync, Reconcile]),
+        (Contender { name: "design floor", rt: &design, events_path: "/" }, &[Burst, Ignored, Quiet]),
+        (Contender { name: "slackline with an LLM", rt: &with_llm, events_path: "/slack/events" }, &[LlmReply]),
+        (Contender { name: "slackline, examples/triage", rt: &triage, events_path: "/slack/events" }, &[Reminder]),
+    ];
     let mut out = vec![
         "| contender, scenario | rows written per event (billed, `setAlarm` included): whole life (served + pruning) | rows read | statements | `setAlarm` + `deleteAlarm` | actor requests | alarms | worker CPU ms | USD per million events (of which rows written) |".to_string(),
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
     ];
     let mut details = Vec::new();
-    for c in &contenders {
+    for (c, scenarios) in &contenders {
         // The first events compile and start the isolate: not counted.
-        run(c, &fake, Scenario::Quiet, &|_| 5);
-        let api = if c.slackline() { &[Scenario::Notify, Scenario::ListSync, Scenario::Reconcile][..] } else { &[] };
-        for &scenario in [Scenario::Burst, Scenario::Ignored, Scenario::Quiet].iter().chain(api) {
+        run(c, &fake, scenarios[0], &|_| 5);
+        for &scenario in scenarios.iter() {
             let life = run(c, &fake, scenario, scale);
             out.push(summary(c.name, scenario, &life));
             details.push(breakdown(c.name, scenario, &life));

@@ -26,21 +26,21 @@ const TEAMS: usize = 100;
 /// The bot's reminder delay (its default).
 const REMIND_MS: i64 = 30 * 60 * 1000;
 /// The text before the title in a reminder.
-const REMINDER: &str = "Incident still open, nobody acknowledged it: ";
+pub(super) const REMINDER: &str = "Incident still open, nobody acknowledged it: ";
 
 fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as i64
 }
 
 /// One incident: its title, the team and when its reminder falls due (epoch ms).
-struct Planned {
-    title: String,
-    team: String,
-    due: i64,
+pub(super) struct Planned {
+    pub(super) title: String,
+    pub(super) team: String,
+    pub(super) due: i64,
 }
 
 /// Submits `p` as if 30 minutes before its due time; returns the answer's status.
-fn submit(agent: &ureq::Agent, url: &str, p: &Planned) -> u16 {
+pub(super) fn submit(agent: &ureq::Agent, url: &str, p: &Planned) -> u16 {
     let mut payload = view_submission(&p.team, "incident", &[("title".into(), "title_input".into(), p.title.clone())]);
     payload["view"]["state"]["values"]["severity"] = json!({"severity_select": {"type": "static_select", "selected_option": {"value": "sev2"}}});
     let body = form_urlencoded::Serializer::new(String::new()).append_pair("payload", &payload.to_string()).finish();
