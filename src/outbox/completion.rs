@@ -148,6 +148,18 @@ pub enum Fence {
     Lost,
 }
 
+/// Whether a long job holding its claim until `held_until` should extend it at `now` (to a full
+/// lease, `lease_ms`, from now) before a step that may take up to `next_step_ms`: once less than
+/// three quarters of a lease is left, or less than the step may take (up to a whole lease). A job
+/// that checks this between its steps (a streamed answer: before every Slack call, where its
+/// fence is a read, and before every wait or read of the model) then writes its lease about once
+/// a quarter lease instead of once a call, and no call starts on a claim that could run out under
+/// it unless the call may take longer than a lease (which extending could not cover either).
+pub fn lease_wants_extending(held_until: i64, now: i64, lease_ms: i64, next_step_ms: i64) -> bool {
+    let keep = (lease_ms - lease_ms / 4).max(next_step_ms.min(lease_ms));
+    held_until - now < keep
+}
+
 /// The after-writes a completion stores: all of them under a held claim, none under a lost one
 /// (a fenced completion keeps no follow-up, no remembered answer, no List end).
 pub fn to_store(writes: &[AfterWrite], fence: Fence) -> &[AfterWrite] {

@@ -135,3 +135,21 @@ fn triggers_are_named_in_snake_case() {
     assert_eq!(serde_json::to_value(Trigger::Alarm).unwrap(), "alarm");
     assert_eq!(serde_json::to_value(Trigger::Admin).unwrap(), "admin");
 }
+
+#[test]
+fn a_long_job_extends_its_lease_only_once_less_than_three_quarters_or_its_next_step_is_left() {
+    use super::completion::lease_wants_extending;
+    let (now, lease, call) = (1_000_000, 60_000, 15_000);
+    assert!(!lease_wants_extending(now + lease, now, lease, call), "a full lease");
+    assert!(!lease_wants_extending(now + 45_000, now, lease, call), "exactly three quarters");
+    assert!(lease_wants_extending(now + 44_999, now, lease, call), "less than three quarters");
+    assert!(lease_wants_extending(now - 1, now, lease, call), "already run out (no one took it)");
+    assert!(lease_wants_extending(0, now, lease, call), "not yet known");
+    // A lease barely above the step: the step must fit in what is left.
+    let (short, slow) = (3_000, 2_500);
+    assert!(lease_wants_extending(now + 2_400, now, short, slow), "2.4 s left, above three quarters, but the step may take 2.5 s");
+    assert!(!lease_wants_extending(now + 2_600, now, short, slow));
+    // A step longer than a lease: a full lease is the most extending can give.
+    assert!(!lease_wants_extending(now + short, now, short, 30_000));
+    assert!(lease_wants_extending(now + short - 1, now, short, 30_000));
+}

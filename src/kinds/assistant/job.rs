@@ -3,8 +3,8 @@
 //! (`super::stream::Answer`): this file only performs the calls it asks for.
 //!
 //! Before every Slack call the checkpoint is written in a unit that also checks the row's claim
-//! and extends its lease (`store::save`): a sweep that lost the row makes no further
-//! call, and a stream longer than the lease keeps its row. The attempt's first step resumes from
+//! and, once less than half of it is left, extends its lease (`store::save`): a sweep that lost
+//! the row makes no further call, and a stream longer than the lease keeps its row. The attempt's first step resumes from
 //! the checkpoint a dead attempt left (closing what it left open, then continuing). The model is
 //! asked at the first read, once that is settled: to continue after the delivered text when
 //! there is one (the partial answer is sent as the assistant's message).
@@ -19,10 +19,10 @@
 
 use super::calls::{self, Target};
 use super::sse::{SseDecoder, SseEvent};
-use super::store as answers;
+use super::store::{self as answers, Claim};
 use super::stream::{Answer, Call, End, Policy, Reply, Step};
 use crate::config::LlmConfig;
-use crate::outbox::completion::{AfterWrite, Fence, JobOutcome};
+use crate::outbox::completion::{lease_wants_extending, AfterWrite, JobOutcome};
 use crate::outbox::reasons;
 use crate::platform::clock;
 use crate::platform::http::{self, BodyStream, Failure, Piece};
@@ -60,6 +60,9 @@ pub async fn answer(job: &Job<'_>, to: &Target<'_>) -> JobOutcome {
     };
     let mut model: Option<Model> = None;
     let mut stops = StopWatch::default();
+    // Until when this attempt holds its row, as it last wrote or read it (0: not yet known).
+    let mut held_until = 0;
+    let lease = answers::Lease { ms: job.config.lease_ms, call_ms: job.config.attempt_timeout_ms };
     loop {
         let now = clock::now_ms();
         if stops.stopped(job, to, &answer, Before::Step) {
@@ -67,7 +70,19 @@ pub async fn answer(job: &Job<'_>, to: &Target<'_>) -> JobOutcome {
             // Dropping the model's stream aborts its request: nothing more is read.
             model = None;
         }
-        match answer.next(now) {
+        let step = answer.next(now);
+        // A wait or a read of the model keeps the lease too (a call's fence does it for calls):
+        // not to fit the step, which sends nothing to Slack (a claim that ran out under it is
+        // caught by the next call's fence), but so that a long gap between calls does not give
+        // the row away needlessly.
+        if matches!(step, Step::Wait(_) | Step::Read(_)) && lease_wants_extending(held_until, now, lease.ms, 0) {
+            match answers::hold(job.sql, row_id, job.claim_token, lease.ms, now) {
+                Ok(Claim::Held { until }) => held_until = until,
+                Ok(Claim::Lost) => return lease_lost(),
+                Err(e) => return JobOutcome::storage(e),
+            }
+        }
+        match step {
             Step::Finished(end) => return ended(end),
             Step::Wait(until) => worker::Delay::from(std::time::Duration::from_millis((until - now).max(1) as u64)).await,
             Step::Call(call) => {
@@ -76,10 +91,10 @@ pub async fn answer(job: &Job<'_>, to: &Target<'_>) -> JobOutcome {
                     model = None;
                     continue;
                 }
-                match answers::save(job.storage, job.sql, (row_id, &job.row.idem_key), job.claim_token, answer.checkpoint(), now + job.config.lease_ms, now) {
-                    Ok(Fence::Held) => {}
+                match answers::save(job.storage, job.sql, (row_id, &job.row.idem_key), job.claim_token, answer.checkpoint(), lease, now) {
+                    Ok(Claim::Held { until }) => held_until = until,
                     // Another sweep has the row: this attempt makes no call more.
-                    Ok(Fence::Lost) => return JobOutcome::verdict(Verdict::transient("lease_lost")),
+                    Ok(Claim::Lost) => return lease_lost(),
                     Err(e) => return JobOutcome::storage(e),
                 }
                 let reply = perform(job, token, to, &call).await;
@@ -100,6 +115,12 @@ pub async fn answer(job: &Job<'_>, to: &Target<'_>) -> JobOutcome {
             }
         }
     }
+}
+
+/// Another sweep has the row: this attempt ends, retried like any transient failure (the sweep
+/// that has it carries on from the checkpoint).
+fn lease_lost() -> JobOutcome {
+    JobOutcome::verdict(Verdict::transient("lease_lost"))
 }
 
 /// What the answer is about to do when it asks whether it was stopped.

@@ -17,7 +17,10 @@ pub const MIGRATION_4: &str = "CREATE TABLE answers (
 /// A row's checkpoint: ?1 row id, ?2 its idempotency key.
 pub const LOAD: &str = "SELECT checkpoint FROM answers WHERE row_id = ?1 AND idem_key = ?2";
 
-/// The fence, and the lease it extends: the row is still claimed by ?2, until ?3 now. ?1 row id.
+/// The fence, read: until when the row ?1 is claimed by ?2 (no row: the claim is lost).
+pub const CLAIM_UNTIL: &str = "SELECT claim_expires_at FROM outbox WHERE id = ?1 AND claim_token = ?2 AND status = 'pending'";
+
+/// The lease the fence extends: the row is still claimed by ?2, until ?3 now. ?1 row id.
 /// `RETURNING` says whether the claim held.
 pub const HOLD_CLAIM: &str = "UPDATE outbox SET claim_expires_at = ?3 WHERE id = ?1 AND claim_token = ?2 AND status = 'pending' RETURNING id";
 

@@ -5,7 +5,7 @@
 
 use super::session::{Intent, Newest, SessionStatus};
 use super::stream::Checkpoint;
-use crate::outbox::completion::Fence;
+use crate::outbox::completion::lease_wants_extending;
 use crate::outbox::ClaimToken;
 use crate::platform::exec::{int, rows, run, text, tx_sync};
 use serde::Deserialize;
@@ -23,27 +23,71 @@ pub fn load(sql: &SqlStorage, row_id: i64, idem_key: &str) -> worker::Result<Opt
     Ok(found.into_iter().next().and_then(|r| serde_json::from_str(&r.checkpoint).ok()))
 }
 
-/// Writes `checkpoint` of `row` (its id and idempotency key) if `token` still holds it, extending
-/// its lease to `lease_until`, in one unit; [`Fence::Lost`] (and nothing written) if another sweep
-/// took the row over.
+/// A streamed answer's claim, after its fence: held until when (epoch ms), or taken over by
+/// another sweep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Claim {
+    /// Still this attempt's, until then.
+    Held {
+        /// The lease's end.
+        until: i64,
+    },
+    /// Another sweep has the row: this attempt writes and calls nothing more.
+    Lost,
+}
+
+/// The lease a claim is kept under: its length, and the longest a Slack call may take (the
+/// attempt's timeout), which a checkpoint's call must fit in.
+#[derive(Debug, Clone, Copy)]
+pub struct Lease {
+    /// `LEASE_MS`.
+    pub ms: i64,
+    /// `ATTEMPT_TIMEOUT_MS`.
+    pub call_ms: i64,
+}
+
+/// Writes `checkpoint` of `row` (its id and idempotency key) if `token` still holds it, in one
+/// unit with the fence (a read), extending the lease to a full one from `now` when
+/// [`lease_wants_extending`] before a call (one row written per Slack call, the checkpoint, and
+/// the lease's about once a quarter lease); [`Claim::Lost`] (and nothing written) if another
+/// sweep took the row over.
 pub fn save(
     storage: &Storage,
     sql: &SqlStorage,
     row: (i64, &str),
     token: &ClaimToken,
     checkpoint: &Checkpoint,
-    lease_until: i64,
+    lease: Lease,
     now: i64,
-) -> worker::Result<Fence> {
+) -> worker::Result<Claim> {
     let json = serde_json::to_string(checkpoint).map_err(|e| worker::Error::RustError(e.to_string()))?;
     let (sql, token, (row_id, idem_key)) = (sql.clone(), token.as_str().to_string(), (row.0, row.1.to_string()));
     tx_sync(storage, move || {
-        let held: Vec<Value> = rows(&sql, super::sql::HOLD_CLAIM, vec![int(row_id), text(&token), int(lease_until)])?;
-        if held.is_empty() {
-            return Ok(Fence::Lost);
+        #[derive(Deserialize)]
+        struct Held {
+            claim_expires_at: Option<i64>,
         }
+        let held: Vec<Held> = rows(&sql, super::sql::CLAIM_UNTIL, vec![int(row_id), text(&token)])?;
+        let Some(held) = held.into_iter().next() else { return Ok(Claim::Lost) };
+        let until = match held.claim_expires_at {
+            Some(until) if !lease_wants_extending(until, now, lease.ms, lease.call_ms) => until,
+            _ => {
+                run(&sql, super::sql::HOLD_CLAIM, vec![int(row_id), text(&token), int(now + lease.ms)])?;
+                now + lease.ms
+            }
+        };
         run(&sql, super::sql::SAVE, vec![int(row_id), text(&json), int(now), text(&idem_key)])?;
-        Ok(Fence::Held)
+        Ok(Claim::Held { until })
+    })
+}
+
+/// Extends row `row_id`'s lease to `lease_ms` from `now` if `token` still holds it (between calls:
+/// a wait, a read of the model; one row written).
+pub fn hold(sql: &SqlStorage, row_id: i64, token: &ClaimToken, lease_ms: i64, now: i64) -> worker::Result<Claim> {
+    let held: Vec<Value> = rows(sql, super::sql::HOLD_CLAIM, vec![int(row_id), text(token.as_str()), int(now + lease_ms)])?;
+    Ok(match held.is_empty() {
+        true => Claim::Lost,
+        false => Claim::Held { until: now + lease_ms },
     })
 }
 
