@@ -20,6 +20,11 @@
 //!   `chat.update`;
 //! - **LLM reply**: [`BURST`] mentions to the shipped app with an LLM (the fake model, its own
 //!   runtime): each a completion, then its post (two effects, chained);
+//! - **step**: [`BURST`] `function_executed` events for the tally's Workflow step (the test
+//!   app), each completed (`functions.completeSuccess`), and its guard row, due
+//!   `STEP_DEADLINE_MS` (3 s here) after the event, run;
+//! - **unfurl**: [`BURST`] `link_shared` events with a tally ticket's link, each unfurled as a
+//!   Work Object (`chat.unfurl`);
 //! - **reminder**: [`BURST`] incidents submitted to `examples/triage` (its own runtime), each
 //!   announced and its reminder scheduled, the submission stamped 30 minutes back
 //!   (`x-slackline-test-now`) so that the reminder fires at once: two posts and a firing.
@@ -35,9 +40,10 @@ use super::harness::{BenchSettings, Readings};
 use super::schedule::{Planned, REMINDER};
 use super::support::slack::{envelope, mention, now_ms, now_secs, sign};
 use super::support::{unique, Client, FakeSlack, Runtime, Settings, ADMIN_TOKEN};
+use slackline::app::tally::TICKETS_DOMAIN;
 use slackline::app::RESOLVE_ACTION_ID;
 use slackline::meter::Meter;
-use slackline::sim::client::{button_click, fresh_trigger_id};
+use slackline::sim::client::{button_click, fresh_trigger_id, link_shared};
 use slackline::sim::llm::{FakeLlm, LlmSettings};
 use std::time::{Duration, Instant};
 
@@ -140,6 +146,20 @@ impl Contender<'_> {
                 let click = button_click(team, "U1", (channel, &ts), RESOLVE_ACTION_ID, "resolve").to_string();
                 ("/slack/interactivity", "application/x-www-form-urlencoded", form(&[("payload", &click)]))
             }
+            Scenario::Step => {
+                let execution = format!("{channel}-{i}");
+                let step = serde_json::json!({
+                    "type": "function_executed", "function": {"id": "Fn1", "callback_id": "tally_step", "title": "Tally step"},
+                    "inputs": {"mode": "complete", "note": "slackline-tally"}, "function_execution_id": execution,
+                    "workflow_execution_id": unique("Wx"), "bot_access_token": format!("xwfp-{execution}"), "event_ts": ts,
+                });
+                (self.events_path, "application/json", envelope(team, &unique("Ev"), step).to_string().into_bytes())
+            }
+            Scenario::Unfurl => {
+                let link = format!("https://{TICKETS_DOMAIN}/{channel}-{i}");
+                let sharing = link_shared(channel, &ts, &[link], "conversations_history", &unique("Ux"));
+                (self.events_path, "application/json", envelope(team, &unique("Ev"), sharing).to_string().into_bytes())
+            }
             Scenario::Ignored => {
                 let reaction = serde_json::json!({"type": "reaction_added", "user": "U1", "reaction": "eyes", "event_ts": ts});
                 (self.events_path, "application/json", envelope(team, &unique("Ev"), reaction).to_string().into_bytes())
@@ -195,6 +215,8 @@ enum Scenario {
     Click,
     LlmReply,
     Reminder,
+    Step,
+    Unfurl,
 }
 
 impl Scenario {
@@ -210,6 +232,8 @@ impl Scenario {
             Scenario::Click => "button click: `chat.update`, burst",
             Scenario::LlmReply => "app_mention answered by the LLM (2 effects: completion, post), burst",
             Scenario::Reminder => "triage incident: announced, reminder scheduled and fired (2 posts, 1 firing), burst",
+            Scenario::Step => "Workflow step completed (its ending and its guard), burst",
+            Scenario::Unfurl => "link unfurled as a Work Object, burst",
         }
     }
 
@@ -229,6 +253,8 @@ impl Scenario {
             Scenario::Command => fake.calls("response_url", channel).len(),
             Scenario::Click => fake.calls("chat.update", channel).len(),
             Scenario::Reminder => fake.calls("chat.postMessage", &format!("{REMINDER}{channel}")).len(),
+            Scenario::Step => fake.calls("functions.completeSuccess", channel).len(),
+            Scenario::Unfurl => fake.calls("chat.unfurl", channel).len(),
             _ => posts(fake, channel),
         }
     }
@@ -341,6 +367,10 @@ fn run(c: &Contender, fake: &FakeSlack, scenario: Scenario, scale: &dyn Fn(usize
             while scenario != Scenario::Ignored && scenario.delivered(fake, &channel) < n && Instant::now() < until {
                 std::thread::sleep(Duration::from_millis(100));
             }
+            // A step's guard falls due `STEP_DEADLINE_MS` after its event: its life ends with it.
+            while scenario == Scenario::Step && completions(&c.meter(&team).since(&before)) < 2 * n as u64 && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(200));
+            }
         }
     }
     let served = c.settle(&team);
@@ -348,6 +378,11 @@ fn run(c: &Contender, fake: &FakeSlack, scenario: Scenario, scale: &dyn Fn(usize
     c.prune(&team);
     let pruned = c.settle(&team);
     Life { events: n, delivered: scenario.delivered(fake, &channel), served: served.since(&before), pruned: pruned.since(&served), cpu_ms }
+}
+
+/// How many rows the meter saw completed as done (each effect's completion, a step's guard's).
+fn completions(m: &Meter) -> u64 {
+    m.statements.iter().filter(|(sql, _)| sql.starts_with("UPDATE outbox SET status = 'done'")).map(|(_, t)| t.runs).sum()
 }
 
 fn worker_cpu(rt: &Runtime) -> f64 {
@@ -425,13 +460,19 @@ fn breakdown(name: &str, scenario: Scenario, life: &Life) -> String {
 pub fn figures(scale: &dyn Fn(usize) -> usize) -> String {
     let fake = FakeSlack::start();
     let llm = FakeLlm::start(LlmSettings { tokens: 20, tokens_per_second: 1_000, ..LlmSettings::default() });
-    let app = Runtime::start(Settings::new("bench-cost", &fake).var("LOG_DELIVERIES", "failures").var("LISTS_PACE_MS", "0").bare());
+    // A step's guard is due 3 s after its event (15 minutes by default) so that its life ends
+    // within the run; it costs the same rows whenever it runs.
+    let app =
+        Runtime::start(Settings::new("bench-cost", &fake).var("LOG_DELIVERIES", "failures").var("LISTS_PACE_MS", "0").var("STEP_DEADLINE_MS", "3000").bare());
     let design = Runtime::start(Settings::new("bench-cost-design", &fake).config("benches/apps/design-floor/wrangler.toml").bare());
     let with_llm = Runtime::start(Settings::new("bench-cost-llm", &fake).var("LOG_DELIVERIES", "failures").var("LLM_API_URL", &llm.url()).bare());
     let triage = Runtime::start(Settings::example("triage", &fake).var("LOG_DELIVERIES", "failures").var("TRIAGE_CHANNEL", &unique("C")).bare());
     use Scenario::*;
     let contenders: [(Contender, &[Scenario]); 4] = [
-        (Contender { name: "slackline", rt: &app, events_path: "/slack/events" }, &[Burst, Ignored, Quiet, Notify, Command, Click, ListSync, Reconcile]),
+        (
+            Contender { name: "slackline", rt: &app, events_path: "/slack/events" },
+            &[Burst, Ignored, Quiet, Notify, Command, Click, Step, Unfurl, ListSync, Reconcile],
+        ),
         (Contender { name: "design floor", rt: &design, events_path: "/" }, &[Burst, Ignored, Quiet]),
         (Contender { name: "slackline with an LLM", rt: &with_llm, events_path: "/slack/events" }, &[LlmReply]),
         (Contender { name: "slackline, examples/triage", rt: &triage, events_path: "/slack/events" }, &[Reminder]),

@@ -58,6 +58,10 @@ fn a_step_delivered_four_ways_completes_once_with_its_outputs_and_its_guard_send
     settled(&team);
     assert_eq!(endings(&execution), 1, "one ending; the guard found the step ended and sent nothing");
     assert!(c.rows(&team, "parked").is_empty());
+    // The ending settled the guard: done, never claimed, no wake at its deadline.
+    let rows = c.rows(&team, "done");
+    let guard = rows.iter().find(|r| r["idem_key"] == format!("step:{execution}:guard")).expect("the guard row");
+    assert_eq!(guard["attempts"], 0, "the guard never ran: {guard}");
 }
 
 #[test]

@@ -25,7 +25,7 @@ pub(crate) async fn end(job: &Job<'_>, execution_id: &str, end: &StepEnd) -> Job
     let (method, args) = call(execution_id, end);
     let answer = job.call_slack(&token, method, &args).await;
     match judge(answer.verdict.clone()) {
-        Judged::Ended => match store::ended(job.sql, execution_id, clock::now_ms()) {
+        Judged::Ended => match store::ended(job.sql, execution_id, &job.row.idem_key, clock::now_ms()) {
             Ok(()) => JobOutcome { verdict: Verdict::Success, ..JobOutcome::from(answer) },
             Err(e) => JobOutcome::storage(e),
         },

@@ -17,7 +17,9 @@
 //!   whatever the app decides: due at the step's deadline (`STEP_DEADLINE_MS`, default 15
 //!   minutes), or at once with the handler's error when the handler failed or panicked (the
 //!   request is still kept as `handler_failed` for a redrive). The guard fails a step that has not
-//!   ended with a readable error, and does nothing to one that has.
+//!   ended with a readable error, and does nothing to one that has; once the app's ending has
+//!   ended the step, a guard still waiting unclaimed is settled as done at once
+//!   (`sql::SETTLE_PAIR`: no claim, no completion, no wake at the deadline).
 //!
 //! Invariants: an execution's token is read only by its ending's and its guard's jobs; a step
 //! marked ended is never called again; at most one ending per execution is queued by the app.

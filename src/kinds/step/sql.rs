@@ -23,5 +23,13 @@ pub const EXECUTION: &str = "SELECT token, ended_at FROM step_executions WHERE e
 /// Marks an execution ended and drops its token: ?1 execution id, ?2 now.
 pub const ENDED: &str = "UPDATE step_executions SET token = NULL, ended_at = ?2 WHERE execution_id = ?1 AND ended_at IS NULL";
 
+/// Settles the other row of an execution's pair once the step has ended: ?1 and ?2 the pair's
+/// keys (its ending's and its guard's), ?3 now, ?4 the key of the row whose job ended the step.
+/// The other row, pending and unclaimed (the guard waiting for its deadline, usually), could only
+/// find the step ended and do nothing: it is done now, and costs no claim, completion or wake.
+/// A claimed one is left to its job, which will find the step ended.
+pub const SETTLE_PAIR: &str = "UPDATE outbox SET status = 'done', finished_at = ?3
+  WHERE idem_key IN (?1, ?2) AND idem_key <> ?4 AND status = 'pending' AND claim_token IS NULL";
+
 /// Forgets executions started before ?1 (housekeeping, with the receipts).
 pub const PRUNE: &str = "DELETE FROM step_executions WHERE created_at < ?1";

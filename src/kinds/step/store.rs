@@ -59,9 +59,14 @@ pub(crate) fn execution(sql: &SqlStorage, execution_id: &str) -> worker::Result<
     })
 }
 
-/// Marks `execution_id` ended and drops its token.
-pub(crate) fn ended(sql: &SqlStorage, execution_id: &str, now: i64) -> worker::Result<()> {
-    run(sql, sql::ENDED, vec![text(execution_id), int(now)])
+/// Marks `execution_id` ended and drops its token, and settles the pair's other row (the guard,
+/// when the app's ending ended the step: `sql::SETTLE_PAIR`); `own_key` is the key of the row
+/// whose job ended it.
+pub(crate) fn ended(sql: &SqlStorage, execution_id: &str, own_key: &str, now: i64) -> worker::Result<()> {
+    run(sql, sql::ENDED, vec![text(execution_id), int(now)])?;
+    let (end, guard) = (super::end_key(execution_id), super::guard_key(execution_id));
+    run(sql, sql::SETTLE_PAIR, vec![text(&end), text(&guard), int(now), text(own_key)])?;
+    crate::platform::rows::note_done(sql, now)
 }
 
 /// Forgets the executions started before `cutoff` (housekeeping).

@@ -16,8 +16,9 @@
 //! - **An adopted row's attempt ends inside its claim.** It is adopted only while at least one
 //!   attempt's time is left ([`ATTEMPT_MARGIN_MS`] more), and only as many as the sweep has free
 //!   slots for (`DELIVERY_CONCURRENCY`), ahead of every claimed row: each adopted row starts at
-//!   once and its attempt is bounded by `ATTEMPT_TIMEOUT_MS`. A streamed answer extends
-//!   its claim at every checkpoint, as a claimed one does. Its completion is fenced by the
+//!   once and its attempt is bounded by `ATTEMPT_TIMEOUT_MS`. A streamed answer keeps its
+//!   claim as a claimed one does (`kinds::assistant::store::save`: extended once less than three
+//!   quarters of a lease is left). Its completion is fenced by the
 //!   instance's token: if the claim ran out and another sweep took the row over, the completion
 //!   changes nothing.
 //! - **A row that cannot be adopted goes back to the claim.** Held lanes and leases too short are
