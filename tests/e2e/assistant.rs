@@ -441,3 +441,30 @@ fn an_attempt_that_lost_its_lease_mid_stream_sends_nothing_more() {
     assert_eq!(on_first("chat.appendStream"), appends_then);
     assert_eq!(fake.streams_in(&conv.channel).iter().filter(|s| s.streaming).count(), 0);
 }
+
+#[test]
+fn an_answer_longer_than_its_lease_keeps_its_row_while_other_sweeps_try_to_take_it() {
+    let fake = FakeSlack::start();
+    let llm = FakeLlm::start(LlmSettings { tokens: 200, tokens_per_second: 20, ..LlmSettings::default() });
+    let settings = Settings::new("assistant-long-lease", &fake).var("LLM_API_URL", &llm.url()).var("LEASE_MS", "3000").var("ATTEMPT_TIMEOUT_MS", "1000");
+    let rt = Runtime::start(settings);
+    let (c, conv) = (rt.client(), Conversation::new());
+    // 200 words at 20 a second: 10 s, against a 3 s lease (and the 6.5 s an ingest's claim of
+    // its row lasts: one attempt plus 5.5 s).
+    let prompt = unique("long-lease-");
+    conv.ask(&rt, &prompt);
+    eventually("the model's first words streamed", WAIT, || fake.streams_in(&conv.channel).into_iter().find(|s| !s.text.is_empty()));
+    // A sweep every 200 ms while it streams: none may find the row's claim run out.
+    let streams = eventually("the answer finished", WAIT, || {
+        let claimed = c.admin_post(&format!("/admin/teams/{}/sweep", conv.team)).json()["claimed"].as_i64();
+        assert_eq!(claimed, Some(0), "another sweep took the row while its answer was streaming");
+        std::thread::sleep(Duration::from_millis(200));
+        let streams = fake.streams_in(&conv.channel);
+        (!streams.is_empty() && streams.iter().all(|s| !s.streaming)).then_some(streams)
+    });
+    assert_eq!(streams.len(), 1, "one message, never taken over: {streams:?}");
+    assert_eq!(text_of(&streams), FakeLlm::answer_to(&prompt, 200));
+    let counters = c.stats(&conv.team)["counters"].clone();
+    let fenced = counters.as_array().unwrap().iter().find(|k| k["name"] == "fenced").map(|k| k["value"].clone());
+    assert!(fenced.as_ref().is_none_or(|v| *v == 0), "no attempt was fenced: {fenced:?}");
+}
