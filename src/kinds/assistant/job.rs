@@ -3,11 +3,12 @@
 //! (`super::stream::Answer`): this file only performs the calls it asks for.
 //!
 //! Before every Slack call the checkpoint is written in a unit that also checks the row's claim
-//! and, once less than half of it is left, extends its lease (`store::save`): a sweep that lost
-//! the row makes no further call, and a stream longer than the lease keeps its row. The attempt's first step resumes from
-//! the checkpoint a dead attempt left (closing what it left open, then continuing). The model is
-//! asked at the first read, once that is settled: to continue after the delivered text when
-//! there is one (the partial answer is sent as the assistant's message).
+//! and, once less than three quarters of a lease is left, extends it (`store::save`; between
+//! calls `store::keep`): a sweep that lost the row makes no further call, and a stream longer
+//! than the lease keeps its row. The attempt's first step resumes from the checkpoint a dead
+//! attempt left (closing what it left open, then continuing). The model is asked at the first
+//! read, once that is settled: to continue after the delivered text when there is one (the
+//! partial answer is sent as the assistant's message).
 //!
 //! A Stop the user pressed (`agent_session_stopped`, recorded by the ingest unit before its ack,
 //! `store::record_stop`) is read from the table at the attempt's first step, before every Slack
@@ -76,7 +77,7 @@ pub async fn answer(job: &Job<'_>, to: &Target<'_>) -> JobOutcome {
         // caught by the next call's fence), but so that a long gap between calls does not give
         // the row away needlessly.
         if matches!(step, Step::Wait(_) | Step::Read(_)) && lease_wants_extending(held_until, now, lease.ms, 0) {
-            match answers::hold(job.sql, row_id, job.claim_token, lease.ms, now) {
+            match answers::keep(job.sql, row_id, job.claim_token, lease.ms, now) {
                 Ok(Claim::Held { until }) => held_until = until,
                 Ok(Claim::Lost) => return lease_lost(),
                 Err(e) => return JobOutcome::storage(e),

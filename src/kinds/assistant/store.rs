@@ -81,11 +81,22 @@ pub fn save(
     })
 }
 
-/// Extends row `row_id`'s lease to `lease_ms` from `now` if `token` still holds it (between calls:
-/// a wait, a read of the model; one row written).
-pub fn hold(sql: &SqlStorage, row_id: i64, token: &ClaimToken, lease_ms: i64, now: i64) -> worker::Result<Claim> {
-    let held: Vec<Value> = rows(sql, super::sql::HOLD_CLAIM, vec![int(row_id), text(token.as_str()), int(now + lease_ms)])?;
-    Ok(match held.is_empty() {
+/// Keeps row `row_id`'s claim between calls (a wait, a read of the model): reads until when
+/// `token` holds it and extends it to a full lease from `now` only when [`lease_wants_extending`]
+/// (so an attempt that does not yet know its claim's end pays a read, not a write);
+/// [`Claim::Lost`] if another sweep took the row over.
+pub fn keep(sql: &SqlStorage, row_id: i64, token: &ClaimToken, lease_ms: i64, now: i64) -> worker::Result<Claim> {
+    #[derive(Deserialize)]
+    struct Held {
+        claim_expires_at: Option<i64>,
+    }
+    let held: Vec<Held> = rows(sql, super::sql::CLAIM_UNTIL, vec![int(row_id), text(token.as_str())])?;
+    let Some(held) = held.into_iter().next() else { return Ok(Claim::Lost) };
+    if let Some(until) = held.claim_expires_at.filter(|until| !lease_wants_extending(*until, now, lease_ms, 0)) {
+        return Ok(Claim::Held { until });
+    }
+    let extended: Vec<Value> = rows(sql, super::sql::HOLD_CLAIM, vec![int(row_id), text(token.as_str()), int(now + lease_ms)])?;
+    Ok(match extended.is_empty() {
         true => Claim::Lost,
         false => Claim::Held { until: now + lease_ms },
     })
