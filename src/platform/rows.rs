@@ -24,7 +24,10 @@ pub(crate) struct Queue<'a> {
     pub due: i64,
     /// Its absolute deadline, if any.
     pub deadline_at: Option<i64>,
-    /// When it enters the queue (`created_at`): now, or a scheduled row's due time.
+    /// Now. The row enters the queue (`created_at`) at the later of now and `due`: a row due
+    /// later (a scheduled row, a List's next reconciliation pass, a step's guard) counts its age,
+    /// its `waited_ms` and the `pending_too_old` alert from its due time, not from when it was
+    /// queued.
     pub now: i64,
 }
 
@@ -63,7 +66,7 @@ fn insert(sql: &SqlStorage, action: &Action, q: Queue, claim: Option<PreClaim>) 
         int(q.max_attempts as i64),
         int(q.due),
         opt_int(q.deadline_at),
-        int(q.now),
+        int(q.now.max(q.due)),
     ];
     let statement = match claim {
         None => sql::ingest::INSERT_OUTBOX,

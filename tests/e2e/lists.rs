@@ -374,3 +374,21 @@ fn a_create_lost_to_a_timeout_or_a_killed_runtime_is_relinked_not_repeated() {
     assert_eq!(fake.calls("slackLists.items.create", &list).len(), 2, "still one create per record");
     assert_eq!(fake.list_rows(&list).len(), 2);
 }
+
+#[test]
+fn a_lists_next_reconciliation_pass_is_not_pending_work_until_it_falls_due() {
+    let s = shared();
+    let c = s.runtime.client();
+    let (team, list) = new_list(&c);
+    put(&c, &team, &list, "r1", json!({"title": "quiet"}));
+    wait_state(&c, &team, &list, "r1", "synced");
+    // The shared runtime alerts on work pending for more than 1 s (ALERT_PENDING_AGE_MS): let
+    // more than that pass with nothing due but the List's next pass, an hour away.
+    std::thread::sleep(Duration::from_millis(1_500));
+    let swept = c.admin_post(&format!("/admin/teams/{team}/sweep"));
+    assert_eq!(swept.status, 200, "{}", swept.body);
+    assert!(swept.json()["alert"].is_null(), "a pass not due yet is no backlog: {}", swept.body);
+    let stats = c.stats(&team);
+    assert_eq!((stats["pending"].as_i64(), stats["scheduled"].as_i64()), (Some(1), Some(1)), "{stats}");
+    assert!(stats["oldest_pending_age_ms"].is_null(), "{stats}");
+}

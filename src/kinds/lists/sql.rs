@@ -137,8 +137,9 @@ pub const RUNS: &str = "SELECT id, list_id, trigger, queued_at, started_at, fini
 pub const OPEN_RUN: &str = "SELECT id, list_id, trigger, queued_at, started_at, finished_at, pass, cursor, report, findings, error, begun_at
  FROM reconcile_runs WHERE list_id = ?1 AND finished_at IS NULL ORDER BY id DESC LIMIT 1";
 
-/// Brings a queued pass's first page forward to now: ?1 the page's idempotency key, ?2 now.
-pub const RUN_NOW: &str = "UPDATE outbox SET next_attempt_at = MIN(next_attempt_at, ?2)
+/// Brings a queued pass's first page forward to now: ?1 the page's idempotency key, ?2 now (it
+/// enters the queue now: `created_at`, which was its due time).
+pub const RUN_NOW: &str = "UPDATE outbox SET next_attempt_at = MIN(next_attempt_at, ?2), created_at = MIN(created_at, ?2)
  WHERE idem_key = ?1 AND status = 'pending'";
 
 /// Renames a queued pass's trigger (a scheduled pass run now by hand): ?1 run id, ?2 trigger.
