@@ -12,7 +12,8 @@
 //! - **notify**: [`BURST`] notify API posts (`POST /api/teams/{team}/messages`, each with a
 //!   fresh `Idempotency-Key`), each delivered (slackline only: the design floor has no API);
 //! - **List sync**: [`BURST`] records put into one Slack List (`PUT …/records/{id}`), each
-//!   created at the fake's Lists;
+//!   created at the fake's Lists; and [`QUIET`] records one at a time, each created before the
+//!   next is put (a quiet List);
 //! - **reconciliation**: one pass (`POST …/reconcile`) over [`RECONCILED`] rows at the fake
 //!   (1 in 20 of them linked records), per page read;
 //! - **command**: [`BURST`] slash commands, each answered at its `response_url` (the fake's);
@@ -210,6 +211,7 @@ enum Scenario {
     Quiet,
     Notify,
     ListSync,
+    ListQuiet,
     Reconcile,
     Command,
     Click,
@@ -227,6 +229,7 @@ impl Scenario {
             Scenario::Quiet => "app_mention delivered, one at a time",
             Scenario::Notify => "notify POST delivered, burst",
             Scenario::ListSync => "List record synced (created), burst",
+            Scenario::ListQuiet => "List record synced (created), one at a time",
             Scenario::Reconcile => "reconciliation, per page",
             Scenario::Command => "slash command answered at its `response_url`, burst",
             Scenario::Click => "button click: `chat.update`, burst",
@@ -295,6 +298,25 @@ fn sync_records(c: &Contender, fake: &FakeSlack, team: &str, n: usize) -> String
     list
 }
 
+/// Puts `n` records into a new List of `team` one at a time, each created at the fake (and the
+/// team's meter still) before the next is put: a quiet List, each record waking the actor on its
+/// own. Returns the List.
+fn sync_records_quietly(c: &Contender, fake: &FakeSlack, team: &str, n: usize) -> String {
+    let (client, list) = (Client::new(&c.rt.base_url()), unique("F"));
+    let base = format!("/api/teams/{team}/lists/{list}");
+    assert_eq!(client.api("PUT", &base, Some(&column_map())).status, 200);
+    for i in 0..n {
+        let record = serde_json::json!({"title": format!("record {i}")});
+        assert_eq!(client.api("PUT", &format!("{base}/records/r{i}"), Some(&record)).status, 200);
+        let until = Instant::now() + Duration::from_secs(30);
+        while fake.calls("slackLists.items.create", &list).len() <= i && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        c.settle(team);
+    }
+    list
+}
+
 /// Runs one reconciliation pass over `rows` rows of a List (1 in 20 linked records) and returns
 /// its pages; the meter's `before` is taken once the linked records are synced.
 fn reconcile(c: &Contender, fake: &FakeSlack, team: &str, rows: usize) -> (Meter, usize) {
@@ -321,15 +343,18 @@ fn run(c: &Contender, fake: &FakeSlack, scenario: Scenario, scale: &dyn Fn(usize
         return Life { events: pages, delivered: 0, served: served.since(&before), pruned: Meter::default(), cpu_ms: 0.0 };
     }
     let n = match scenario {
-        Scenario::Quiet => scale(QUIET).max(5),
+        Scenario::Quiet | Scenario::ListQuiet => scale(QUIET).max(5),
         _ => scale(BURST).max(20),
     };
     let before = c.settle(&team);
     let cpu_before = worker_cpu(c.rt);
     let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).build();
     match scenario {
-        Scenario::ListSync => {
-            let list = sync_records(c, fake, &team, n);
+        Scenario::ListSync | Scenario::ListQuiet => {
+            let list = match scenario {
+                Scenario::ListSync => sync_records(c, fake, &team, n),
+                _ => sync_records_quietly(c, fake, &team, n),
+            };
             let served = c.settle(&team);
             let cpu_ms = (worker_cpu(c.rt) - cpu_before) * 1000.0;
             c.prune(&team);
@@ -471,7 +496,7 @@ pub fn figures(scale: &dyn Fn(usize) -> usize) -> String {
     let contenders: [(Contender, &[Scenario]); 4] = [
         (
             Contender { name: "slackline", rt: &app, events_path: "/slack/events" },
-            &[Burst, Ignored, Quiet, Notify, Command, Click, Step, Unfurl, ListSync, Reconcile],
+            &[Burst, Ignored, Quiet, Notify, Command, Click, Step, Unfurl, ListSync, ListQuiet, Reconcile],
         ),
         (Contender { name: "design floor", rt: &design, events_path: "/" }, &[Burst, Ignored, Quiet]),
         (Contender { name: "slackline with an LLM", rt: &with_llm, events_path: "/slack/events" }, &[LlmReply]),
