@@ -63,39 +63,34 @@ pub fn save(
     let json = serde_json::to_string(checkpoint).map_err(|e| worker::Error::RustError(e.to_string()))?;
     let (sql, token, (row_id, idem_key)) = (sql.clone(), token.as_str().to_string(), (row.0, row.1.to_string()));
     tx_sync(storage, move || {
-        #[derive(Deserialize)]
-        struct Held {
-            claim_expires_at: Option<i64>,
+        let claim = hold(&sql, row_id, &token, lease.ms, lease.call_ms, now)?;
+        if let Claim::Held { .. } = claim {
+            run(&sql, super::sql::SAVE, vec![int(row_id), text(&json), int(now), text(&idem_key)])?;
         }
-        let held: Vec<Held> = rows(&sql, super::sql::CLAIM_UNTIL, vec![int(row_id), text(&token)])?;
-        let Some(held) = held.into_iter().next() else { return Ok(Claim::Lost) };
-        let until = match held.claim_expires_at {
-            Some(until) if !lease_wants_extending(until, now, lease.ms, lease.call_ms) => until,
-            _ => {
-                run(&sql, super::sql::HOLD_CLAIM, vec![int(row_id), text(&token), int(now + lease.ms)])?;
-                now + lease.ms
-            }
-        };
-        run(&sql, super::sql::SAVE, vec![int(row_id), text(&json), int(now), text(&idem_key)])?;
-        Ok(Claim::Held { until })
+        Ok(claim)
     })
 }
 
-/// Keeps row `row_id`'s claim between calls (a wait, a read of the model): reads until when
-/// `token` holds it and extends it to a full lease from `now` only when [`lease_wants_extending`]
-/// (so an attempt that does not yet know its claim's end pays a read, not a write);
-/// [`Claim::Lost`] if another sweep took the row over.
+/// Keeps row `row_id`'s claim between calls (a wait, a read of the model), as [`save`] does
+/// before a call; an attempt that does not yet know its claim's end pays a read, not a write.
 pub fn keep(sql: &SqlStorage, row_id: i64, token: &ClaimToken, lease_ms: i64, now: i64) -> worker::Result<Claim> {
+    hold(sql, row_id, token.as_str(), lease_ms, 0, now)
+}
+
+/// The fence and the lease: reads until when `token` holds row `row_id` ([`Claim::Lost`] if it
+/// does not), and extends it to `lease_ms` from `now` only when [`lease_wants_extending`] before
+/// a step of up to `step_ms`.
+fn hold(sql: &SqlStorage, row_id: i64, token: &str, lease_ms: i64, step_ms: i64, now: i64) -> worker::Result<Claim> {
     #[derive(Deserialize)]
     struct Held {
         claim_expires_at: Option<i64>,
     }
-    let held: Vec<Held> = rows(sql, super::sql::CLAIM_UNTIL, vec![int(row_id), text(token.as_str())])?;
+    let held: Vec<Held> = rows(sql, super::sql::CLAIM_UNTIL, vec![int(row_id), text(token)])?;
     let Some(held) = held.into_iter().next() else { return Ok(Claim::Lost) };
-    if let Some(until) = held.claim_expires_at.filter(|until| !lease_wants_extending(*until, now, lease_ms, 0)) {
+    if let Some(until) = held.claim_expires_at.filter(|until| !lease_wants_extending(*until, now, lease_ms, step_ms)) {
         return Ok(Claim::Held { until });
     }
-    let extended: Vec<Value> = rows(sql, super::sql::HOLD_CLAIM, vec![int(row_id), text(token.as_str()), int(now + lease_ms)])?;
+    let extended: Vec<Value> = rows(sql, super::sql::HOLD_CLAIM, vec![int(row_id), text(token), int(now + lease_ms)])?;
     Ok(match extended.is_empty() {
         true => Claim::Lost,
         false => Claim::Held { until: now + lease_ms },
