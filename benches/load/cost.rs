@@ -44,7 +44,7 @@ use super::support::{unique, Client, FakeSlack, Runtime, Settings, ADMIN_TOKEN};
 use slackline::app::tally::TICKETS_DOMAIN;
 use slackline::app::RESOLVE_ACTION_ID;
 use slackline::meter::Meter;
-use slackline::sim::client::{button_click, fresh_trigger_id, link_shared};
+use slackline::sim::client::{button_click, fresh_trigger_id, function_executed, link_shared};
 use slackline::sim::llm::{FakeLlm, LlmSettings};
 use std::time::{Duration, Instant};
 
@@ -148,12 +148,8 @@ impl Contender<'_> {
                 ("/slack/interactivity", "application/x-www-form-urlencoded", form(&[("payload", &click)]))
             }
             Scenario::Step => {
-                let execution = format!("{channel}-{i}");
-                let step = serde_json::json!({
-                    "type": "function_executed", "function": {"id": "Fn1", "callback_id": "tally_step", "title": "Tally step"},
-                    "inputs": {"mode": "complete", "note": "slackline-tally"}, "function_execution_id": execution,
-                    "workflow_execution_id": unique("Wx"), "bot_access_token": format!("xwfp-{execution}"), "event_ts": ts,
-                });
+                let inputs = serde_json::json!({"mode": "complete", "note": "slackline-tally"});
+                let step = function_executed("tally_step", &format!("{channel}-{i}"), &inputs);
                 (self.events_path, "application/json", envelope(team, &unique("Ev"), step).to_string().into_bytes())
             }
             Scenario::Unfurl => {
@@ -272,12 +268,18 @@ fn column_map() -> serde_json::Value {
     serde_json::json!({"key_column": "ColKEY", "columns": {"title": {"column_id": "ColT", "type": "text"}}})
 }
 
-/// Puts `n` records into a new List of `team` (`CLIENTS` at a time) and waits until the fake
-/// created each; returns the List.
-fn sync_records(c: &Contender, fake: &FakeSlack, team: &str, n: usize) -> String {
+/// A new List of `team` with the column map: a client, the List and its API path.
+fn new_list(c: &Contender, team: &str) -> (Client, String, String) {
     let (client, list) = (Client::new(&c.rt.base_url()), unique("F"));
     let base = format!("/api/teams/{team}/lists/{list}");
     assert_eq!(client.api("PUT", &base, Some(&column_map())).status, 200);
+    (client, list, base)
+}
+
+/// Puts `n` records into a new List of `team` (`CLIENTS` at a time) and waits until the fake
+/// created each; returns the List.
+fn sync_records(c: &Contender, fake: &FakeSlack, team: &str, n: usize) -> String {
+    let (client, list, base) = new_list(c, team);
     let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|s| {
         for _ in 0..CLIENTS {
@@ -302,9 +304,7 @@ fn sync_records(c: &Contender, fake: &FakeSlack, team: &str, n: usize) -> String
 /// team's meter still) before the next is put: a quiet List, each record waking the actor on its
 /// own. Returns the List.
 fn sync_records_quietly(c: &Contender, fake: &FakeSlack, team: &str, n: usize) -> String {
-    let (client, list) = (Client::new(&c.rt.base_url()), unique("F"));
-    let base = format!("/api/teams/{team}/lists/{list}");
-    assert_eq!(client.api("PUT", &base, Some(&column_map())).status, 200);
+    let (client, list, base) = new_list(c, team);
     for i in 0..n {
         let record = serde_json::json!({"title": format!("record {i}")});
         assert_eq!(client.api("PUT", &format!("{base}/records/r{i}"), Some(&record)).status, 200);

@@ -24,10 +24,11 @@ pub(crate) struct Queue<'a> {
     pub due: i64,
     /// Its absolute deadline, if any.
     pub deadline_at: Option<i64>,
-    /// Now. The row enters the queue (`created_at`) at the later of now and `due`: a row due
-    /// later (a scheduled row, a List's next reconciliation pass, a step's guard) counts its age,
-    /// its `waited_ms` and the `pending_too_old` alert from its due time, not from when it was
-    /// queued.
+    /// Now (a schedule's firing passes its due time instead, so that one queued late still counts
+    /// from it). The row enters the queue (`created_at`) at the later of this and `due`: a row
+    /// due later (a scheduled row, a List's next reconciliation pass, a step's guard) counts its
+    /// age, its `waited_ms` and the `pending_too_old` alert from its due time, not from when it
+    /// was queued.
     pub now: i64,
 }
 
