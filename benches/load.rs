@@ -18,6 +18,8 @@ mod assistant;
 mod cost;
 #[path = "load/dispatch.rs"]
 mod dispatch;
+#[path = "load/entry.rs"]
+mod entry;
 // The bench uses only part of the test harness.
 #[path = "load/grid.rs"]
 mod grid;
@@ -692,6 +694,13 @@ fn main() {
         return;
     }
     let fake = FakeSlack::start();
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("entry") {
+        // `BENCH_ONLY=entry make bench`: the binding's cost per request, and the ack path alone.
+        let runs = std::env::var("BENCH_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(3);
+        println!("load average (1, 5, 15 min) before: {}\n\n{}", load_average(), entry::figures(&fake, scale(4000), runs));
+        println!("\nload average after: {}", load_average());
+        return;
+    }
     if std::env::var("BENCH_ONLY").as_deref() == Ok("speed") {
         // `BENCH_ONLY=speed make bench`: slackline against the design floor, BENCH_RUNS (3) runs,
         // both as deployed: no test hooks, so neither counts its statements (the cost meter).
