@@ -102,13 +102,18 @@ fn past_saturation_every_answer_is_a_200_after_the_commit_or_a_500_within_the_bu
     assert!(sent.len() > 50, "a few seconds of load: {} requests", sent.len());
 
     // Every answer: 200 or 500, and before Slack gives up; a 500 comes at the budget, not when
-    // the slow actor finishes (2 s later).
+    // the slow actor finishes (2 s after the request reached it).
     for s in &sent {
         assert!(s.status == 200 || s.status == 500, "{} answered {}", s.event_id, s.status);
         assert!(s.took < SLACK_TIMEOUT, "{} answered after {:?}", s.event_id, s.took);
     }
+    // Seen from here, a 500 also carries the time wrangler's proxy and this machine's two busy
+    // cores add (up to about 0.9 s while both are saturated): it must come before the slowest
+    // actor would have answered, so that no 500 waited for it. The budget itself is checked on
+    // the front door's own clock, below.
     let slowest_refusal = sent.iter().filter(|s| s.status == 500).map(|s| s.took).max().unwrap_or_default();
-    assert!(slowest_refusal < BUDGET + Duration::from_millis(800), "a 500 within the budget: {slowest_refusal:?}");
+    let slowest_actor = Duration::from_millis(DELAYS_MS.into_iter().max().unwrap_or_default());
+    assert!(slowest_refusal < slowest_actor, "a 500 that did not wait for the slow actor: {slowest_refusal:?}");
     // The front door's own clock: no answer later than the budget after it started on the request.
     let lines = request_lines(&rt, &team);
     let latest = lines.iter().filter_map(|l| l["ack_ms"].as_i64()).max().unwrap_or(0);
