@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs every tool slackline builds and runs with, and only what is missing.
 # Idempotent and quiet when everything is already there (about a second), so `make dev` and
-# `make test` call it every time. On a fresh machine it takes about 6 minutes (two `cargo install`s).
+# `make test` call it every time. On a fresh machine it takes about 6 minutes (three `cargo install`s).
 #
 #   - the rustfmt, clippy and rust-src components       (rustup; make test lints, the Worker
 #                                                        unwinds: scripts/worker-build.sh)
@@ -23,6 +23,34 @@ CARGO_BIN="${CARGO_HOME:-$HOME/.cargo}/bin"
 export PATH="$CARGO_BIN:$PATH"
 
 say() { printf 'setup: %s\n' "$*" >&2; }
+
+# Node, wrangler and the distribution's packages are downloads, the Rust tools below are
+# compiles: on a fresh machine the first run while the others build (about a minute and a half
+# less), and the script waits for both.
+install_node_and_packages() {
+  # npm ci only when the lockfile changed since the last install (npm records it in node_modules).
+  if [ ! -x node_modules/.bin/wrangler ] || [ ! -x node_modules/.bin/node ] \
+     || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    say "installing Node 22 and wrangler into ./node_modules"
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
+  node_modules/.bin/node -e 'const [a,b]=process.versions.node.split(".").map(Number); if (a<22||(a===22&&b<12)) {console.error("setup: node_modules/.bin/node is "+process.version+", need >= 22.12"); process.exit(1)}'
+
+  # The browser test drives the distribution's Chromium (a browser download by a test tool is not
+  # possible here); jq runs the log recipes of docs/operations.md.
+  missing_packages=()
+  command -v chromium >/dev/null || missing_packages+=(chromium)
+  command -v jq >/dev/null || missing_packages+=(jq)
+  if [ ${#missing_packages[@]} -gt 0 ]; then
+    say "installing ${missing_packages[*]} from the distribution (apt-get)"
+    if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing_packages[@]}" >/dev/null
+  fi
+}
+install_node_and_packages &
+node_and_packages=$!
+trap 'kill "$node_and_packages" 2>/dev/null || true' EXIT
 
 # make test runs rustfmt and clippy; the Worker's build rebuilds the standard library from
 # rust-src with panic=unwind (scripts/worker-build.sh).
@@ -66,22 +94,6 @@ if [ "$(installed_version cargo-fuzz)" != "$CARGO_FUZZ_VERSION" ]; then
   cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked
 fi
 
-# npm ci only when the lockfile changed since the last install (npm records it in node_modules).
-if [ ! -x node_modules/.bin/wrangler ] || [ ! -x node_modules/.bin/node ] \
-   || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  say "installing Node 22 and wrangler into ./node_modules"
-  npm ci --no-audit --no-fund --loglevel=error
-fi
-node_modules/.bin/node -e 'const [a,b]=process.versions.node.split(".").map(Number); if (a<22||(a===22&&b<12)) {console.error("setup: node_modules/.bin/node is "+process.version+", need >= 22.12"); process.exit(1)}'
-
-# The browser test drives the distribution's Chromium (a browser download by a test tool is not
-# possible here); jq runs the log recipes of docs/operations.md.
-missing_packages=()
-command -v chromium >/dev/null || missing_packages+=(chromium)
-command -v jq >/dev/null || missing_packages+=(jq)
-if [ ${#missing_packages[@]} -gt 0 ]; then
-  say "installing ${missing_packages[*]} from the distribution (apt-get)"
-  if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing_packages[@]}" >/dev/null
-fi
+# The downloads started above: their failure is the script's.
+wait "$node_and_packages"
+trap - EXIT
