@@ -6,6 +6,7 @@
 use crate::support;
 
 use serde_json::Value;
+use slackline::meter::{statement_key, Meter};
 use std::sync::OnceLock;
 use std::time::Duration;
 use support::slack::{envelope, mention};
@@ -212,6 +213,21 @@ fn the_llm_chain_calls_the_model_then_posts_its_answer_in_the_thread() {
     eventually("both rows done", WAIT, || (c.rows(&team, "done").len() == 2).then_some(()));
     let keys: Vec<String> = c.rows(&team, "done").iter().map(|r| r["idem_key"].as_str().unwrap().to_string()).collect();
     assert!(keys.contains(&format!("msg:{channel}:8.5:reply:post")), "{keys:?}");
+
+    // A question answered at once: the completion row is claimed by the ingest that queued it, and
+    // its post by the completion that queued it (`runtime::sweep::adopt`): the sweep's claim, an
+    // UPDATE, writes no row for either (it wrote one for the post before).
+    let claims_written = || {
+        let meter: Meter = serde_json::from_str(&c.admin_get(&format!("/admin/teams/{team}/meter")).body).expect("the meter");
+        meter.statements.get(&statement_key(slackline::sql::outbox::CLAIM)).map_or(0, |t| t.rows_written)
+    };
+    let before = claims_written();
+    let second = unique("question-");
+    fake.script("llm", &second, vec![Reply::Completion(format!("The answer to {second} is 7."))]);
+    assert_eq!(c.event(&envelope(&team, &unique("Ev"), mention(&channel, "8.6", &second))).status, 200);
+    eventually("the second answer posted and both its rows done", WAIT, || (c.rows(&team, "done").len() == 4).then_some(()));
+    assert_eq!(fake.calls("chat.postMessage", &channel).len(), 2, "one post per question");
+    assert_eq!(claims_written() - before, 0, "neither the completion's row nor its post was claimed by an UPDATE");
 }
 
 #[test]

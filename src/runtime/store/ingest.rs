@@ -19,14 +19,10 @@ use std::rc::Rc;
 use worker::{SqlStorage, Storage};
 
 /// Inserts the rows of a unit's effects, in order: a schedule due at its time, a cancel applied
-/// (`kinds::schedule::store`), any other row due now. Returns (queued, already queued).
-pub(super) fn insert_rows(sql: &SqlStorage, op_key: &str, rows_to_insert: &[NewRow], max_attempts: u32, now: i64) -> worker::Result<(u32, u32)> {
-    insert_rows_claimed(sql, op_key, rows_to_insert, max_attempts, now, None, &mut Vec::new())
-}
-
-/// [`insert_rows`], each row due now claimed by `claim` as it is inserted (a serial kind's row
-/// excepted: its order is the claim's) and its id added to `claimed`.
-fn insert_rows_claimed(
+/// (`kinds::schedule::store`), any other row due now — claimed by `claim` as it is inserted, when
+/// given (a serial kind's row excepted: its order is the claim's), and its id added to `claimed`.
+/// Returns (queued, already queued).
+pub(super) fn insert_rows(
     sql: &SqlStorage,
     op_key: &str,
     rows_to_insert: &[NewRow],
@@ -128,7 +124,7 @@ pub fn record(storage: &Storage, sql: &SqlStorage, ingest: Ingest, now: i64, kno
         }
         let claim = ingest.claim.as_ref().map(|(token, until)| PreClaim { token: token.as_str(), until: *until });
         let mut claimed = Vec::new();
-        let (mut queued, mut already_queued) = insert_rows_claimed(&sql, &ingest.op_key, &ingest.rows, ingest.max_attempts, now, claim, &mut claimed)?;
+        let (mut queued, mut already_queued) = insert_rows(&sql, &ingest.op_key, &ingest.rows, ingest.max_attempts, now, claim, &mut claimed)?;
         for at in &ingest.at_ingest {
             match perform::record_at_ingest(&sql, at, &ingest.op_key, ingest.max_attempts, now)? {
                 Some(true) => queued += 1,

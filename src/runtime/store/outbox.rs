@@ -11,8 +11,8 @@ use crate::outbox::completion::{to_store, AfterWrite, Fence};
 use crate::outbox::{ClaimToken, Outcome, RowId, StreakChange, Transition};
 use crate::platform::exec::{int, opt_int, rows, run, text, tx_sync};
 use crate::platform::rows::note_done;
-use crate::platform::rows::ClaimedRow;
 pub use crate::platform::rows::{remember_team_key, team_key};
+use crate::platform::rows::{ClaimedRow, PreClaim};
 use crate::platform::state;
 use crate::slack::classify::Verdict;
 use crate::sql;
@@ -86,6 +86,8 @@ pub struct Completed {
     pub target_failures: i64,
     /// The reconciliation pass this completion finished, if any.
     pub reconciled: Option<RunView>,
+    /// The follow-ups it inserted claimed by the sweep's instance, for its next claim to adopt.
+    pub claimed: Vec<i64>,
 }
 
 /// Stores completions whose claims still hold (each fenced by `claim_token`), with their
@@ -93,13 +95,22 @@ pub struct Completed {
 /// done is carried by its row) and target failure streaks, all in one unit (a success counts
 /// itself by its done row; the other outcomes are counted by the sweep, `store::admin::save_sweep`): the
 /// sweep hands over every attempt that finished together, so one commit serves several rows.
-/// Returns one [`Completed`] per completion, in order.
-pub fn complete(storage: &Storage, sql: &SqlStorage, completions: Vec<Completing>, known: &Rc<Known>) -> worker::Result<Vec<Completed>> {
+/// Returns one [`Completed`] per completion, in order. A follow-up due now is inserted claimed by
+/// `claim` (the actor instance's token and the lease's end, as an ingest's rows are), so that the
+/// sweep adopts it (`runtime::sweep::adopt`) instead of claiming it with a write of its own.
+pub fn complete(
+    storage: &Storage,
+    sql: &SqlStorage,
+    completions: Vec<Completing>,
+    known: &Rc<Known>,
+    claim: Option<(ClaimToken, i64)>,
+) -> worker::Result<Vec<Completed>> {
     let (sql, knows) = (sql.clone(), known.clone());
     let completed = tx_sync(storage, move || {
         let mut done = Vec::with_capacity(completions.len());
+        let claim = claim.as_ref().map(|(token, until)| PreClaim { token: token.as_str(), until: *until });
         for c in completions {
-            done.push(complete_one(&sql, c, &knows)?);
+            done.push(complete_one(&sql, c, &knows, claim)?);
         }
         Ok(done)
     });
@@ -109,7 +120,7 @@ pub fn complete(storage: &Storage, sql: &SqlStorage, completions: Vec<Completing
     completed
 }
 
-fn complete_one(sql: &SqlStorage, c: Completing, known: &Known) -> worker::Result<Completed> {
+fn complete_one(sql: &SqlStorage, c: Completing, known: &Known, claim: Option<PreClaim>) -> worker::Result<Completed> {
     let (id, token, now) = (int(c.row_id.0), text(c.token.as_str()), c.queueing.now);
     let detail = || c.log.detail.as_deref().map(text).unwrap_or(V::Null);
     let stored: Vec<Value> = match &c.transition {
@@ -147,8 +158,9 @@ fn complete_one(sql: &SqlStorage, c: Completing, known: &Known) -> worker::Resul
         Completion::Stored => Fence::Held,
         Completion::Fenced => Fence::Lost,
     };
-    let reconciled = apply_after(sql, &c, to_store(&c.writes, fence))?;
-    Ok(Completed { completion, outcome, target_failures, reconciled })
+    let mut claimed = Vec::new();
+    let reconciled = apply_after(sql, &c, to_store(&c.writes, fence), claim, &mut claimed)?;
+    Ok(Completed { completion, outcome, target_failures, reconciled, claimed })
 }
 
 /// The notify message's post among a completion's after-writes: its channel and ts.
@@ -168,20 +180,21 @@ fn uncertain_since(writes: &[AfterWrite]) -> Option<i64> {
     })
 }
 
-/// Stores a job's after-writes with its completion (those [`to_store`] keeps: none when fenced).
-/// Returns the reconciliation pass a List page finished, if any.
-fn apply_after(sql: &SqlStorage, c: &Completing, writes: &[AfterWrite]) -> worker::Result<Option<RunView>> {
+/// Stores a job's after-writes with its completion (those [`to_store`] keeps: none when fenced),
+/// a follow-up due now claimed by `claim` (its id added to `claimed`). Returns the reconciliation
+/// pass a List page finished, if any.
+fn apply_after(sql: &SqlStorage, c: &Completing, writes: &[AfterWrite], claim: Option<PreClaim>, claimed: &mut Vec<i64>) -> worker::Result<Option<RunView>> {
     let q = c.queueing;
     let parked = matches!(c.transition, Transition::Park { .. });
     let mut reconciled = None;
     for write in writes {
         match write {
             AfterWrite::Followup(row) => {
-                insert_rows(sql, &c.op_key, std::slice::from_ref(row), q.max_attempts, q.now)?;
+                insert_rows(sql, &c.op_key, std::slice::from_ref(row), q.max_attempts, q.now, claim, claimed)?;
             }
             AfterWrite::Recur(row) => {
                 if scheduled::still_recurs(sql, c.row_id)? {
-                    insert_rows(sql, &c.op_key, std::slice::from_ref(row), q.max_attempts, q.now)?;
+                    insert_rows(sql, &c.op_key, std::slice::from_ref(row), q.max_attempts, q.now, None, claimed)?;
                 }
             }
             // A message's post completed as done is on the row already (COMPLETE_DONE).

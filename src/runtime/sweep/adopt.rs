@@ -1,7 +1,8 @@
-//! Rows claimed as they were inserted: the ingest unit inserts each row due now already claimed
-//! with a token of its actor instance (`sql::ingest::INSERT_OUTBOX_CLAIMED`), and the instance's
-//! next sweep takes them as they are — a SELECT, no row written — instead of claiming them with an
-//! UPDATE (issue 39: one row written fewer per row an ingest queues).
+//! Rows claimed as they were inserted: the ingest unit (and a notify POST's) inserts each row due
+//! now already claimed with a token of its actor instance (`sql::ingest::INSERT_OUTBOX_CLAIMED`),
+//! and so does a sweep's completion with the follow-ups it queues (an LLM reply's post); the
+//! instance's next claim takes them as they are — a SELECT, no row written — instead of claiming
+//! them with an UPDATE (issue 39: one row written fewer per row queued).
 //!
 //! Invariants:
 //! - **Only the instance that inserted a row adopts it.** It remembers the ids (in memory only);

@@ -6,8 +6,8 @@
 //! alarm from the returned report on every path. Those timing decisions are the pure
 //! [`crate::outbox::schedule`]'s; this loop only does what it says.
 //!
-//! The folder follows the path: [`adopt`] (the rows the instance's ingests inserted claimed,
-//! taken without a claim), [`attempt`] (one row: expire, perform, decide; the job itself is
+//! The folder follows the path: [`adopt`] (the rows the instance inserted claimed — its
+//! ingests', its completions' follow-ups — taken without a claim), [`attempt`] (one row: expire, perform, decide; the job itself is
 //! the kind's, picked by `kinds::perform`), [`credential`] (the bot token at delivery time),
 //! [`nudge`] (an ingest waking a running sweep).
 //!
@@ -64,7 +64,8 @@ pub struct Sweeper<'a> {
     pub app: &'a dyn crate::app::App,
     /// What the actor knows its database holds (statements the completions can skip).
     pub known: &'a Rc<Known>,
-    /// The rows the actor instance's ingests inserted claimed: adopted before each claim.
+    /// The rows the actor instance inserted claimed (its ingests', its completions' follow-ups):
+    /// adopted before each claim.
     pub pre_claims: &'a PreClaims,
 }
 
@@ -161,7 +162,13 @@ impl Sweeper<'_> {
     fn store(&self, finished: Vec<Finished>) -> worker::Result<Vec<Outcome>> {
         let now = clock::now_ms();
         let completing = finished.iter().map(|f| f.completing(self.config, now)).collect();
-        let completed = store::outbox::complete(self.storage, self.sql, completing, self.known)?;
+        // Follow-ups due now are inserted claimed by this instance and adopted by the next claim
+        // (`adopt`): one write fewer each than a claim of their own.
+        let until = now + pre_claim_ms(self.config);
+        let completed = store::outbox::complete(self.storage, self.sql, completing, self.known, Some((self.pre_claims.token().clone(), until)))?;
+        for done in &completed {
+            self.pre_claims.inserted(&done.claimed, now, until);
+        }
         Ok(finished.iter().zip(completed).map(|(f, done)| self.log_attempt(f, done, now)).collect())
     }
 

@@ -222,8 +222,8 @@ pub struct TeamActor {
     /// What this instance knows its database holds (`crate::sql::known`): lets the ingest and
     /// the completions skip statements that would write nothing.
     known: Rc<Known>,
-    /// The rows this instance's ingests inserted claimed, for its sweeps to adopt
-    /// (`super::sweep::adopt`).
+    /// The rows this instance inserted claimed (its ingests', its completions' follow-ups), for
+    /// its sweeps to adopt (`super::sweep::adopt`).
     pre_claims: super::sweep::PreClaims,
     /// The housekeeping wake this instance knows the directory holds for the team (it asked for
     /// it, or the directory's wake was answered with it): a sweep that leaves only housekeeping
