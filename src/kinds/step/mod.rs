@@ -18,8 +18,8 @@
 //!   minutes), or at once with the handler's error when the handler failed or panicked (the
 //!   request is still kept as `handler_failed` for a redrive). The guard fails a step that has not
 //!   ended with a readable error, and does nothing to one that has; once the app's ending has
-//!   ended the step, a guard still waiting unclaimed is settled as done at once
-//!   (`sql::SETTLE_PAIR`: no claim, no completion, no wake at the deadline).
+//!   ended the step, a guard still waiting (unclaimed, never attempted) is dropped at once
+//!   (`sql::DROP_GUARD`: no claim, no completion, no wake at the deadline, no pruning).
 //!
 //! Invariants: an execution's token is read only by its ending's and its guard's jobs; a step
 //! marked ended is never called again; at most one ending per execution is queued by the app.

@@ -35,11 +35,14 @@ pub(crate) fn started(dispatch: &Dispatch, config: &Config, now: i64, handler_fa
 }
 
 /// Records a started step's execution and queues its guard (due at its deadline, or now), inside
-/// the ingest unit; returns whether the guard was new (a duplicate of the execution writes
-/// nothing).
+/// the ingest unit; returns whether the guard was new. A duplicate of the execution writes
+/// nothing: its guard was queued with it, whether or not it is still there (the app's ending drops
+/// a waiting guard once it has ended the step, `sql::DROP_GUARD`).
 pub(crate) fn record(sql: &SqlStorage, op_key: &str, step: &super::Recording, max_attempts: u32, now: i64) -> worker::Result<bool> {
     let values = vec![text(&step.execution_id), text(&step.callback_id), text(&step.sealed_token), int(step.deadline_at), int(now)];
-    run(sql, sql::RECORD, values)?;
+    if rows::<serde_json::Value>(sql, sql::RECORD, values)?.is_empty() {
+        return Ok(false);
+    }
     let queue = Queue { key: &step.guard.key, op_key, max_attempts, due: step.guard_due, deadline_at: None, now };
     Ok(insert_action(sql, &step.guard.action, queue)?.is_some())
 }
@@ -59,12 +62,16 @@ pub(crate) fn execution(sql: &SqlStorage, execution_id: &str) -> worker::Result<
     })
 }
 
-/// Marks `execution_id` ended and drops its token, and settles the pair's other row (the guard,
-/// when the app's ending ended the step: `sql::SETTLE_PAIR`); `own_key` is the key of the row
-/// whose job ended it.
+/// Marks `execution_id` ended and drops its token, and settles the pair's other row: the guard,
+/// when the app's ending ended the step, is dropped while it waits (`sql::DROP_GUARD`), else
+/// settled as done with the ending the guard's failure overtook (`sql::SETTLE_PAIR`); `own_key`
+/// is the key of the row whose job ended it.
 pub(crate) fn ended(sql: &SqlStorage, execution_id: &str, own_key: &str, now: i64) -> worker::Result<()> {
     run(sql, sql::ENDED, vec![text(execution_id), int(now)])?;
     let (end, guard) = (super::end_key(execution_id), super::guard_key(execution_id));
+    if own_key == end {
+        run(sql, sql::DROP_GUARD, vec![text(&guard)])?;
+    }
     run(sql, sql::SETTLE_PAIR, vec![text(&end), text(&guard), int(now), text(own_key)])?;
     crate::platform::rows::note_done(sql, now)
 }
