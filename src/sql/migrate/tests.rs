@@ -409,7 +409,9 @@ fn migration_9_records_each_step_execution_once_and_ends_it_once_dropping_its_to
     assert_eq!(run(&db, &team_v(9)), Outcome::Ready(Ready::Migrated { from: Stored::At(8), to: 9 }));
     assert_eq!(TEAM.migrations[8].label(), "9_step_executions");
     assert_eq!(db.floor().unwrap().as_deref(), Some("5"), "additive: the floor stays");
-    let record = |token: &str, deadline: i64, now: i64| db.0.prepare(RECORD).unwrap().query_map(params!["Fx1", "create_ticket", token, deadline, now], |r| r.get::<_, String>(0)).unwrap().count();
+    let record = |token: &str, deadline: i64, now: i64| {
+        db.0.prepare(RECORD).unwrap().query_map(params!["Fx1", "create_ticket", token, deadline, now], |r| r.get::<_, String>(0)).unwrap().count()
+    };
     assert_eq!(record("sealed-1", 100, 10), 1, "a new execution is returned (its guard is queued)");
     assert_eq!(record("sealed-2", 999, 11), 0, "a duplicate returns nothing (no second guard)");
     let execution = |id: &str| db.0.query_row(EXECUTION, [id], |r| Ok((r.get::<_, Option<String>>("token")?, r.get::<_, Option<i64>>("ended_at")?))).ok();
