@@ -19,13 +19,11 @@
 
 use super::harness::BenchSettings;
 use super::support::{FakeSlack, Runtime, Settings};
-use super::{interleave, load_average, pct, Contender, Kind, ROUNDS};
-use std::process::Command;
+use super::{interleave, load_average, pct, startup, Contender, Kind, ROUNDS};
 
 /// The table of `runs` runs of `n` requests per side and pair.
 pub fn figures(fake: &FakeSlack, n: usize, runs: usize) -> String {
-    let built = Command::new("make").args(["--no-print-directory", "worker", "BOT=benches/apps/hello-rs"]).current_dir(env!("CARGO_MANIFEST_DIR")).status();
-    assert!(built.is_ok_and(|s| s.success()), "make worker BOT=benches/apps/hello-rs");
+    startup::make(&startup::root(), &["worker", "BOT=benches/apps/hello-rs"]);
     let floor = Runtime::start(Settings::new("bench-floor", fake).config("benches/apps/floor/wrangler.toml").bare());
     let hello = Runtime::start(Settings::new("bench-hello-rs", fake).config("benches/apps/hello-rs/wrangler.toml").bare());
     let app = Runtime::start(Settings::new("bench-speed", fake).var("LOG_DELIVERIES", "failures").var("ALLOW_TEST_CLOCK", "0").bare());

@@ -66,12 +66,12 @@ struct Start {
     events: Option<(Duration, Duration)>,
 }
 
-fn root() -> PathBuf {
+pub(super) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// Runs `make` with `args` in `dir` (the workspace's target folder for every build), or panics.
-fn make(dir: &Path, args: &[&str]) {
+pub(super) fn make(dir: &Path, args: &[&str]) {
     let status = Command::new("make").arg("--no-print-directory").args(args).current_dir(dir).env("CARGO_TARGET_DIR", root().join("target")).status();
     assert!(status.is_ok_and(|s| s.success()), "make {} in {}", args.join(" "), dir.display());
 }
