@@ -568,7 +568,7 @@ fn growth_figure(app: &Runtime, scale: &dyn Fn(usize) -> usize) -> String {
 /// floor, and the worker CPU per acknowledged-and-delivered event of both; then the spread.
 fn speed_figures(app: &Runtime, fake: &FakeSlack, n: usize, runs: usize) -> String {
     let floor = Runtime::start(Settings::new("bench-floor", fake).config("benches/apps/floor/wrangler.toml").bare());
-    let design = Runtime::start(Settings::new("bench-design", fake).config("benches/apps/design-floor/wrangler.toml").var("ALLOW_TEST_CLOCK", "0").bare());
+    let design = design_floor_as_deployed(fake);
     // Fresh teams each time: a run never shares an actor with the warm-up or another run.
     let contenders = || {
         [
@@ -603,6 +603,17 @@ fn speed_figures(app: &Runtime, fake: &FakeSlack, n: usize, runs: usize) -> Stri
     let spread = |v: &[f64]| format!("{:.2}–{:.2}x", v.iter().cloned().fold(f64::MAX, f64::min), v.iter().cloned().fold(f64::MIN, f64::max));
     out += &format!("| all {runs} | | | | {} | | {} |", spread(&acks), spread(&cpus));
     out
+}
+
+/// slackline as deployed (no test hooks, so no cost meter; delivery lines for failures only), for
+/// the runs that compare it with the design floor.
+fn slackline_as_deployed(fake: &FakeSlack) -> Runtime {
+    Runtime::start(Settings::new("bench-speed", fake).var("LOG_DELIVERIES", "failures").var("ALLOW_TEST_CLOCK", "0").bare())
+}
+
+/// The design floor as deployed (it meters only in a test deployment, as slackline does).
+fn design_floor_as_deployed(fake: &FakeSlack) -> Runtime {
+    Runtime::start(Settings::new("bench-design", fake).config("benches/apps/design-floor/wrangler.toml").var("ALLOW_TEST_CLOCK", "0").bare())
 }
 
 /// The machine's load average (1, 5, 15 minutes), as `/proc/loadavg` gives it: how busy the shared
@@ -705,7 +716,7 @@ fn main() {
         // `BENCH_ONLY=speed make bench`: slackline against the design floor, BENCH_RUNS (3) runs,
         // both as deployed: no test hooks, so neither counts its statements (the cost meter).
         let runs = std::env::var("BENCH_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(3);
-        let app = Runtime::start(Settings::new("bench-speed", &fake).var("LOG_DELIVERIES", "failures").var("ALLOW_TEST_CLOCK", "0").bare());
+        let app = slackline_as_deployed(&fake);
         println!("load average (1, 5, 15 min) before: {}\n\n{}", load_average(), speed_figures(&app, &fake, scale(4000), runs));
         println!("\nload average after: {}", load_average());
         return;

@@ -19,15 +19,14 @@
 
 use super::harness::BenchSettings;
 use super::support::{FakeSlack, Runtime, Settings};
-use super::{interleave, load_average, pct, startup, Contender, Kind, ROUNDS};
+use super::{design_floor_as_deployed, interleave, load_average, pct, slackline_as_deployed, startup, Contender, Kind, ROUNDS};
 
 /// The table of `runs` runs of `n` requests per side and pair.
 pub fn figures(fake: &FakeSlack, n: usize, runs: usize) -> String {
     startup::make(&startup::root(), &["worker", "BOT=benches/apps/hello-rs"]);
     let floor = Runtime::start(Settings::new("bench-floor", fake).config("benches/apps/floor/wrangler.toml").bare());
     let hello = Runtime::start(Settings::new("bench-hello-rs", fake).config("benches/apps/hello-rs/wrangler.toml").bare());
-    let app = Runtime::start(Settings::new("bench-speed", fake).var("LOG_DELIVERIES", "failures").var("ALLOW_TEST_CLOCK", "0").bare());
-    let design = Runtime::start(Settings::new("bench-design", fake).config("benches/apps/design-floor/wrangler.toml").var("ALLOW_TEST_CLOCK", "0").bare());
+    let (app, design) = (slackline_as_deployed(fake), design_floor_as_deployed(fake));
     // Fresh teams each run (`Contender::new` draws them): no run reuses a warm actor of another.
     let contenders = || {
         [

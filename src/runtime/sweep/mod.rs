@@ -7,9 +7,9 @@
 //! [`crate::outbox::schedule`]'s; this loop only does what it says.
 //!
 //! The folder follows the path: [`adopt`] (the rows the instance inserted claimed — its
-//! ingests', its completions' follow-ups — taken without a claim), [`attempt`] (one row: expire, perform, decide; the job itself is
-//! the kind's, picked by `kinds::perform`), [`credential`] (the bot token at delivery time),
-//! [`nudge`] (an ingest waking a running sweep).
+//! ingests', its completions' follow-ups — taken without a claim), [`attempt`] (one row:
+//! expire, perform, decide; the job itself is the kind's, picked by `kinds::perform`),
+//! [`credential`] (the bot token at delivery time), [`nudge`] (an ingest waking a running sweep).
 //!
 //! Invariants: the claim is one UPDATE (no SELECT-then-UPDATE); a completion whose claim was taken
 //! over is counted as fenced and changes nothing; a row past its deadline is parked without being
