@@ -29,5 +29,7 @@ pub mod registry;
 pub mod respond_url;
 pub mod schedule;
 pub mod slack_api;
+#[cfg(test)]
+mod slack_errors;
 pub mod step;
 pub mod unfurl;

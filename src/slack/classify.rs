@@ -156,6 +156,15 @@ pub const PERMANENT_ERRORS: &[&str] = &[
     "missing_unfurls",
     "missing_unfurl_id",
     "missing_source",
+    // Workflow steps (`functions.completeSuccess` / `completeError`): the step has ended, Slack
+    // does not know the execution, or it refuses the outputs (`crate::kinds::step::end`).
+    "execution_not_in_running_state",
+    "function_execution_not_found",
+    "parameter_validation_failed",
+    "invalid_outputs",
+    // Lists (`slackLists.items.*`): the row is not there (`crate::kinds::lists::sync::GONE`).
+    "record_not_found",
+    "row_not_found",
     // A Work Object's flexpane (`entity.presentDetails`).
     "entity_metadata_does_not_match_trigger",
     "invalid_metadata",

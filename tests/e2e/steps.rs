@@ -6,7 +6,7 @@
 //! or a readable error, whatever happened to the event or the handler.
 
 use crate::support::slack::envelope;
-use crate::support::{eventually, shared, unique};
+use crate::support::{eventually, shared, unique, Reply};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -87,4 +87,64 @@ fn a_step_whose_handler_queued_no_ending_is_failed_by_its_guard_at_the_deadline(
     assert_eq!((method.as_str(), args["error"].as_str()), ("functions.completeError", Some("The app did not finish this step within 1 minutes.")));
     settled(&team);
     assert_eq!(endings(&execution), 1);
+}
+
+/// Slack answers the app's ending of `execution` with `code`, as often as it is asked.
+fn slack_refuses_ending(execution: &str, code: &'static str) {
+    shared().fake.script("functions.completeSuccess", execution, (0..5).map(|_| Reply::Error(code)).collect());
+}
+
+#[test]
+fn a_step_slack_says_has_ended_is_not_called_again_by_its_ending_or_its_guard() {
+    // Slack ended the execution already (its own timeout, another app's ending): it answers
+    // `execution_not_in_running_state`, which means ended — not a failure to retry.
+    let (team, execution) = (unique("T"), unique("Fx"));
+    slack_refuses_ending(&execution, "execution_not_in_running_state");
+    let c = shared().runtime.client();
+    assert_eq!(c.event(&step_event(&team, &execution, "complete")).status, 200);
+    settled(&team);
+    assert_eq!(shared().fake.calls("functions.completeSuccess", &execution).len(), 1, "asked once; the answer said ended");
+    assert!(shared().fake.calls("functions.completeError", &execution).is_empty(), "the guard found the step ended");
+    assert!(c.rows(&team, "parked").is_empty(), "ended is not a failure");
+    assert!(c.rows(&team, "done").iter().any(|r| r["idem_key"] == format!("step:{execution}:end")));
+}
+
+#[test]
+fn outputs_slack_refuses_fail_the_step_at_once_in_words_and_park_the_ending() {
+    let (team, execution) = (unique("T"), unique("Fx"));
+    slack_refuses_ending(&execution, "parameter_validation_failed");
+    let c = shared().runtime.client();
+    assert_eq!(c.event(&step_event(&team, &execution, "complete")).status, 200);
+    let (method, args) = eventually("the step failed", WAIT, || shared().fake.step_end(&execution));
+    assert_eq!(method, "functions.completeError");
+    assert_eq!(
+        args["error"].as_str(),
+        Some("The app's step finished, but Slack refused its outputs (parameter_validation_failed): they do not match the step's output parameters.")
+    );
+    settled_or_parked(&team);
+    assert_eq!(shared().fake.calls("functions.completeSuccess", &execution).len(), 1, "the refused outputs are not sent again");
+    assert_eq!(shared().fake.calls("functions.completeError", &execution).len(), 1, "failed once; the guard sends nothing");
+    let parked = c.rows(&team, "parked");
+    assert_eq!(parked.len(), 1, "{parked:?}");
+    assert_eq!(parked[0]["reason"], "parameter_validation_failed");
+}
+
+#[test]
+fn an_execution_slack_does_not_know_parks_its_ending_and_its_guard_sends_nothing() {
+    let (team, execution) = (unique("T"), unique("Fx"));
+    slack_refuses_ending(&execution, "function_execution_not_found");
+    let c = shared().runtime.client();
+    assert_eq!(c.event(&step_event(&team, &execution, "complete")).status, 200);
+    settled_or_parked(&team);
+    assert_eq!(shared().fake.calls("functions.completeSuccess", &execution).len(), 1);
+    assert!(shared().fake.calls("functions.completeError", &execution).is_empty(), "nothing can end it: the guard does not try");
+    let parked = c.rows(&team, "parked");
+    assert_eq!(parked.len(), 1, "{parked:?}");
+    assert_eq!(parked[0]["reason"], "function_execution_not_found");
+}
+
+/// Waits until `team` has no pending row left (its ending parked, its guard dropped or done).
+fn settled_or_parked(team: &str) {
+    let c = shared().runtime.client();
+    eventually(&format!("{team}'s rows ended"), WAIT, || (c.rows(team, "pending").is_empty() && !c.rows(team, "parked").is_empty()).then_some(()));
 }

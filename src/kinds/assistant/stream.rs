@@ -88,10 +88,22 @@ impl Default for Policy {
 }
 
 /// Slack errors that mean "streaming is not available here": use the fallback.
-const NO_STREAMING: &[&str] =
+pub(crate) const NO_STREAMING: &[&str] =
     &["method_not_supported_for_channel_type", "not_allowed_token_type", "feature_not_enabled", "unknown_method", "streaming_mode_mismatch"];
-/// Slack errors worth the same call again.
-const TRANSIENT: &[&str] = &["internal_error", "fatal_error", "service_unavailable", "request_timeout", "ratelimited"];
+/// The user pressed Stop on the stream: no call is made after it.
+pub(crate) const STOPPED_BY_USER: &str = "stopped_by_user";
+/// The message takes no more: the answer rolls over into a new one.
+pub(crate) const MSG_TOO_LONG: &str = "msg_too_long";
+/// Slack closed the stream (its lifetime): the message is set, the answer goes on in a new one.
+pub(crate) const NOT_STREAMING: &str = "message_not_in_streaming_state";
+/// The message still streams (a stop that did not land): stop it first.
+pub(crate) const STILL_STREAMING: &str = "streaming_state_conflict";
+/// Every refusal the state machine treats apart from any other (`replies.rs`); each is one the
+/// classifier makes permanent, so it reaches the machine as a [`Reply::Refused`]
+/// (`crate::kinds::slack_errors` holds it). Slack's "try again" errors never do: the classifier
+/// makes them transient, and the machine retries them as any transient failure.
+#[cfg(test)]
+pub(crate) const REFUSALS: &[&str] = &[STOPPED_BY_USER, MSG_TOO_LONG, NOT_STREAMING, STILL_STREAMING];
 /// The text of an answer the model gave nothing for.
 pub const EMPTY_ANSWER: &str = "_(no answer)_";
 /// A task's title is the tool's name, cut to this many characters.

@@ -115,7 +115,7 @@ async fn sync(job: &Job<'_>, list_id: &str, record_id: &str) -> worker::Result<E
     };
     let end = ListsEnd::Call { list_id: list, record_id: record, version, plan: planned.clone() };
     let mut ended = call(job, token, method, &args, end).await.0;
-    if matches!(planned, Plan::Delete { .. }) && matches!(ended.verdict.code(), Some("record_not_found" | "row_not_found")) {
+    if matches!(planned, Plan::Delete { .. }) && ended.verdict.code().is_some_and(|code| super::sync::GONE.contains(&code)) {
         ended.verdict = Verdict::Success; // already gone: the delete's goal holds
     }
     Ok(ended)

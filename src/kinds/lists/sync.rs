@@ -157,11 +157,16 @@ pub fn after_create(verdict: &CreateVerdict, version: i64, parked: bool) -> Reco
     }
 }
 
+/// Slack's errors that say a row is not there: a delete's goal holds (the classifier makes them
+/// permanent; a delete judges them done, an update parks on them).
+pub const GONE: &[&str] = &["record_not_found", "row_not_found"];
+
 /// What an update's or a delete's end writes: `error` is the failed attempt's code, `parked`
 /// whether the outbox gave up on the row.
 pub fn after_call(plan: &Plan, version: i64, error: Option<&str>, parked: bool) -> RecordWrite {
     match (plan, error) {
-        (Plan::Delete { .. }, None | Some("record_not_found" | "row_not_found")) => RecordWrite::Gone,
+        (Plan::Delete { .. }, None) => RecordWrite::Gone,
+        (Plan::Delete { .. }, Some(code)) if GONE.contains(&code) => RecordWrite::Gone,
         (_, None) => RecordWrite::Synced { version },
         (_, Some(code)) if parked => RecordWrite::Failed { error: code.to_string() },
         (_, Some(_)) => RecordWrite::Unchanged,

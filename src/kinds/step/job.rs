@@ -2,7 +2,7 @@
 //! token, unless it has ended already (see the room's docs, `super`).
 
 use super::store::{self, Execution};
-use super::{call, judge, Judged, StepEnd};
+use super::{call, judge, outputs_refused, Judged, StepEnd};
 use crate::outbox::completion::JobOutcome;
 use crate::outbox::reasons;
 use crate::platform::clock;
@@ -24,11 +24,30 @@ pub(crate) async fn end(job: &Job<'_>, execution_id: &str, end: &StepEnd) -> Job
     };
     let (method, args) = call(execution_id, end);
     let answer = job.call_slack(&token, method, &args).await;
-    match judge(answer.verdict.clone()) {
-        Judged::Ended => match store::ended(job.sql, execution_id, &job.row.idem_key, clock::now_ms()) {
-            Ok(()) => JobOutcome { verdict: Verdict::Success, ..JobOutcome::from(answer) },
-            Err(e) => JobOutcome::storage(e),
-        },
+    match judge(end, answer.verdict.clone()) {
+        Judged::Ended => settle(job, execution_id, JobOutcome { verdict: Verdict::Success, ..JobOutcome::from(answer) }),
+        Judged::Unendable { code } => settle(job, execution_id, JobOutcome { verdict: Verdict::Permanent { code }, ..JobOutcome::from(answer) }),
+        Judged::OutputsRefused { code } => fail_refused(job, execution_id, &token, code).await,
         Judged::NotEnded(_) => JobOutcome::from(answer),
+    }
+}
+
+/// Slack refused a success's outputs: the step is failed at once with a readable error (not left
+/// for its guard's deadline), and the row parks with Slack's error for the operator.
+async fn fail_refused(job: &Job<'_>, execution_id: &str, token: &str, code: String) -> JobOutcome {
+    let failure = StepEnd::Error { error: outputs_refused(&code) };
+    let (method, args) = call(execution_id, &failure);
+    let answer = job.call_slack(token, method, &args).await;
+    match judge(&failure, answer.verdict.clone()) {
+        Judged::Ended | Judged::Unendable { .. } => settle(job, execution_id, JobOutcome { verdict: Verdict::Permanent { code }, ..JobOutcome::from(answer) }),
+        Judged::OutputsRefused { .. } | Judged::NotEnded(_) => JobOutcome::from(answer),
+    }
+}
+
+/// Marks the step ended (nothing more is sent for it) and returns `outcome`.
+fn settle(job: &Job<'_>, execution_id: &str, outcome: JobOutcome) -> JobOutcome {
+    match store::ended(job.sql, execution_id, &job.row.idem_key, clock::now_ms()) {
+        Ok(()) => outcome,
+        Err(e) => JobOutcome::storage(e),
     }
 }

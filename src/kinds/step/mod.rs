@@ -12,7 +12,10 @@
 //! - **It ends once.** The handler's `cx.complete(outputs)` / `cx.fail(error)` share one key per
 //!   execution ([`end_key`]): a duplicate of the event, or a second ending, adds nothing. Slack's
 //!   `execution_not_in_running_state` (the step had ended) is success by shape ([`judge`]), and an
-//!   ending that finds the step ended sends nothing.
+//!   ending that finds the step ended sends nothing. Slack's `function_execution_not_found` parks
+//!   the ending and marks the step ended (nothing can end it); outputs Slack refuses
+//!   (`parameter_validation_failed`) fail the step at once with a readable error
+//!   ([`outputs_refused`]) and park the ending with Slack's error.
 //! - **It always ends.** The ingest unit queues a guard row with every execution ([`guard_key`]),
 //!   whatever the app decides: due at the step's deadline (`STEP_DEADLINE_MS`, default 15
 //!   minutes), or at once with the handler's error when the handler failed or panicked (the
@@ -33,7 +36,7 @@ pub(crate) mod store;
 #[cfg(test)]
 mod tests;
 
-pub use end::{call, judge, Judged, StepEnd, MAX_ERROR_CHARS};
+pub use end::{call, judge, outputs_refused, Judged, StepEnd, MAX_ERROR_CHARS};
 
 use crate::kinds::registry::{Action, Effect};
 use end::cut;

@@ -39,11 +39,25 @@ fn an_ending_is_complete_success_or_complete_error_for_its_execution() {
 
 #[test]
 fn a_step_that_had_ended_is_ended_by_shape_and_other_refusals_are_not() {
-    assert_eq!(judge(Verdict::Success), Judged::Ended);
-    assert_eq!(judge(Verdict::Permanent { code: "execution_not_in_running_state".into() }), Judged::Ended);
-    assert_eq!(judge(Verdict::Permanent { code: "token_revoked".into() }), Judged::Ended, "the execution's token dies with its step");
-    let bad = Verdict::Permanent { code: "parameter_validation_failed".into() };
-    assert_eq!(judge(bad.clone()), Judged::NotEnded(bad));
+    let success = StepEnd::Success { outputs: json!({}) };
+    let failure = StepEnd::Error { error: "x".into() };
+    let permanent = |code: &str| Verdict::Permanent { code: code.into() };
+    assert_eq!(judge(&success, Verdict::Success), Judged::Ended);
+    assert_eq!(judge(&success, permanent("execution_not_in_running_state")), Judged::Ended);
+    assert_eq!(judge(&failure, permanent("token_revoked")), Judged::Ended, "the execution's token dies with its step");
+    assert_eq!(judge(&success, permanent("function_execution_not_found")), Judged::Unendable { code: "function_execution_not_found".into() });
+    assert_eq!(judge(&success, permanent("parameter_validation_failed")), Judged::OutputsRefused { code: "parameter_validation_failed".into() });
+    let bad = permanent("parameter_validation_failed");
+    assert_eq!(judge(&failure, bad.clone()), Judged::NotEnded(bad), "an error has no outputs to refuse");
+    assert_eq!(judge(&success, Verdict::transient("internal_error")), Judged::NotEnded(Verdict::transient("internal_error")));
+}
+
+#[test]
+fn refused_outputs_fail_the_step_in_words_that_name_slacks_error() {
+    assert_eq!(
+        outputs_refused("parameter_validation_failed"),
+        "The app's step finished, but Slack refused its outputs (parameter_validation_failed): they do not match the step's output parameters."
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //! in flight (only between [`Answer::next`] and [`Answer::replied`]), or back in the buffer.
 
 use super::super::chunks::{apply, tasks_of, Chunk, Task};
-use super::{Answer, Call, End, Mode, Phase, Reply, NO_STREAMING, TRANSIENT};
+use super::{Answer, Call, End, Mode, Phase, Reply, MSG_TOO_LONG, NOT_STREAMING, NO_STREAMING, STILL_STREAMING, STOPPED_BY_USER};
 
 impl Answer {
     /// Slack's reply to the call [`Answer::next`] asked for.
@@ -20,7 +20,6 @@ impl Answer {
                 self.again(call);
             }
             Reply::Transient(why) => self.transient(call, why, now),
-            Reply::Refused(code) if TRANSIENT.contains(&code.as_str()) => self.transient(call, code, now),
             Reply::Refused(code) => self.refused(call, code),
         }
     }
@@ -159,7 +158,7 @@ impl Answer {
 
     fn refused(&mut self, call: Call, code: String) {
         match (code.as_str(), &call) {
-            ("stopped_by_user", _) => {
+            (STOPPED_BY_USER, _) => {
                 self.cp.in_flight.clear();
                 self.cp.in_flight_tasks.clear();
                 self.cp.open = None;
@@ -169,14 +168,14 @@ impl Answer {
                 self.cp.mode = Mode::Fallback;
                 self.again(call);
             }
-            ("msg_too_long", _) => self.too_long(call, code),
+            (MSG_TOO_LONG, _) => self.too_long(call, code),
             // Slack closed the stream (its lifetime): set the message to what it should show,
             // then go on in a new one. The in-flight text stays in flight: the update carries it;
             // the in-flight task updates go to the next message with its open tasks.
-            ("message_not_in_streaming_state", Call::Append { .. }) => self.phase(Phase::Closing),
-            ("message_not_in_streaming_state", Call::Stop { last, .. }) => self.stopped(*last, None),
+            (NOT_STREAMING, Call::Append { .. }) => self.phase(Phase::Closing),
+            (NOT_STREAMING, Call::Stop { last, .. }) => self.stopped(*last, None),
             // Still streaming (a stop that did not land): stop it first, then set its text.
-            ("streaming_state_conflict", Call::Update { .. }) => self.phase(Phase::Stopping { last: false }),
+            (STILL_STREAMING, Call::Update { .. }) => self.phase(Phase::Stopping { last: false }),
             _ => self.ended = Some(End::Refused(code)),
         }
     }

@@ -4,9 +4,29 @@
 //! [`Script`]: text, and tool calls at set places in it), and one attempt's driver ([`attempt`]),
 //! which can crash at any call, before or after Slack applied it.
 
+use super::super::calls::{self, Target};
 use super::super::chunks::{apply, tasks_of, text_of, Task};
 use super::super::stream::{Answer, Call, Checkpoint, End, Reply, Step};
+use crate::slack::classify::classify_web_api;
+use serde_json::{json, Value};
 use std::collections::VecDeque;
+
+/// Slack's refusal `code` of `call`, as the adapter hands it to the machine: Slack's HTTP answer,
+/// judged by the classifier and made a reply by `calls::reply` — the real path, never a hand-made
+/// `Reply::Refused` the classifier would not make.
+fn refusal(call: &Call, code: &str) -> Reply {
+    const TO: Target<'static> = Target {
+        prompt: "p",
+        channel: "C1",
+        thread_ts: "1.0",
+        recipient_user_id: None,
+        recipient_team_id: None,
+        task_display_mode: None,
+        plan_title: None,
+        closing_blocks: &[],
+    };
+    calls::reply(&TO, call, &classify_web_api(200, None, &json!({"ok": false, "error": code})), &Value::Null)
+}
 
 /// One message as the fake Slack keeps it.
 #[derive(Debug, Clone)]
@@ -59,12 +79,12 @@ impl Slack {
     /// Whether `n` more task updates overflow a message that took `had`.
     /// Why message `ts` takes no more (an append or the stop, with `n` structured chunks): it no
     /// longer streams, or `n` more would pass the chunk limit (`msg_too_long`, as Slack answers).
-    fn refuses_more(&mut self, ts: &str, n: usize) -> Option<Reply> {
+    fn refuses_more(&mut self, call: &Call, ts: &str, n: usize) -> Option<Reply> {
         let (streaming, had) = (self.msg(ts).streaming, self.msg(ts).chunks);
         if !streaming {
-            return Some(Reply::Refused("message_not_in_streaming_state".into()));
+            return Some(refusal(call, "message_not_in_streaming_state"));
         }
-        self.too_many(had, n).then(|| self.too_long(ts))
+        self.too_many(had, n).then(|| self.too_long(call, ts))
     }
 
     fn too_many(&self, had: usize, n: usize) -> bool {
@@ -82,7 +102,7 @@ impl Slack {
                 m.streaming = false;
             }
         }
-        let refused = |code: &str| Reply::Refused(code.into());
+        let refused = |code: &str| refusal(call, code);
         match call {
             Call::Start { .. } if self.no_streaming => refused("method_not_supported_for_channel_type"),
             Call::Start { chunks } if self.too_many(0, tasks_of(chunks).len()) => refused("msg_too_long"),
@@ -94,7 +114,7 @@ impl Slack {
                     return refused("stopped_by_user");
                 }
                 let tasks = tasks_of(chunks);
-                if let Some(refusal) = self.refuses_more(ts, tasks.len()) {
+                if let Some(refusal) = self.refuses_more(call, ts, tasks.len()) {
                     return refusal;
                 }
                 let m = self.msg(ts);
@@ -105,7 +125,7 @@ impl Slack {
                 Reply::Ok { ts: None }
             }
             Call::Stop { ts, last, tasks } => {
-                if let Some(refusal) = self.refuses_more(ts, tasks.len()) {
+                if let Some(refusal) = self.refuses_more(call, ts, tasks.len()) {
                     return refusal;
                 }
                 let m = self.msg(ts);
@@ -131,10 +151,10 @@ impl Slack {
     }
 
     /// `msg_too_long` for the message `ts`, closing its stream (unless told otherwise).
-    fn too_long(&mut self, ts: &str) -> Reply {
+    fn too_long(&mut self, call: &Call, ts: &str) -> Reply {
         let keeps = self.too_long_keeps_streaming;
         self.msg(ts).streaming &= keeps;
-        Reply::Refused("msg_too_long".into())
+        refusal(call, "msg_too_long")
     }
 
     /// The answer as a reader sees it: every message's text, in order.
