@@ -177,9 +177,12 @@ impl BodyStream {
 /// POSTs `body` as JSON and, on a 2xx, hands back the body to read as it streams; any other
 /// status is read whole, as [`post_json`] would. Waiting for the answer's head is bounded by
 /// `timeout_ms`; reading the body is bounded by the caller's waits.
+///
+/// Dropping the returned future before it resolves aborts the request (a Stop while the model had
+/// not begun answering), as dropping the [`BodyStream`] does once it has.
 pub async fn post_streaming(url: &str, bearer: Option<&str>, body: &Value, timeout_ms: i64) -> Result<Result<BodyStream, Answer>, Failure> {
-    let abort = worker::web_sys::AbortController::new().map_err(|e| Failure::Network(format!("{e:?}")))?;
-    let signal = abort.signal();
+    let abort = AbortOnDrop(Some(worker::web_sys::AbortController::new().map_err(|e| Failure::Network(format!("{e:?}")))?));
+    let signal = abort.controller().signal();
     let body = body.to_string();
     let started = fetch_post(url, bearer, "application/json; charset=utf-8", Some("text/event-stream"), &body, &signal);
     use futures::future::{select, Either};
@@ -187,10 +190,8 @@ pub async fn post_streaming(url: &str, bearer: Option<&str>, body: &Value, timeo
     let response = match head {
         Either::Left((Ok(response), _)) => response,
         Either::Left((Err(e), _)) => return Err(Failure::Network(worker::Error::from(e).to_string())),
-        Either::Right(_) => {
-            abort.abort();
-            return Err(Failure::Timeout);
-        }
+        // Dropping `abort` on the way out aborts the request.
+        Either::Right(_) => return Err(Failure::Timeout),
     };
     let status = response.status();
     if !(200..300).contains(&status) {
@@ -203,5 +204,28 @@ pub async fn post_streaming(url: &str, bearer: Option<&str>, body: &Value, timeo
     }
     let mut response = worker::Response::from(response);
     let body = response.stream().map_err(|e| Failure::Network(e.to_string()))?;
-    Ok(Ok(BodyStream { body, abort, timer: None }))
+    Ok(Ok(BodyStream { body, abort: abort.disarm(), timer: None }))
+}
+
+/// Aborts its request when dropped, unless disarmed: a request whose future is dropped before
+/// its answer's head came is not left open.
+struct AbortOnDrop(Option<worker::web_sys::AbortController>);
+
+impl AbortOnDrop {
+    fn controller(&self) -> &worker::web_sys::AbortController {
+        self.0.as_ref().expect("armed until disarmed")
+    }
+
+    /// The controller, no longer aborted on drop (the caller owns the request now).
+    fn disarm(mut self) -> worker::web_sys::AbortController {
+        self.0.take().expect("armed until disarmed")
+    }
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some(abort) = self.0.take() {
+            abort.abort();
+        }
+    }
 }

@@ -10,9 +10,15 @@
 //! can see that a continuation was asked to continue from the delivered text.
 //!
 //! A prompt may carry its own settings, for tests that share one fake: `[llm tokens=200 rate=20
-//! break=50 hang=10 chunk=20]` (any of them) overrides [`LlmSettings`] for that request; `break` and
-//! `hang` apply to a first ask only, so the continuation of a broken answer completes. A hung
-//! stream stays open until [`FakeLlm::release_hung`] closes it.
+//! break=50 hang=10 chunk=20 think=20000 think_head=20000]` (any of them) overrides [`LlmSettings`]
+//! for that request; `break` and `hang` apply to a first ask only, so the continuation of a broken
+//! answer completes. A hung stream stays open until [`FakeLlm::release_hung`] closes it.
+//!
+//! **A model that thinks first.** `think=MS` sends the answer's head at once and its first token
+//! only after MS (a reasoning model streams nothing while it reasons); `think_head=MS` holds the
+//! head itself back as long. Meanwhile the fake watches the connection: a client that closes it
+//! (aborts the request) is recorded with the time it did ([`FakeLlm::closed`]), and the fake
+//! stops thinking.
 //!
 //! The answer to a prompt is deterministic: [`FakeLlm::answer_to`] (`tokens` words). A request
 //! whose last message is the assistant's (a continuation) is answered with the rest of that
@@ -30,7 +36,7 @@ use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How the fake model behaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,11 +52,15 @@ pub struct LlmSettings {
     /// Tokens per `data:` event (at least 1): the same text at the same rate in fewer, larger
     /// events (the answer-cost bench separates the per-event cost of reading the stream).
     pub tokens_per_event: usize,
+    /// Send the head at once, then nothing for this many ms before the first token.
+    pub think_ms: Option<u64>,
+    /// Send nothing at all, not even the head, for this many ms.
+    pub think_head_ms: Option<u64>,
 }
 
 impl Default for LlmSettings {
     fn default() -> Self {
-        LlmSettings { tokens: 50, tokens_per_second: 50, break_after: None, hang_after: None, tokens_per_event: 1 }
+        LlmSettings { tokens: 50, tokens_per_second: 50, break_after: None, hang_after: None, tokens_per_event: 1, think_ms: None, think_head_ms: None }
     }
 }
 
@@ -60,6 +70,9 @@ pub struct FakeLlm {
     port: u16,
     settings: Arc<Mutex<LlmSettings>>,
     requests: Arc<Mutex<Vec<Value>>>,
+    /// The requests whose client closed the connection while the model thought: (the request's
+    /// last user message, when).
+    closed: Arc<Mutex<Vec<(String, Instant)>>>,
     /// Set by [`FakeLlm::release_hung`]: hung streams close.
     released: Arc<(Mutex<bool>, Condvar)>,
 }
@@ -69,7 +82,7 @@ impl FakeLlm {
     pub fn start(settings: LlmSettings) -> FakeLlm {
         let listener = TcpListener::bind(("127.0.0.1", 0)).expect("bind the fake LLM");
         let port = listener.local_addr().expect("its address").port();
-        let llm = FakeLlm { port, settings: Arc::new(Mutex::new(settings)), requests: Arc::default(), released: Arc::default() };
+        let llm = FakeLlm { port, settings: Arc::new(Mutex::new(settings)), requests: Arc::default(), closed: Arc::default(), released: Arc::default() };
         let server = llm.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
@@ -103,6 +116,32 @@ impl FakeLlm {
         let (flag, woken) = &*self.released;
         let guard = flag.lock().unwrap();
         let _ = woken.wait_timeout_while(guard, Duration::from_secs(600), |released| !*released);
+    }
+
+    /// When the client closed the request whose prompt contains `needle` while the model was
+    /// still thinking (`think`, `think_head`), if it has.
+    pub fn closed(&self, needle: &str) -> Option<Instant> {
+        self.closed.lock().unwrap().iter().find(|(prompt, _)| prompt.contains(needle)).map(|(_, at)| *at)
+    }
+
+    /// Waits `ms` as a thinking model does, watching the connection: `false` (and the close
+    /// recorded) when the client closed it meanwhile.
+    fn think(&self, stream: &TcpStream, body: &Value, ms: u64) -> bool {
+        let until = Instant::now() + Duration::from_millis(ms);
+        let _ = stream.set_nonblocking(true);
+        let open = loop {
+            match stream.peek(&mut [0u8; 1]) {
+                Ok(0) => break false,
+                Err(e) if e.kind() != std::io::ErrorKind::WouldBlock => break false,
+                _ if Instant::now() >= until => break true,
+                _ => std::thread::sleep(Duration::from_millis(10)),
+            }
+        };
+        let _ = stream.set_nonblocking(false);
+        if !open {
+            self.closed.lock().unwrap().push((last_user_message(body), Instant::now()));
+        }
+        open
     }
 
     /// The JSON bodies of the requests so far.
@@ -160,8 +199,11 @@ impl FakeLlm {
         self.requests.lock().unwrap().push(body.clone());
         let settings = directives(&body, *self.settings.lock().unwrap());
         let text = FakeLlm::text_for(&body, settings.tokens);
+        if settings.think_head_ms.is_some_and(|ms| !self.think(&stream, &body, ms)) {
+            return;
+        }
         if body["stream"] == true {
-            self.stream_answer(stream, &FakeLlm::pieces_for(&body, settings.tokens), settings);
+            self.stream_answer(stream, &body, settings);
         } else {
             let answer = json!({"id": "cmpl-1", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]});
             let body = answer.to_string();
@@ -206,6 +248,8 @@ fn directives(body: &Value, mut settings: LlmSettings) -> LlmSettings {
             // The faults hit a first ask only: a continuation is answered in full.
             "break" if !continuation => settings.break_after = Some(n),
             "hang" if !continuation => settings.hang_after = Some(n),
+            "think" => settings.think_ms = Some(n as u64),
+            "think_head" => settings.think_head_ms = Some(n as u64),
             _ => {}
         }
     }
@@ -239,11 +283,15 @@ fn read_request(stream: &TcpStream) -> Option<Value> {
 impl FakeLlm {
     /// Writes `pieces` as server-sent events, one event a tick (`tokens_per_event` words, or a
     /// tool call's two deltas), each in an HTTP chunk of its own.
-    fn stream_answer(&self, mut stream: TcpStream, pieces: &[Piece], settings: LlmSettings) {
+    fn stream_answer(&self, mut stream: TcpStream, body: &Value, settings: LlmSettings) {
         let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";
-        if stream.write_all(head.as_bytes()).is_err() {
+        if stream.write_all(head.as_bytes()).and_then(|_| stream.flush()).is_err() {
             return;
         }
+        if settings.think_ms.is_some_and(|ms| !self.think(&stream, body, ms)) {
+            return;
+        }
+        let pieces = &FakeLlm::pieces_for(body, settings.tokens);
         let per_event = settings.tokens_per_event.max(1);
         let tick = Duration::from_secs_f64(per_event as f64 / f64::from(settings.tokens_per_second.max(1)));
         let mut i = 0;
@@ -317,7 +365,6 @@ fn write_chunk(stream: &mut TcpStream, data: &str) -> std::io::Result<()> {
 mod tests {
     use super::*;
     use crate::kinds::assistant::sse::{SseDecoder, SseEvent};
-    use std::time::Instant;
 
     fn ask(llm: &FakeLlm, body: Value) -> (Vec<SseEvent>, Vec<Duration>) {
         let mut stream = TcpStream::connect(("127.0.0.1", llm.port)).unwrap();
@@ -398,6 +445,32 @@ mod tests {
         let body = json!({"stream": true, "messages": [{"role": "user", "content": asked}, {"role": "assistant", "content": partial}]});
         let (events, _) = ask(&llm, body);
         assert_eq!(events.first(), Some(&SseEvent::ToolCall { id: Some("call_1_lookup".into()), name: "lookup".into() }));
+    }
+
+    #[test]
+    fn a_client_that_closes_while_the_model_thinks_is_recorded_and_one_that_waits_gets_the_answer() {
+        let llm = FakeLlm::start(LlmSettings { tokens: 3, tokens_per_second: 1000, ..LlmSettings::default() });
+        for (asked_before, directive) in ["think", "think_head"].into_iter().enumerate() {
+            let needle = format!("left-{directive}");
+            let mut stream = TcpStream::connect(("127.0.0.1", llm.port)).unwrap();
+            let body = prompt(&format!("{needle} [llm {directive}=20000]")).to_string();
+            write!(stream, "POST / HTTP/1.1\r\ncontent-length: {}\r\n\r\n{body}", body.len()).unwrap();
+            let asked = Instant::now();
+            while llm.requests().len() <= asked_before && asked.elapsed() < Duration::from_secs(5) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            let left = Instant::now();
+            drop(stream);
+            let mut closed = llm.closed(&needle);
+            while closed.is_none() && left.elapsed() < Duration::from_secs(5) {
+                std::thread::sleep(Duration::from_millis(5));
+                closed = llm.closed(&needle);
+            }
+            assert!(closed.is_some_and(|at| at >= left), "{directive}: the close is recorded while the model thinks");
+        }
+        let (events, _) = ask(&llm, prompt("patient [llm think=100]"));
+        assert_eq!(events.len(), 4, "three words and the end: {events:?}");
+        assert!(llm.closed("patient").is_none());
     }
 
     #[test]

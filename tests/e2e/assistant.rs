@@ -281,6 +281,30 @@ fn a_stop_recorded_before_the_answer_opened_its_message_means_it_never_opens() {
     assert_eq!(text_of(&streams), FakeLlm::answer_to(&next, 40));
 }
 
+#[test]
+fn a_stop_while_the_model_thinks_before_its_first_token_ends_the_models_request_at_once() {
+    // A reasoning model takes 20 s before its first token: with its answer's head sent at once
+    // (`think`), or held back too (`think_head`). The Stop must not wait for either: the model's
+    // request is closed within moments of the ack, long before the model would answer.
+    let a = assistant();
+    for directive in ["think", "think_head"] {
+        let conv = Conversation::new();
+        let prompt = format!("{} [llm tokens=40 rate=200 {directive}=20000]", unique("thinking-stop-"));
+        conv.ask(&a.rt, &prompt);
+        eventually("the model asked", WAIT, || (asked(&a.llm, &prompt) == 1).then_some(()));
+        let c = a.rt.client();
+        assert_eq!(c.event(&session_stopped(&conv, &[])).status, 200);
+        let acked = std::time::Instant::now();
+        let closed = eventually(&format!("{directive}: the model's request closed"), Duration::from_secs(15), || a.llm.closed(&prompt));
+        let after = closed.saturating_duration_since(acked);
+        assert!(after < Duration::from_secs(5), "{directive}: closed {after:?} after the Stop's ack; the model would have answered at 20 s");
+        rows_settled(&c, &conv.team);
+        assert!(a.fake.streams_in(&conv.channel).is_empty(), "{directive}: no message was opened");
+        assert!(c.rows(&conv.team, "parked").is_empty(), "{directive}: a stop is not a failure");
+        assert_eq!(asked(&a.llm, &prompt), 1, "{directive}: the model is not asked again");
+    }
+}
+
 /// The thread's agent session at the fake, once `team`'s rows have all ended.
 fn session_when_settled(a: &Assistant, conv: &Conversation) -> slackline::sim::fake::FakeSession {
     finished(&a.fake, &conv.channel);

@@ -12,12 +12,16 @@
 //!
 //! A Stop the user pressed (`agent_session_stopped`, recorded by the ingest unit before its ack,
 //! `store::record_stop`) is read from the table at the attempt's first step, before every Slack
-//! call, and at the next step after this instance records any Stop (`store::stops_recorded`;
-//! not at every event of the model's stream, which cost a `SELECT` per event): from then on no
-//! call starts but those that close the answer (`Answer::stop`), the model's request is aborted,
-//! and the row ends done. So a stop is honoured whatever state the row was in: not started (it
-//! never starts), streaming, between attempts, or after a crash (the next attempt reads it first).
+//! call, and as soon as this instance records any Stop (not at every event of the model's stream,
+//! which cost a `SELECT` per event): every wait of the answer — for the model's answer to begin,
+//! its next bytes, a backoff or a pacing hold — is raced against the Stop bell (`super::bell`),
+//! so a Stop ends the model's request at once whatever the answer waits on. From then on no call
+//! starts but those that close the answer (`Answer::stop`), the model's request is aborted, and
+//! the row ends done. So a stop is honoured whatever state the row was in: not started (it never
+//! starts), waiting for the model, streaming, between attempts, or after a crash (the next
+//! attempt reads it first).
 
+use super::bell::{self, StopBell};
 use super::calls::{self, Target};
 use super::sse::{SseDecoder, SseEvent};
 use super::store::{self as answers, Claim};
@@ -29,6 +33,7 @@ use crate::platform::clock;
 use crate::platform::http::{self, BodyStream, Failure, Piece};
 use crate::platform::job::Job;
 use crate::slack::classify::Verdict;
+use futures::future::{select, Either};
 use serde_json::json;
 
 /// A model that sends nothing for this long is taken as hung: the answer so far is closed and
@@ -85,7 +90,11 @@ pub async fn answer(job: &Job<'_>, to: &Target<'_>) -> JobOutcome {
         }
         match step {
             Step::Finished(end) => return ended(end),
-            Step::Wait(until) => worker::Delay::from(std::time::Duration::from_millis((until - now).max(1) as u64)).await,
+            // A Stop recorded meanwhile ends the wait: the next step reads the Stops.
+            Step::Wait(until) => {
+                let wait = worker::Delay::from(std::time::Duration::from_millis((until - now).max(1) as u64));
+                select(wait, stops.bell()).await;
+            }
             Step::Call(call) => {
                 if stops.stopped(job, to, &answer, Before::Call) {
                     answer.stop();
@@ -103,16 +112,20 @@ pub async fn answer(job: &Job<'_>, to: &Target<'_>) -> JobOutcome {
             }
             Step::Read(until) => {
                 if model.is_none() {
-                    match ask(job, llm, to.prompt, answer.continues_from()).await {
-                        Ok(m) => model = Some(m),
-                        Err(why) => {
+                    match ask_unless_stopped(job, llm, to, &answer, &mut stops).await {
+                        Asked::Opened(m) => model = Some(m),
+                        Asked::Failed(why) => {
                             answer.model_failed(&why);
+                            continue;
+                        }
+                        Asked::Stopped => {
+                            answer.stop();
                             continue;
                         }
                     }
                 }
                 let m = model.as_mut().expect("opened above");
-                read(m, &mut answer, until, clock::now_ms()).await;
+                read(m, &mut answer, until, clock::now_ms(), stops.bell()).await;
             }
         }
     }
@@ -134,19 +147,25 @@ enum Before {
 }
 
 /// When an answer reads the Stops table: at its first step, before every Slack call, and after
-/// this instance records a Stop (`store::stops_recorded` moved).
+/// this instance records a Stop (`bell::rung` moved).
 #[derive(Debug, Default)]
 struct StopWatch {
-    /// `stops_recorded` at the last read; `None` before the first.
+    /// `bell::rung` at the last read; `None` before the first.
     seen: Option<u64>,
 }
 
 impl StopWatch {
+    /// Rings once this instance records a Stop after the last read of the table (at once if it
+    /// has): the answer's waits race it, then the next step reads the table.
+    fn bell(&self) -> StopBell {
+        StopBell::after(self.seen.unwrap_or_else(bell::rung))
+    }
+
     /// Whether the user pressed Stop on this answer (`agent_session_stopped`, recorded by the
     /// ingest before its ack). A stopped answer is not asked again; one already in flight
     /// finishes. A read that fails is taken as no stop: the next call reads again.
     fn stopped(&mut self, job: &Job<'_>, to: &Target<'_>, answer: &Answer, before: Before) -> bool {
-        let recorded = answers::stops_recorded();
+        let recorded = bell::rung();
         let read = !answer.stopped_by_user() && (before == Before::Call || self.seen != Some(recorded));
         if !read {
             return false;
@@ -173,6 +192,36 @@ fn ended(end: End) -> JobOutcome {
     }
 }
 
+/// How asking the model ended.
+enum Asked {
+    /// Its answer streams.
+    Opened(Model),
+    /// It could not be asked (the answer fails as a model failure).
+    Failed(String),
+    /// The user stopped this answer while the model had not begun answering: the request was
+    /// dropped, which aborts it.
+    Stopped,
+}
+
+/// Asks the model, racing its answer's head against the Stop bell: a Stop of another thread
+/// leaves the request alone (the table is read, the wait goes on); this answer's own aborts it.
+async fn ask_unless_stopped(job: &Job<'_>, llm: &LlmConfig, to: &Target<'_>, answer: &Answer, stops: &mut StopWatch) -> Asked {
+    let mut asking = Box::pin(ask(job, llm, to.prompt, answer.continues_from()));
+    loop {
+        match select(asking, stops.bell()).await {
+            Either::Left((Ok(model), _)) => return Asked::Opened(model),
+            Either::Left((Err(why), _)) => return Asked::Failed(why),
+            Either::Right(((), still_asking)) => {
+                if stops.stopped(job, to, answer, Before::Step) {
+                    // Dropping the request aborts it (`http::post_streaming`).
+                    return Asked::Stopped;
+                }
+                asking = still_asking;
+            }
+        }
+    }
+}
+
 /// Opens the model's stream: the prompt, and the partial answer to continue after.
 async fn ask(job: &Job<'_>, llm: &LlmConfig, prompt: &str, continues: Option<&str>) -> Result<Model, String> {
     let mut messages =
@@ -192,8 +241,9 @@ async fn ask(job: &Job<'_>, llm: &LlmConfig, prompt: &str, continues: Option<&st
     }
 }
 
-/// Feeds the model's next event to the answer, waiting at most until `until` (a flush due).
-async fn read(m: &mut Model, answer: &mut Answer, until: Option<i64>, now: i64) {
+/// Feeds the model's next event to the answer, waiting at most until `until` (a flush due), or
+/// until `bell` rings (a Stop was recorded: the next step reads the Stops).
+async fn read(m: &mut Model, answer: &mut Answer, until: Option<i64>, now: i64, bell: StopBell) {
     if let Some(event) = m.pending.pop_front() {
         match event {
             SseEvent::Delta(text) => answer.text(&text, now),
@@ -205,7 +255,11 @@ async fn read(m: &mut Model, answer: &mut Answer, until: Option<i64>, now: i64) 
     }
     let idle_at = m.last_seen + MODEL_IDLE_MS;
     let deadline = until.unwrap_or(idle_at).min(idle_at);
-    match m.body.next(deadline, now).await {
+    let piece = match select(Box::pin(m.body.next(deadline, now)), bell).await {
+        Either::Left((piece, _)) => piece,
+        Either::Right(_) => return,
+    };
+    match piece {
         Piece::Bytes(bytes) => {
             m.last_seen = clock::now_ms();
             m.pending.extend(m.decoder.push(&bytes));
