@@ -370,7 +370,8 @@ impl Config {
             batch_size: v.int("BATCH_SIZE", DEFAULT_BATCH_SIZE, 1, 90)?,
             delivery_concurrency: v.int("DELIVERY_CONCURRENCY", DEFAULT_DELIVERY_CONCURRENCY, 1, 6)? as usize,
             sweep_budget_ms: v.int("SWEEP_BUDGET_MS", DEFAULT_SWEEP_BUDGET_MS, 100, 600_000)?,
-            retry: RetryPolicy { schedule_ms: v.schedule()?, max_attempts: v.int("MAX_ATTEMPTS", DEFAULT_MAX_ATTEMPTS as i64, 1, 100)? as u32 },
+            retry: RetryPolicy::new(v.schedule()?, v.int("MAX_ATTEMPTS", DEFAULT_MAX_ATTEMPTS as i64, 1, 100)? as u32)
+                .map_err(|e| ConfigError { var: "RETRY_SCHEDULE_MS", problem: e.to_string() })?,
             receipt_retention_ms: v.int("RECEIPT_RETENTION_HOURS", DEFAULT_RECEIPT_RETENTION_HOURS, 1, 24 * 90)? * hour_ms,
             done_retention_ms: v.int("DONE_RETENTION_HOURS", DEFAULT_DONE_RETENTION_HOURS, 1, 24 * 90)? * hour_ms,
             llm: v.url("LLM_API_URL")?.map(|url| LlmConfig {

@@ -119,6 +119,7 @@ pub mod app;
 pub mod blocks;
 pub mod config;
 pub mod crypto;
+mod html;
 pub mod ingest;
 pub mod kinds;
 pub mod lockout;

@@ -6,6 +6,7 @@
 //! the same nonce, expires after [`STATE_TTL_MS`], and is single-use (the adapter records consumed
 //! nonces). A state that fails any check stores nothing.
 
+use crate::html::escape;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -240,10 +241,6 @@ pub fn parse_refresh(v: &Value, now_ms: i64) -> Result<(String, String, i64), Ac
         s(v, "/refresh_token").ok_or(AccessError::Missing("refresh_token"))?,
         now_ms + v.get("expires_in").and_then(Value::as_i64).ok_or(AccessError::Missing("expires_in"))? * 1000,
     ))
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
 }
 
 /// A small, self-contained HTML page (title and one paragraph, both escaped).

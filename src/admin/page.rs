@@ -8,6 +8,7 @@
 
 use super::state::StatePage;
 use super::{OutboxRow, ScheduledRow, Stats};
+use crate::html::escape;
 use crate::kinds::registry::Action;
 use crate::kinds::schedule::zone::civil_from_days;
 use hmac::{Hmac, Mac};
@@ -37,11 +38,6 @@ pub fn session_valid(token: &str, session: &str, now_ms: i64) -> bool {
     let Some((expires, mac)) = session.split_once('.') else { return false };
     let (Ok(expires), Ok(mac)) = (expires.parse::<i64>(), hex::decode(mac)) else { return false };
     now_ms <= expires && session_mac(token, expires).verify_slice(&mac).is_ok()
-}
-
-/// Escapes text for HTML.
-pub fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
 }
 
 /// `2026-11-30 21:44:10 UTC` for epoch milliseconds.

@@ -25,7 +25,7 @@ pub trait Kind {
     type Value;
     /// The value in one input's state (`state.values[block_id][action_id]`), if any.
     fn read(state: &Value) -> Option<Self::Value>;
-    /// The state Slack sends for `value` (what a test submits: `testing::Submission`).
+    /// The state Slack sends for `value` (what a test submits with `testing::Values`, for `testing::view_submission`).
     fn state(value: &Self::Value) -> Value;
 }
 

@@ -66,7 +66,7 @@ fn urls_need_a_scheme_and_lose_their_trailing_slash() {
 #[test]
 fn the_retry_schedule_and_attempts_can_be_changed() {
     let c = config(&[("RETRY_SCHEDULE_MS", "100, 200"), ("MAX_ATTEMPTS", "4")]).unwrap();
-    assert_eq!(c.retry, RetryPolicy { schedule_ms: vec![100, 200], max_attempts: 4 });
+    assert_eq!(c.retry, RetryPolicy::new(vec![100, 200], 4).unwrap());
     assert_eq!(config(&[("RETRY_SCHEDULE_MS", "1,x")]).unwrap_err().var, "RETRY_SCHEDULE_MS");
 }
 

@@ -9,13 +9,28 @@ pub const DEFAULT_MAX_ATTEMPTS: u32 = 6;
 pub const JITTER_FRACTION: f64 = 0.2;
 
 /// The retry policy of one deployment.
+///
+/// Invariant: the schedule is never empty — [`RetryPolicy::new`] refuses an empty one, and the
+/// field is private, so no caller can empty it afterwards.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RetryPolicy {
-    /// Delay after the n-th failed attempt (index n-1); the last entry repeats. Never empty.
-    pub schedule_ms: Vec<i64>,
+    /// Delay after the n-th failed attempt (index n-1); the last entry repeats.
+    schedule_ms: Vec<i64>,
     /// Attempts after which a transient failure parks the row as `attempts_exhausted`.
     pub max_attempts: u32,
 }
+
+/// A retry schedule with no delay in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmptySchedule;
+
+impl std::fmt::Display for EmptySchedule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a retry schedule needs at least one delay")
+    }
+}
+
+impl std::error::Error for EmptySchedule {}
 
 impl Default for RetryPolicy {
     fn default() -> Self {
@@ -24,6 +39,19 @@ impl Default for RetryPolicy {
 }
 
 impl RetryPolicy {
+    /// A policy with these delays (after attempt 1, 2, …; the last repeats), or why not.
+    pub fn new(schedule_ms: Vec<i64>, max_attempts: u32) -> Result<RetryPolicy, EmptySchedule> {
+        if schedule_ms.is_empty() {
+            return Err(EmptySchedule);
+        }
+        Ok(RetryPolicy { schedule_ms, max_attempts })
+    }
+
+    /// The delays after attempt 1, 2, …; the last repeats. Never empty.
+    pub fn schedule_ms(&self) -> &[i64] {
+        &self.schedule_ms
+    }
+
     /// The delay after `attempts` failed attempts (1-based), before jitter.
     pub fn base_delay_ms(&self, attempts: u32) -> i64 {
         let index = (attempts.max(1) as usize - 1).min(self.schedule_ms.len() - 1);
@@ -44,6 +72,13 @@ impl RetryPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_schedule_is_refused_when_the_policy_is_made() {
+        assert_eq!(RetryPolicy::new(Vec::new(), 3), Err(EmptySchedule));
+        let p = RetryPolicy::new(vec![7], 3).unwrap();
+        assert_eq!((p.schedule_ms(), p.base_delay_ms(1), p.base_delay_ms(9)), (&[7][..], 7, 7));
+    }
 
     #[test]
     fn the_schedule_grows_then_repeats_its_last_step() {
