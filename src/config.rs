@@ -32,6 +32,10 @@ pub const DEFAULT_BATCH_SIZE: i64 = 10;
 /// Rows performed at once within a batch (`DELIVERY_CONCURRENCY`): 5 (Workers allow 6 open
 /// connections per invocation).
 pub const DEFAULT_DELIVERY_CONCURRENCY: i64 = 5;
+/// The most attempts a sweep may run at once (`DELIVERY_CONCURRENCY` is refused above it): a new
+/// actor instance relies on it to tell a dead instance's rows that may be at Slack from those that
+/// never left (`sql::outbox::UNTOUCHED_DEAD_CLAIMS`).
+pub const MAX_DELIVERY_CONCURRENCY: i64 = 6;
 /// Wall time after which a sweep stops claiming and re-arms (`SWEEP_BUDGET_MS`): 20 s.
 pub const DEFAULT_SWEEP_BUDGET_MS: i64 = 20_000;
 /// Receipts are kept this long (`RECEIPT_RETENTION_HOURS`): 24 h, far beyond Slack's retries.
@@ -368,7 +372,7 @@ impl Config {
             step_deadline_ms: v.int("STEP_DEADLINE_MS", crate::kinds::step::DEFAULT_STEP_DEADLINE_MS, 1_000, 86_400_000)?,
             attempt_timeout_ms: v.int("ATTEMPT_TIMEOUT_MS", DEFAULT_ATTEMPT_TIMEOUT_MS, 100, 600_000)?,
             batch_size: v.int("BATCH_SIZE", DEFAULT_BATCH_SIZE, 1, 90)?,
-            delivery_concurrency: v.int("DELIVERY_CONCURRENCY", DEFAULT_DELIVERY_CONCURRENCY, 1, 6)? as usize,
+            delivery_concurrency: v.int("DELIVERY_CONCURRENCY", DEFAULT_DELIVERY_CONCURRENCY, 1, MAX_DELIVERY_CONCURRENCY)? as usize,
             sweep_budget_ms: v.int("SWEEP_BUDGET_MS", DEFAULT_SWEEP_BUDGET_MS, 100, 600_000)?,
             retry: RetryPolicy::new(v.schedule()?, v.int("MAX_ATTEMPTS", DEFAULT_MAX_ATTEMPTS as i64, 1, 100)? as u32)
                 .map_err(|e| ConfigError { var: "RETRY_SCHEDULE_MS", problem: e.to_string() })?,

@@ -169,6 +169,10 @@ pub struct SweepLine {
     pub trigger: Trigger,
     /// Rows claimed.
     pub claimed: u32,
+    /// Rows a dead actor instance had claimed and never sent, given back to the claim when this
+    /// instance swept first (sent at once, no read-back; `runtime::sweep::adopt::take_over`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub taken_over: u32,
     /// Rows delivered.
     pub delivered: u32,
     /// Rows scheduled for another attempt.

@@ -2,7 +2,9 @@
 //! very statements the team actor runs ([`slackline::sql`]): the ingest inserts a row due now
 //! already claimed by its actor instance (`INSERT_OUTBOX_CLAIMED`), that instance's sweep takes it
 //! without writing (`ADOPT`) or gives it back to the claim (`RELEASE`), and a new instance's claim
-//! takes it over only once its lease has run out, as a row whose attempt may have begun.
+//! takes it over only once its lease has run out, as a row whose attempt may have begun — unless
+//! it lies past the first `MAX_DELIVERY_CONCURRENCY` rows of its token, where no attempt can have
+//! begun: the new instance gives those back at once (`UNTOUCHED_DEAD_CLAIMS`, `RELEASE_UNTOUCHED`).
 #![cfg(not(target_arch = "wasm32"))]
 
 use rusqlite::{params, Connection};
@@ -113,4 +115,71 @@ fn a_key_already_queued_inserts_nothing_claimed() {
     let payload = r#"{"type":"status","name":"s"}"#;
     let values = params!["k1", "op2", "slack_api", "chat.postMessage", payload, 6, NOW, Option::<i64>::None, NOW, INSTANCE, NOW + LEASE_MS];
     assert!(ids(&db, sql::ingest::INSERT_OUTBOX_CLAIMED, values).is_empty());
+}
+
+/// What a new instance gives back at once of what dead instances claimed: `UNTOUCHED_DEAD_CLAIMS`
+/// read as it is, then `RELEASE_UNTOUCHED` of those ids; returns them.
+fn take_over(db: &Connection, new_instance: &str) -> Vec<i64> {
+    let untouched = ids(db, sql::outbox::UNTOUCHED_DEAD_CLAIMS, params![new_instance, slackline::config::MAX_DELIVERY_CONCURRENCY]);
+    let json = serde_json::to_string(&untouched).unwrap();
+    db.execute(sql::outbox::RELEASE_UNTOUCHED, params![json, new_instance]).unwrap();
+    untouched
+}
+
+#[test]
+fn a_new_instance_sends_at_once_what_a_dead_one_never_attempted_and_reads_back_only_the_rest() {
+    let db = db();
+    // The dead instance inserted 12 rows claimed, adopted the first 3 (in flight when it died:
+    // adoption writes nothing), and one of them was done.
+    let rows: Vec<i64> = (0..12).map(|i| insert_claimed(&db, &format!("k{i}"), &format!("C{i}"))).collect();
+    assert_eq!(adopt(&db, INSTANCE, &format!("[{},{},{}]", rows[0], rows[1], rows[2]), NOW), rows[..3].to_vec());
+    ids(&db, sql::outbox::COMPLETE_DONE, params![rows[0], INSTANCE, NOW + 10, 200, 10, Option::<String>::None, Option::<String>::None]);
+    // A sweep of it had claimed 8 rows of its own (3 of them begun), none finished.
+    let claimed: Vec<i64> = (0..8).map(|i| insert(&db, &format!("s{i}"))).collect();
+    assert_eq!(ids(&db, sql::outbox::CLAIM, params!["dead-sweep", NOW + LEASE_MS, NOW, 8]), claimed);
+    // The new instance has inserted a row claimed of its own since it started.
+    let mine = {
+        let payload = r#"{"type":"status","name":"s"}"#;
+        let values = params!["mine", "op", "slack_api", "C-mine", payload, 6, NOW, Option::<i64>::None, NOW, "new-instance", NOW + LEASE_MS];
+        db.query_row(sql::ingest::INSERT_OUTBOX_CLAIMED, values, |r| r.get::<_, i64>(0)).unwrap()
+    };
+
+    let max = slackline::config::MAX_DELIVERY_CONCURRENCY as usize;
+    let released = take_over(&db, "new-instance");
+    let expected: Vec<i64> = rows[1 + max..].iter().chain(&claimed[max..]).copied().collect();
+    assert_eq!(released, expected, "past the first {max} pending rows of each dead token: never attempted");
+    for id in &released {
+        assert_eq!(row(&db, *id).0, None, "given back to the claim");
+    }
+    assert_eq!(row(&db, mine).0.as_deref(), Some("new-instance"), "the new instance's own row is left alone");
+
+    // Claimed at once, with nothing to read back; the rest wait for their claim to run out.
+    let now = NOW + 1_000;
+    let mut taken = claim_many(&db, "new-sweep", now, 50);
+    taken.sort();
+    assert_eq!(taken, expected);
+    assert!(taken.iter().all(|id| row(&db, *id).3.is_none()), "no post of these is read back: none was sent");
+    assert_eq!(row(&db, rows[1 + max]).1, 1, "the attempt the dead claim counted was given back, this claim's counted");
+    let mut later = claim_many(&db, "new-sweep-2", NOW + LEASE_MS, 50);
+    later.sort();
+    let mut first: Vec<i64> = rows[1..1 + max].iter().chain(&claimed[..max]).chain([&mine]).copied().collect();
+    first.sort();
+    assert_eq!(later, first, "the first rows of each dead token (and the new instance's own), once their claim ran out");
+    assert!(later.iter().all(|id| row(&db, *id).3 == Some(NOW)), "read back: their attempt may have begun");
+}
+
+/// A row due now, not claimed.
+fn insert(db: &Connection, key: &str) -> i64 {
+    let payload = r#"{"type":"status","name":"s"}"#;
+    db.query_row(
+        "INSERT INTO outbox(idem_key, op_key, effect, target, payload, status, attempts, max_attempts, next_attempt_at, created_at)
+         VALUES (?1, 'op', 'slack_api', ?1, ?2, 'pending', 0, 6, ?3, ?3) RETURNING id",
+        params![key, payload, NOW],
+        |r| r.get(0),
+    )
+    .unwrap()
+}
+
+fn claim_many(db: &Connection, token: &str, now: i64, limit: i64) -> Vec<i64> {
+    ids(db, sql::outbox::CLAIM, params![token, now + LEASE_MS, now, limit])
 }

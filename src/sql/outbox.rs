@@ -68,6 +68,33 @@ pub const RELEASE: &str = "UPDATE outbox
      first_attempt_at = CASE WHEN attempts <= 1 THEN NULL ELSE first_attempt_at END, last_attempt_at = NULL
  WHERE id IN (SELECT value FROM json_each(?2)) AND status = 'pending' AND claim_token = ?1";
 
+/// The rows a dead actor instance claimed whose attempt cannot have begun, for a new instance to
+/// give back to the claim at once (`RELEASE_UNTOUCHED`): ?1 the new instance's pre-claim token
+/// (its own rows are not a dead instance's), ?2 how many attempts an instance runs at once, at
+/// most (`config::MAX_DELIVERY_CONCURRENCY`).
+///
+/// Why it is sound: an instance starts the rows of one claim token in id order — its pre-claimed
+/// rows are adopted oldest first, only as many as have a free slot; a sweep's claimed rows start
+/// in id order as slots free — so the rows of a token whose attempt began and has not ended are
+/// the first of its pending rows, at most ?2 of them. Every pending row of the token after the
+/// first ?2 (by id) was never sent: its post needs no read-back, and it need not wait for the
+/// claim to run out. Read on a snapshot (a SELECT, not inside the UPDATE, which would see the
+/// rows it already changed), once, when an instance starts.
+pub const UNTOUCHED_DEAD_CLAIMS: &str = "SELECT o.id FROM outbox o
+ WHERE o.status = 'pending' AND o.claim_token IS NOT NULL AND o.claim_token <> ?1
+   AND (SELECT COUNT(*) FROM outbox e WHERE e.status = 'pending' AND e.claim_token = o.claim_token AND e.id < o.id) >= ?2
+ ORDER BY o.id";
+
+/// Gives rows a dead instance claimed and never attempted (`UNTOUCHED_DEAD_CLAIMS`) back to the
+/// claim, as if never claimed: ?1 the ids (a JSON array), ?2 the new instance's pre-claim token.
+/// The attempt their claim counted is given back; an uncertainty from an earlier attempt
+/// (`uncertain_since`) is kept, so that post is still read back.
+pub const RELEASE_UNTOUCHED: &str = "UPDATE outbox
+ SET claim_token = NULL, claim_expires_at = NULL, attempts = MAX(attempts - 1, 0),
+     first_attempt_at = CASE WHEN attempts <= 1 THEN NULL ELSE first_attempt_at END,
+     last_attempt_at = CASE WHEN attempts <= 1 THEN NULL ELSE last_attempt_at END
+ WHERE id IN (SELECT value FROM json_each(?1)) AND status = 'pending' AND claim_token IS NOT NULL AND claim_token <> ?2";
+
 /// Fenced completion as delivered: ?1 id, ?2 claim token, ?3 now, ?4 HTTP status or NULL, ?5
 /// the attempt's latency (ms), ?6 and ?7 a notify message's post (Slack's `channel` and `ts`;
 /// NULL for every other row: migration 5, the row carries them, no `slack_results` row). The row

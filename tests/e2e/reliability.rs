@@ -202,6 +202,51 @@ fn killing_the_runtime_while_slack_answers_slowly_posts_each_reply_once() {
     assert_eq!(fallback, 0, "every read was possible");
 }
 
+/// Killed right after acking a burst, with Slack slow to answer: only the few posts whose
+/// attempt had begun are read back (after their claim runs out); every row the dead instance had
+/// only claimed — inserted claimed and never adopted, or claimed by a sweep and never started — is
+/// sent at once after the restart, with no read. Before, each of them waited for its claim and was
+/// read back one by one at Slack's read pace (issue 52.6: 300 replies took minutes).
+#[test]
+fn after_a_kill_the_rows_no_attempt_touched_are_sent_at_once_and_only_the_others_are_read_back() {
+    let fake = FakeSlack::start();
+    // Slack answers each post after a second: a handful are at Slack when the plug is pulled.
+    fake.script_default(Box::new(|call| match call.method.as_str() {
+        "chat.postMessage" => Reply::Delay(Duration::from_secs(1), Box::new(Reply::Ok)),
+        _ => Reply::Ok,
+    }));
+    let settings = Settings::new("takeover", &fake).var("LEASE_MS", "20000").var("ATTEMPT_TIMEOUT_MS", "5000");
+    let mut rt = Runtime::start(settings);
+    let team = unique("T");
+    let channels: Vec<String> = (0..120).map(|_| unique("C")).collect();
+    let c = rt.client();
+    for channel in &channels {
+        assert_eq!(c.event(&envelope(&team, &unique("Ev"), mention(channel, "11.1", "burst"))).status, 200);
+    }
+    rt.kill();
+    let sent_before_kill: HashSet<&String> = channels.iter().filter(|ch| !fake.calls("chat.postMessage", ch).is_empty()).collect();
+    assert!(sent_before_kill.len() < channels.len() / 2, "most posts had not been sent when it died: {}", sent_before_kill.len());
+    rt.restart();
+    let restarted = Instant::now();
+    let c = rt.client();
+    eventually("every acked mention answered", Duration::from_secs(60), || channels.iter().all(|ch| !fake.posts_in(ch).is_empty()).then_some(()));
+    eprintln!(
+        "takeover: {} replies {:?} after the restart; {} posts had reached Slack before the kill",
+        channels.len(),
+        restarted.elapsed(),
+        sent_before_kill.len()
+    );
+    eventually("every row done", Duration::from_secs(30), || c.rows(&team, "pending").is_empty().then_some(()));
+    let duplicates: Vec<&String> = channels.iter().filter(|ch| fake.posts_in(ch).len() > 1).collect();
+    assert!(duplicates.is_empty(), "no reply posted twice: {duplicates:?}");
+    let reads: Vec<Value> = rt.log_lines().into_iter().filter(|l| l["kind"] == "read_back").collect();
+    let needless: Vec<&Value> =
+        reads.iter().filter(|l| !sent_before_kill.iter().any(|ch| l["key"].as_str().is_some_and(|k| k.contains(ch.as_str())))).collect();
+    assert!(needless.is_empty(), "no read for a row that was never sent: {needless:?}");
+    let taken_over: u64 = rt.log_lines().iter().filter(|l| l["kind"] == "sweep").filter_map(|l| l["taken_over"].as_u64()).sum();
+    assert!(taken_over as usize >= channels.len() - sent_before_kill.len() - 12, "the never-sent rows were given back at once: {taken_over}");
+}
+
 /// A post whose call timed out after Slack took it is read back before it is sent again: found,
 /// the row is done with Slack's `ts` and nothing is posted twice. Where the token cannot read the
 /// thread back (`missing_scope`), the post is sent again, and the fallback logged: the one

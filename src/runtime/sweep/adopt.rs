@@ -5,11 +5,19 @@
 //! them with an UPDATE (issue 39: one row written fewer per row queued).
 //!
 //! Invariants:
-//! - **Only the instance that inserted a row adopts it.** It remembers the ids (in memory only);
-//!   a sweep takes them all at once, so two sweeps never adopt one row. A new instance (after a
-//!   crash, an eviction, a deploy) knows neither the token nor the ids: the rows wait for their
-//!   claim to expire and the ordinary claim takes them over, as it takes over any expired claim —
-//!   a post among them is read back first (`kinds::post`), since its attempt may have begun.
+//! - **Only the instance that inserted a row adopts it, one sweep at a time.** It remembers the
+//!   ids (in memory only); one sweep at a time adopts ([`PreClaims::adopter`]: an alarm's and an
+//!   admin's sweep may overlap), oldest first and only as many as it has free slots, so the rows
+//!   of the instance's token whose attempt is under way are always the first of its pending rows
+//!   (by id), never more than one sweep's slots.
+//! - **A new instance takes over at once what a dead one never sent.** A new instance (after a
+//!   crash, an eviction, a deploy) knows neither the dead one's token nor its ids. Before its
+//!   first claim it gives back to the claim ([`take_over`], `sql::outbox::UNTOUCHED_DEAD_CLAIMS`)
+//!   every row of another token past that token's first `MAX_DELIVERY_CONCURRENCY` pending rows:
+//!   by the invariant above (and a sweep starting its claimed rows in id order), no attempt of
+//!   those began, so they are sent at once, with no read-back. The first few of each token, whose
+//!   attempt may be at Slack, wait for their claim to expire and are read back first
+//!   (`kinds::post`), as any expired claim is.
 //! - **That wait is short.** A row is inserted claimed for [`pre_claim_ms`]: one attempt's time
 //!   (`ATTEMPT_TIMEOUT_MS`) plus [`ADOPT_WINDOW_MS`], not `LEASE_MS` — so rows an instance
 //!   inserted and never adopted (it was replaced between the ack and its alarm) are delivered by
@@ -26,13 +34,13 @@
 //!   released (`sql::outbox::RELEASE`: unclaimed, the attempt given back) in the same step, and
 //!   the ordinary claim takes them as it takes any row, in order and not before their hold ends.
 
-use crate::config::Config;
+use crate::config::{Config, MAX_DELIVERY_CONCURRENCY};
 use crate::outbox::ClaimToken;
 use crate::platform::clock;
 use crate::platform::exec::{int, rows, run, text};
 use crate::platform::rows::ClaimedRow;
 use crate::sql;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use worker::SqlStorage;
 
 /// An actor instance's claim of the rows its ingests insert, and the ids it has not adopted yet.
@@ -41,15 +49,34 @@ pub struct PreClaims {
     token: ClaimToken,
     /// (row id, inserted at, lease until), oldest first.
     waiting: RefCell<Vec<(i64, i64, i64)>>,
+    /// Whether a sweep holds the adopter's role ([`PreClaims::adopter`]).
+    adopting: Cell<bool>,
+    /// Whether the rows dead instances never sent were given back ([`take_over`]).
+    took_over: Cell<bool>,
 }
 
 impl Default for PreClaims {
     fn default() -> Self {
-        PreClaims { token: clock::claim_token(), waiting: RefCell::new(Vec::new()) }
+        PreClaims { token: clock::claim_token(), waiting: RefCell::new(Vec::new()), adopting: Cell::new(false), took_over: Cell::new(false) }
+    }
+}
+
+/// The role of the one sweep of an instance that adopts its rows; given up when dropped.
+#[derive(Debug)]
+pub struct Adopter<'a>(&'a PreClaims);
+
+impl Drop for Adopter<'_> {
+    fn drop(&mut self) {
+        self.0.adopting.set(false);
     }
 }
 
 impl PreClaims {
+    /// The adopter's role, unless another sweep holds it: one sweep adopts at a time.
+    pub fn adopter(&self) -> Option<Adopter<'_>> {
+        (!self.adopting.replace(true)).then_some(Adopter(self))
+    }
+
     /// The instance's token, as the ingest unit claims with it.
     pub fn token(&self) -> &ClaimToken {
         &self.token
@@ -114,7 +141,8 @@ pub fn min_lease_ms(config: &Config) -> i64 {
 /// once (`free`: the sweep's slots not taken, at most a batch), and releases to the claim the ones
 /// it cannot adopt (held, or too little claim left); returns the adopted rows (fenced by
 /// [`PreClaims::token`]). Rows past `free` wait for the next adoption ([`PreClaims::waiting`]).
-pub fn adopt(sql: &SqlStorage, claims: &PreClaims, config: &Config, now: i64, free: usize) -> worker::Result<Vec<ClaimedRow>> {
+pub fn adopt(sql: &SqlStorage, adopter: &Adopter<'_>, config: &Config, now: i64, free: usize) -> worker::Result<Vec<ClaimedRow>> {
+    let claims = adopter.0;
     let (adoptable, mut release) = claims.take(now, min_lease_ms(config), free.min(config.batch_size.max(1) as usize));
     let token = claims.token.as_str();
     let adopted: Vec<ClaimedRow> = match adoptable.is_empty() {
@@ -126,6 +154,28 @@ pub fn adopt(sql: &SqlStorage, claims: &PreClaims, config: &Config, now: i64, fr
         run(sql, sql::outbox::RELEASE, vec![text(token), text(&ids(&release))])?;
     }
     Ok(adopted)
+}
+
+/// Once per instance, before its first claim: gives back to the claim the rows that dead
+/// instances claimed and never attempted (see the module's invariants), so they are sent at once
+/// and not read back. Returns how many. A failure is tried again at the next sweep; until then
+/// the rows wait for their claim to expire, as before.
+pub fn take_over(sql: &SqlStorage, claims: &PreClaims) -> worker::Result<usize> {
+    #[derive(serde::Deserialize)]
+    struct Id {
+        id: i64,
+    }
+    if claims.took_over.get() {
+        return Ok(0);
+    }
+    let token = claims.token.as_str();
+    let untouched: Vec<i64> =
+        rows::<Id>(sql, sql::outbox::UNTOUCHED_DEAD_CLAIMS, vec![text(token), int(MAX_DELIVERY_CONCURRENCY)])?.into_iter().map(|r| r.id).collect();
+    if !untouched.is_empty() {
+        run(sql, sql::outbox::RELEASE_UNTOUCHED, vec![text(&ids(&untouched)), text(token)])?;
+    }
+    claims.took_over.set(true);
+    Ok(untouched.len())
 }
 
 fn ids(ids: &[i64]) -> String {

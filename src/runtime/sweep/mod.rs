@@ -19,7 +19,7 @@ mod adopt;
 mod attempt;
 mod nudge;
 
-pub use adopt::{pre_claim_ms, PreClaims};
+pub use adopt::{pre_claim_ms, Adopter, PreClaims};
 pub use nudge::{nudges, Nudge, Nudges};
 
 use super::store;
@@ -92,6 +92,10 @@ impl Sweeper<'_> {
             store::outbox::prune(self.storage, self.sql, at, c.receipt_retention_ms, c.done_retention_ms, PRUNE_BATCH)?;
         }
         self.pacer.borrow_mut().forget_idle(started);
+        // Before this instance's first claim: what a dead instance never sent goes out at once.
+        report.taken_over = adopt::take_over(self.sql, self.pre_claims)? as u32;
+        // One sweep at a time adopts the rows this instance inserted claimed.
+        let adopter = self.pre_claims.adopter();
         let token = clock::claim_token();
         let mut drain = Drain::new(started, c.sweep_budget_ms, c.delivery_concurrency, c.batch_size as usize);
         let mut queued: VecDeque<(ClaimedRow, Rc<Credential>, ClaimToken)> = VecDeque::new();
@@ -108,8 +112,11 @@ impl Sweeper<'_> {
                     // row's claim covers one attempt), then a claim of the rest, a batch in all.
                     outstanding.set(false);
                     let free = c.delivery_concurrency.saturating_sub(in_flight.len() + queued.len());
-                    let adopted = adopt::adopt(self.sql, self.pre_claims, c, now, free)?;
-                    if self.pre_claims.waiting() {
+                    let adopted = match &adopter {
+                        Some(adopter) => adopt::adopt(self.sql, adopter, c, now, free)?,
+                        None => Vec::new(),
+                    };
+                    if adopter.is_some() && self.pre_claims.waiting() {
                         outstanding.set(true); // claim again when a slot frees
                     }
                     let left = c.batch_size - adopted.len() as i64;
