@@ -166,11 +166,14 @@ impl StopWatch {
     /// finishes. A read that fails is taken as no stop: the next call reads again.
     fn stopped(&mut self, job: &Job<'_>, to: &Target<'_>, answer: &Answer, before: Before) -> bool {
         let recorded = bell::rung();
-        let read = !answer.stopped_by_user() && (before == Before::Call || self.seen != Some(recorded));
+        let unread = self.seen != Some(recorded);
+        // Seen even when not read (an answer stopped already): its waits' bell then rings only
+        // at the next Stop, never at once again and again.
+        self.seen = Some(recorded);
+        let read = !answer.stopped_by_user() && (before == Before::Call || unread);
         if !read {
             return false;
         }
-        self.seen = Some(recorded);
         answers::stopped(job.sql, to.channel, to.thread_ts, job.row.id.0).unwrap_or(false)
     }
 }
