@@ -23,7 +23,10 @@ pub fn random_hex() -> String {
     hex::encode(random_bytes::<16>())
 }
 
-/// A fresh claim token: unique per sweep run, so a completion can be fenced by it.
-pub fn claim_token() -> crate::outbox::ClaimToken {
-    crate::outbox::ClaimToken::new(random_hex())
+/// A fresh claim token: unique per sweep run (or actor instance, for the rows it claims as it
+/// inserts them), so a completion can be fenced by it. It names how many attempts its instance
+/// runs at once (`{concurrency}:{random}`): a later instance reads that to tell which of the
+/// token's rows may have been at Slack when the instance died (`sql::outbox::UNTOUCHED_DEAD_CLAIMS`).
+pub fn claim_token(concurrency: usize) -> crate::outbox::ClaimToken {
+    crate::outbox::ClaimToken::new(format!("{concurrency}:{}", random_hex()))
 }

@@ -71,18 +71,20 @@ pub const RELEASE: &str = "UPDATE outbox
 /// The rows a dead actor instance claimed whose attempt cannot have begun, for a new instance to
 /// give back to the claim at once (`RELEASE_UNTOUCHED`): ?1 the new instance's pre-claim token
 /// (its own rows are not a dead instance's), ?2 how many attempts an instance runs at once, at
-/// most (`config::MAX_DELIVERY_CONCURRENCY`).
+/// most (`config::MAX_DELIVERY_CONCURRENCY`), for a token that does not say
+/// (`clock::claim_token`: `{concurrency}:{random}`; an older release's is random only).
 ///
 /// Why it is sound: an instance starts the rows of one claim token in id order — its pre-claimed
 /// rows are adopted oldest first, only as many as have a free slot; a sweep's claimed rows start
 /// in id order as slots free — so the rows of a token whose attempt began and has not ended are
-/// the first of its pending rows, at most ?2 of them. Every pending row of the token after the
-/// first ?2 (by id) was never sent: its post needs no read-back, and it need not wait for the
+/// the first of its pending rows, at most as many as it runs at once. Every pending row of the
+/// token after those (by id) was never sent: its post needs no read-back, and it need not wait for the
 /// claim to run out. Read on a snapshot (a SELECT, not inside the UPDATE, which would see the
 /// rows it already changed), once, when an instance starts.
 pub const UNTOUCHED_DEAD_CLAIMS: &str = "SELECT o.id FROM outbox o
  WHERE o.status = 'pending' AND o.claim_token IS NOT NULL AND o.claim_token <> ?1
-   AND (SELECT COUNT(*) FROM outbox e WHERE e.status = 'pending' AND e.claim_token = o.claim_token AND e.id < o.id) >= ?2
+   AND (SELECT COUNT(*) FROM outbox e WHERE e.status = 'pending' AND e.claim_token = o.claim_token AND e.id < o.id)
+       >= COALESCE(NULLIF(CAST(substr(o.claim_token, 1, instr(o.claim_token, ':') - 1) AS INTEGER), 0), ?2)
  ORDER BY o.id";
 
 /// Gives rows a dead instance claimed and never attempted (`UNTOUCHED_DEAD_CLAIMS`) back to the

@@ -13,7 +13,9 @@
 //! - **A new instance takes over at once what a dead one never sent.** A new instance (after a
 //!   crash, an eviction, a deploy) knows neither the dead one's token nor its ids. Before its
 //!   first claim it gives back to the claim ([`take_over`], `sql::outbox::UNTOUCHED_DEAD_CLAIMS`)
-//!   every row of another token past that token's first `MAX_DELIVERY_CONCURRENCY` pending rows:
+//!   every row of another token past that token's first pending rows, as many as the dead
+//!   instance ran attempts at once (its tokens name it, `clock::claim_token`; for a token of a
+//!   release before that, `MAX_DELIVERY_CONCURRENCY`):
 //!   by the invariant above (and a sweep starting its claimed rows in id order), no attempt of
 //!   those began, so they are sent at once, with no read-back. The first few of each token, whose
 //!   attempt may be at Slack, wait for their claim to expire and are read back first
@@ -40,13 +42,14 @@ use crate::platform::clock;
 use crate::platform::exec::{int, rows, run, text};
 use crate::platform::rows::ClaimedRow;
 use crate::sql;
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use worker::SqlStorage;
 
 /// An actor instance's claim of the rows its ingests insert, and the ids it has not adopted yet.
 #[derive(Debug)]
 pub struct PreClaims {
-    token: ClaimToken,
+    /// Made at first use, naming the instance's `DELIVERY_CONCURRENCY` (`clock::claim_token`).
+    token: OnceCell<ClaimToken>,
     /// (row id, inserted at, lease until), oldest first.
     waiting: RefCell<Vec<(i64, i64, i64)>>,
     /// Whether a sweep holds the adopter's role ([`PreClaims::adopter`]).
@@ -57,7 +60,7 @@ pub struct PreClaims {
 
 impl Default for PreClaims {
     fn default() -> Self {
-        PreClaims { token: clock::claim_token(), waiting: RefCell::new(Vec::new()), adopting: Cell::new(false), took_over: Cell::new(false) }
+        PreClaims { token: OnceCell::new(), waiting: RefCell::new(Vec::new()), adopting: Cell::new(false), took_over: Cell::new(false) }
     }
 }
 
@@ -78,8 +81,8 @@ impl PreClaims {
     }
 
     /// The instance's token, as the ingest unit claims with it.
-    pub fn token(&self) -> &ClaimToken {
-        &self.token
+    pub fn token(&self, config: &Config) -> &ClaimToken {
+        self.token.get_or_init(|| clock::claim_token(config.delivery_concurrency))
     }
 
     /// Rows an ingest unit inserted at `at`, claimed until `until` (after the unit returned).
@@ -144,7 +147,7 @@ pub fn min_lease_ms(config: &Config) -> i64 {
 pub fn adopt(sql: &SqlStorage, adopter: &Adopter<'_>, config: &Config, now: i64, free: usize) -> worker::Result<Vec<ClaimedRow>> {
     let claims = adopter.0;
     let (adoptable, mut release) = claims.take(now, min_lease_ms(config), free.min(config.batch_size.max(1) as usize));
-    let token = claims.token.as_str();
+    let token = claims.token(config).as_str();
     let adopted: Vec<ClaimedRow> = match adoptable.is_empty() {
         true => Vec::new(),
         false => rows(sql, sql::outbox::ADOPT, vec![text(token), text(&ids(&adoptable)), int(now)])?,
@@ -160,7 +163,7 @@ pub fn adopt(sql: &SqlStorage, adopter: &Adopter<'_>, config: &Config, now: i64,
 /// instances claimed and never attempted (see the module's invariants), so they are sent at once
 /// and not read back. Returns how many. A failure is tried again at the next sweep; until then
 /// the rows wait for their claim to expire, as before.
-pub fn take_over(sql: &SqlStorage, claims: &PreClaims) -> worker::Result<usize> {
+pub fn take_over(sql: &SqlStorage, claims: &PreClaims, config: &Config) -> worker::Result<usize> {
     #[derive(serde::Deserialize)]
     struct Id {
         id: i64,
@@ -168,7 +171,7 @@ pub fn take_over(sql: &SqlStorage, claims: &PreClaims) -> worker::Result<usize> 
     if claims.took_over.get() {
         return Ok(0);
     }
-    let token = claims.token.as_str();
+    let token = claims.token(config).as_str();
     let untouched: Vec<i64> =
         rows::<Id>(sql, sql::outbox::UNTOUCHED_DEAD_CLAIMS, vec![text(token), int(MAX_DELIVERY_CONCURRENCY)])?.into_iter().map(|r| r.id).collect();
     if !untouched.is_empty() {

@@ -93,10 +93,10 @@ impl Sweeper<'_> {
         }
         self.pacer.borrow_mut().forget_idle(started);
         // Before this instance's first claim: what a dead instance never sent goes out at once.
-        report.taken_over = adopt::take_over(self.sql, self.pre_claims)? as u32;
+        report.taken_over = adopt::take_over(self.sql, self.pre_claims, c)? as u32;
         // One sweep at a time adopts the rows this instance inserted claimed.
         let adopter = self.pre_claims.adopter();
-        let token = clock::claim_token();
+        let token = clock::claim_token(c.delivery_concurrency);
         let mut drain = Drain::new(started, c.sweep_budget_ms, c.delivery_concurrency, c.batch_size as usize);
         let mut queued: VecDeque<(ClaimedRow, Rc<Credential>, ClaimToken)> = VecDeque::new();
         let reads = ReadBacks::default();
@@ -128,7 +128,7 @@ impl Sweeper<'_> {
                     if taken > 0 {
                         report.claimed += taken as u32;
                         let credential = credential::resolve_cached(self.credentials, self.sql, c, now).await?;
-                        let tokens = std::iter::repeat_n(self.pre_claims.token(), adopted.len()).chain(std::iter::repeat(&token));
+                        let tokens = std::iter::repeat_n(self.pre_claims.token(c), adopted.len()).chain(std::iter::repeat(&token));
                         queued.extend(adopted.into_iter().chain(claimed).zip(tokens).map(|(row, token)| (row, credential.clone(), token.clone())));
                     }
                 }
@@ -172,7 +172,7 @@ impl Sweeper<'_> {
         // Follow-ups due now are inserted claimed by this instance and adopted by the next claim
         // (`adopt`): one write fewer each than a claim of their own.
         let until = now + pre_claim_ms(self.config);
-        let completed = store::outbox::complete(self.storage, self.sql, completing, self.known, Some((self.pre_claims.token().clone(), until)))?;
+        let completed = store::outbox::complete(self.storage, self.sql, completing, self.known, Some((self.pre_claims.token(self.config).clone(), until)))?;
         for done in &completed {
             self.pre_claims.inserted(&done.claimed, now, until);
         }

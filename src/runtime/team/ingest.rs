@@ -73,7 +73,7 @@ impl TeamActor {
             max_attempts: config.retry.max_attempts,
             team_key_stored: self.team.borrow().is_some(),
             failed: failed.clone(),
-            claim: Some((self.pre_claims.token().clone(), claimed_until)),
+            claim: Some((self.pre_claims.token(config).clone(), claimed_until)),
             at_ingest: perform::at_ingest(&dispatch, config, now, failed.as_ref().map(|(why, _)| why.as_str())),
             // Only a run whose effects stand carries one (`app::decide`).
             state: output.state,

@@ -58,7 +58,7 @@ impl TeamActor {
         let queued = message.is_ok();
         let terms = KeyTerms { ttl_ms: config.idempotency_ttl_ms, max_attempts: config.retry.max_attempts, now, queued_at: clock::now_ms() };
         let until = terms.queued_at + crate::runtime::sweep::pre_claim_ms(config);
-        let claim = Some((self.pre_claims.token().as_str().to_string(), until));
+        let claim = Some((self.pre_claims.token(config).as_str().to_string(), until));
         let recorded = store::record_message(&self.state.storage(), &self.sql, &key, &body_hash(body), message, terms, claim, &self.known)?;
         self.pre_claims.inserted(recorded.claimed.as_slice(), terms.queued_at, until);
         match recorded.outcome {
