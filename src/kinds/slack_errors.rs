@@ -8,7 +8,7 @@
 //! A kind that names a Slack error lists it in a constant its judge reads; this file reads the
 //! same constants, so a new code is checked as it is added.
 
-use crate::kinds::assistant::calls::{reply, Target};
+use crate::kinds::assistant::calls::{reply, TEST_TARGET};
 use crate::kinds::assistant::stream::{Call, Reply, NO_STREAMING, REFUSALS};
 use crate::kinds::lists::sync::{after_call, Plan, RecordWrite, GONE};
 use crate::kinds::step::end::{judge, Judged, StepEnd, ENDED, OUTPUTS_REFUSED, UNENDABLE};
@@ -40,22 +40,12 @@ fn a_steps_ending_hears_ended_unendable_and_refused_outputs_as_its_judge_expects
 
 #[test]
 fn a_streamed_answers_named_refusals_reach_its_state_machine_as_refusals() {
-    const TO: Target<'static> = Target {
-        prompt: "p",
-        channel: "C1",
-        thread_ts: "1.0",
-        recipient_user_id: Some("U1"),
-        recipient_team_id: Some("T1"),
-        task_display_mode: None,
-        plan_title: None,
-        closing_blocks: &[],
-    };
     let append = Call::Append { ts: "2.0".into(), chunks: Vec::new() };
     for code in REFUSALS.iter().chain(NO_STREAMING) {
-        assert_eq!(reply(&TO, &append, &answered(code), &Value::Null), Reply::Refused(code.to_string()), "{code}");
+        assert_eq!(reply(&TEST_TARGET, &append, &answered(code), &Value::Null), Reply::Refused(code.to_string()), "{code}");
     }
     for code in ["internal_error", "fatal_error", "service_unavailable", "request_timeout"] {
-        assert_eq!(reply(&TO, &append, &answered(code), &Value::Null), Reply::Transient(code.to_string()), "{code}: retried, not refused");
+        assert_eq!(reply(&TEST_TARGET, &append, &answered(code), &Value::Null), Reply::Transient(code.to_string()), "{code}: retried, not refused");
     }
 }
 

@@ -27,6 +27,7 @@ fn every_field() -> Vec<LogLine> {
             team: s(),
             trigger: Trigger::Alarm,
             claimed: 1,
+            taken_over: 1,
             delivered: 1,
             retried: 1,
             parked: 1,

@@ -164,20 +164,24 @@ fn feedback_blocks() -> Value {
     }])
 }
 
+/// An answer's target for tests: user `U1` of `T1` asked "p" in thread `1.0` of `C1`.
+#[cfg(test)]
+pub(crate) const TEST_TARGET: Target<'static> = Target {
+    prompt: "p",
+    channel: "C1",
+    thread_ts: "1.0",
+    recipient_user_id: Some("U1"),
+    recipient_team_id: Some("T1"),
+    task_display_mode: None,
+    plan_title: None,
+    closing_blocks: &[],
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const TO: Target<'static> = Target {
-        prompt: "p",
-        channel: "C1",
-        thread_ts: "1.0",
-        recipient_user_id: Some("U1"),
-        recipient_team_id: Some("T1"),
-        task_display_mode: None,
-        plan_title: None,
-        closing_blocks: &[],
-    };
+    const TO: Target<'static> = TEST_TARGET;
 
     fn text(t: &str) -> Vec<Chunk> {
         vec![Chunk::Text(t.into())]

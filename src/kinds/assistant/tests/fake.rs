@@ -4,7 +4,7 @@
 //! [`Script`]: text, and tool calls at set places in it), and one attempt's driver ([`attempt`]),
 //! which can crash at any call, before or after Slack applied it.
 
-use super::super::calls::{self, Target};
+use super::super::calls;
 use super::super::chunks::{apply, tasks_of, text_of, Task};
 use super::super::stream::{Answer, Call, Checkpoint, End, Reply, Step};
 use crate::slack::classify::classify_web_api;
@@ -15,17 +15,7 @@ use std::collections::VecDeque;
 /// judged by the classifier and made a reply by `calls::reply` — the real path, never a hand-made
 /// `Reply::Refused` the classifier would not make.
 fn refusal(call: &Call, code: &str) -> Reply {
-    const TO: Target<'static> = Target {
-        prompt: "p",
-        channel: "C1",
-        thread_ts: "1.0",
-        recipient_user_id: None,
-        recipient_team_id: None,
-        task_display_mode: None,
-        plan_title: None,
-        closing_blocks: &[],
-    };
-    calls::reply(&TO, call, &classify_web_api(200, None, &json!({"ok": false, "error": code})), &Value::Null)
+    calls::reply(&calls::TEST_TARGET, call, &classify_web_api(200, None, &json!({"ok": false, "error": code})), &Value::Null)
 }
 
 /// One message as the fake Slack keeps it.
