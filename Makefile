@@ -39,7 +39,9 @@ setup:
 # The Worker bundle. Rebuilt only when a source changed, so wrangler's [build] hook and the
 # end-to-end harness can call it on every start for free. TESTKIT=1 (the tests and benchmarks)
 # builds the bot with slackline's test scaffolding into build-testkit/ instead: the test hooks, the
-# tally, the meter, the seeding. The bundle `make dev` serves and `wrangler deploy` ships has none.
+# tally, the meter, the seeding. The bundle `make dev` serves and `wrangler deploy` ships has none;
+# `make dev TESTKIT=1` serves the one with it (with ALLOW_TEST_CLOCK=1 in .dev.vars, the test clock
+# that `slackline-sim advance` moves).
 TESTKIT ?=
 BUILD_DIR := build$(if $(TESTKIT),-testkit)
 $(BOT)/$(BUILD_DIR)/index.js: $(WORKER_SOURCES)
@@ -57,7 +59,7 @@ build: setup
 
 dev: build .dev.vars
 	@scripts/check-dev-vars.sh .dev.vars
-	wrangler dev --config wrangler.toml $(BOT)/build/index.js --ip 127.0.0.1 --port $(PORT) --inspector-port $(INSPECTOR_PORT) --persist-to $(PERSIST_TO)
+	wrangler dev --config wrangler.toml $(BOT)/$(BUILD_DIR)/index.js --ip 127.0.0.1 --port $(PORT) --inspector-port $(INSPECTOR_PORT) --persist-to $(PERSIST_TO)
 
 # The fake Slack `make dev` talks to out of the box (.dev.vars.example): slackline-sim serve on
 # SIM_PORT (8790), every call it receives printed; Ctrl-C stops it.

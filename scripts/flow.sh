@@ -24,4 +24,5 @@ secret="make-flow-signing-secret"
 start_fake_slack "$sim"
 write_vars "$secret" "$@"
 start_bot "$bot/wrangler.toml" "$bot/build/index.js" "$work/vars.env"
-"$sim" script "$flow" --url "http://127.0.0.1:$app_port" --sim "http://127.0.0.1:$sim_port" --secret "$secret" --timeout 20
+# Each expect waits the default --timeout (20 s, slackline-sim's one default).
+"$sim" script "$flow" --url "http://127.0.0.1:$app_port" --sim "http://127.0.0.1:$sim_port" --secret "$secret"

@@ -46,8 +46,9 @@ echo
 # A script's file is shown with its subcommand.
 [ "${flow[0]}" = script ] && named="script ${flow[1]}" || named="${flow[0]}"
 echo "\$ slackline-sim $named --team $team$shown"
+# The default --timeout (20 s), as `make flow` and a script run by hand wait.
 target/debug/slackline-sim "${flow[@]}" --url "http://127.0.0.1:$app_port" --sim "http://127.0.0.1:$sim_port" \
-  --secret "$secret" --team "$team" --timeout 20
+  --secret "$secret" --team "$team"
 
 echo
 echo "slackline's log lines for $team (request, sweep, delivery):"

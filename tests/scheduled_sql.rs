@@ -98,3 +98,27 @@ fn a_keys_rows_are_found_through_the_unique_index_and_only_its_own() {
     let (all_low, all_high) = all_range();
     assert_eq!(ids(&db, schedule::sql::LIST_PENDING, params![all_low, all_high, 10]).len(), 2);
 }
+
+#[test]
+fn a_test_clocks_sweep_makes_the_schedules_due_by_then_due_now_and_the_claim_takes_them() {
+    let day = 86_400_000;
+    let (db, id) = with_scheduled("digest", NOW + day);
+    let (low, high) = all_range();
+    assert!(ids(&db, schedule::sql::DUE_BY, params![low, high, NOW, NOW + day - 1]).is_empty(), "not due by a clock a ms short of it");
+    assert_eq!(ids(&db, schedule::sql::DUE_BY, params![low, high, NOW, NOW + day]), vec![id], "due by its own time");
+    db.execute(schedule::sql::MAKE_DUE, params![id, NOW]).unwrap();
+    let (next, created): (i64, i64) =
+        db.query_row("SELECT next_attempt_at, created_at FROM outbox WHERE id = ?1", [id], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    assert_eq!((next, created), (NOW, NOW + day), "due now; it entered the queue at its own due time");
+    assert!(ids(&db, schedule::sql::DUE_BY, params![low, high, NOW, NOW + day]).is_empty(), "already due: nothing to move");
+    assert_eq!(ids(&db, sql::outbox::CLAIM, params!["t1", NOW + LEASE_MS, NOW, 10]), vec![id], "the sweep's claim takes it now");
+    // A row a live claim holds is left alone; once its lease has expired it is not.
+    let (db, id) = with_scheduled("digest", NOW + day);
+    db.execute("UPDATE outbox SET claim_token = 't0', claim_expires_at = ?1 WHERE id = ?2", params![NOW + LEASE_MS, id]).unwrap();
+    assert!(ids(&db, schedule::sql::DUE_BY, params![low, high, NOW, NOW + day]).is_empty());
+    assert_eq!(ids(&db, schedule::sql::DUE_BY, params![low, high, NOW + LEASE_MS, NOW + day]), vec![id]);
+    // Rows outside every schedule's key range are not schedules.
+    let db = with_scheduled("digest", NOW + day).0;
+    assert_eq!(ids(&db, sql::ingest::INSERT_OUTBOX, params!["fx:T1|f", "f", "e", "t", "{}", 6, NOW + day, Option::<i64>::None, NOW]).len(), 1);
+    assert_eq!(ids(&db, schedule::sql::DUE_BY, params![low, high, NOW, NOW + day]).len(), 1);
+}

@@ -35,6 +35,7 @@ fn each_subcommand_answers_help_with_its_options_and_exit_0() {
         ("entity-details", &["--entity-url <URL>", "--id <ID>", "--channel <C>", "--ts <TS>", "--wait <METHOD>"]),
         ("agent-open", &["--user <U>", "--dm <D>", "--wait <METHOD>"]),
         ("context", &["--user <U>", "--dm <D>", "--channel <C>", "--canvas <F>", "--list <F>", "--message <C:TS>", "--wait <METHOD>"]),
+        ("submit", &["--user <U>", "--field <BLOCK.ACTION=VALUE>"]),
     ];
     for (sub, own) in inputs {
         let (code, stdout, stderr) = sim(&[sub, "--help"]);
@@ -61,6 +62,15 @@ fn each_subcommand_answers_help_with_its_options_and_exit_0() {
         }
         assert_eq!(stdout.contains("--text <T>"), text, "{sub}: {stdout}");
     }
+    // advance moves a test build's clock: --to or --by, and the admin token.
+    let (code, stdout, stderr) = sim(&["advance", "--help"]);
+    assert_eq!((code, stderr.as_str()), (0, ""), "advance --help");
+    for flag in common.iter().chain(&["--to <TIME>", "--by <DURATION>", "--from <TIME>", "--admin-token <TOKEN>"]) {
+        assert!(stdout.contains(flag), "advance --help lacks {flag}:\n{stdout}");
+    }
+    assert!(stdout.contains("[default: 20]"), "one default timeout: {stdout}");
+    let (_, stdout, _) = sim(&["script", "--help"]);
+    assert!(stdout.contains("--admin-token <TOKEN>") && stdout.contains("[default: 20]"), "{stdout}");
     let (code, stdout, _) = sim(&["--help"]);
     let all = [
         "serve",
@@ -82,6 +92,7 @@ fn each_subcommand_answers_help_with_its_options_and_exit_0() {
         "agent-dm",
         "context",
         "triage",
+        "advance",
     ];
     assert!(code == 0 && all.iter().all(|s| stdout.contains(s)), "{stdout}");
 }
@@ -107,6 +118,10 @@ fn a_bad_command_line_exits_2_and_names_the_flag() {
         (&["agent-dm", "--thread", "1.2"], "--text <T>"),
         (&["context", "--message", "C1"], "--message takes CHANNEL:TS, not `C1`"),
         (&["agent-open", "--text", "hi"], "unexpected argument '--text'"),
+        (&["advance", "--team", "T1"], "--to <TIME>"),
+        (&["advance", "--to", "2026-12-08T09:00:00Z", "--by", "1h"], "cannot be used with"),
+        (&["advance", "--by", "a day"], "`a day` is not a duration"),
+        (&["advance", "--to", "tomorrow"], "`tomorrow` is not a time"),
         (&[], "Usage: slackline-sim <COMMAND>"),
     ] {
         let (code, stdout, stderr) = sim(args);

@@ -110,6 +110,18 @@ fn submit_sends_a_view_submission_with_the_values_and_prints_the_response_action
 }
 
 #[test]
+fn submit_and_message_act_as_the_user_named_where_slack_puts_the_user() {
+    let listener = Listener::start(json!({}), || {});
+    sim("submit --callback-id new_ticket --value title.title_input=Hi --user U2", &listener.url);
+    let i = listener.interaction();
+    assert_eq!((i.user_id.as_deref(), i.raw["user"]["id"].as_str(), i.raw["user"]["team_id"].as_str()), (Some("U2"), Some("U2"), Some("TSIM")));
+    let listener = Listener::start(json!({}), || {});
+    sim("message --channel C9 --text hi --user U3", &listener.url);
+    let e = listener.event();
+    assert_eq!((e.event.type_name(), e.raw["user"].as_str(), e.raw["channel"].as_str()), ("message", Some("U3"), Some("C9")));
+}
+
+#[test]
 fn options_sends_a_block_suggestion_and_prints_the_options() {
     let answer = json!({"options": [{"text": {"type": "plain_text", "text": "Alpha"}, "value": "alpha"}]});
     let listener = Listener::start(answer, || {});

@@ -2,7 +2,8 @@
 //! `ALLOW_TEST_CLOCK=1` (never in production): a request may set the clock (signature
 //! timestamps, install states, idempotency keys, and the time a scheduled effect's `after` counts
 //! from: a test that says "this request came 29 minutes ago" sees its 30-minute reminder fall due
-//! a minute later; the row itself is queued by the real clock), slow the team actor down (to
+//! a minute later; the row itself is queued by the real clock; on an admin sweep, the schedules
+//! due by then fire in it, as `slackline-sim advance` asks), slow the team actor down (to
 //! exceed an ack budget), hold or skip the ingest's alarm (issue 33's race, and the defect the
 //! alarm's safety net catches), name its client address (for the failed-token lockout; locally
 //! every request comes from 127.0.0.1), or make the app's handler fail on it (to test

@@ -5,8 +5,8 @@
 use super::client::Ack;
 use super::client::{
     agent_message, agent_opened, agent_session_stopped, app_context_changed, app_home_opened, app_rate_limited, block_suggestion, button_click_in,
-    direct_message, envelope, fresh_id, fresh_trigger_id, fresh_ts, function_executed, global_shortcut, mention, message_shortcut, reaction_added,
-    resolve_click, view_submission, SendError, SimCall, Target, EXECUTION_TOKEN_PREFIX,
+    direct_message, envelope, fresh_id, fresh_trigger_id, fresh_ts, function_executed, global_shortcut, mention, message_shortcut, note_used, reaction_added,
+    resolve_click, view_submission_by, SendError, SimCall, Target, EXECUTION_TOKEN_PREFIX,
 };
 use super::fake::FakeSlack;
 use super::faults::Faults;
@@ -50,7 +50,7 @@ enum Sub {
     /// Sends a message a user wrote in a channel (or a thread of it); prints the ack.
     #[command(args_override_self = true)]
     Message(MessageOptions),
-    /// Runs a script: steps (these subcommands) and `expect METHOD [NAME=VALUE|NAME~TEXT]…` lines, one team for the run.
+    /// Runs a script: steps (these subcommands), `expect METHOD [NAME=VALUE|NAME~TEXT]…` and `expect ack …` lines, one team for the run.
     #[command(args_override_self = true)]
     Script(ScriptOptions),
     /// Sends Slack's retries, duplicates and fresh-id copies of one message; counts the replies (1 is right).
@@ -98,6 +98,9 @@ enum Sub {
     /// Runs examples/triage's flow: /incident, its modal submitted, Acknowledge, Resolve; prints what Slack received at each step.
     #[command(args_override_self = true)]
     Triage(ClientOptions),
+    /// Moves a test build's clock for the team (`--to TIME` or `--by 24h`): the schedules due by then fire; prints what fired.
+    #[command(args_override_self = true)]
+    Advance(advance::AdvanceOptions),
 }
 
 /// `serve`'s options. The fault flags override `--script`'s values.
@@ -147,10 +150,15 @@ pub struct ClientOptions {
     /// The team id [default: a fresh one]
     #[arg(long, value_name = "T")]
     pub team: Option<String>,
-    /// Seconds to wait for the reply
-    #[arg(long, value_name = "S", default_value_t = 10)]
+    /// Seconds to wait for the reply (for each `expect` of a script)
+    #[arg(long, value_name = "S", default_value_t = DEFAULT_TIMEOUT_S)]
     pub timeout: u64,
 }
+
+/// `--timeout`'s default, for every client subcommand and `script` (so `make flow`, `make try` and
+/// a bot's CI wait as long as a flow run by hand): 20 s, room for a bot's first request to start
+/// its actor under a loaded machine.
+pub const DEFAULT_TIMEOUT_S: u64 = 20;
 
 /// `mention`, `dm` and `command`: the client options and the message's text.
 #[derive(Debug, Clone, PartialEq, Args)]
@@ -233,6 +241,9 @@ pub struct MessageOptions {
 pub struct ScriptOptions {
     #[command(flatten)]
     common: ClientOptions,
+    /// slackline's admin token, for `advance` steps [default: ADMIN_TOKEN from ./.dev.vars]
+    #[arg(long, value_name = "TOKEN")]
+    admin_token: Option<String>,
     /// The script
     #[arg(value_name = "FILE")]
     file: String,
@@ -276,6 +287,9 @@ pub struct SubmitOptions {
     /// An input's value, shaped by its element in the modal the bot opened: a select's option value, a date YYYY-MM-DD, checkboxes' values separated by commas (repeatable)
     #[arg(long = "field", value_name = "BLOCK.ACTION=VALUE", value_parser = block_action_value, action = clap::ArgAction::Append)]
     fields: Vec<(String, String, String)>,
+    /// Who submits it (the payload's user.id)
+    #[arg(long, value_name = "U", default_value = "U1")]
+    user: String,
 }
 
 /// `options`' options.
@@ -357,6 +371,8 @@ pub enum Input {
         values: Vec<(String, String, String)>,
         /// `--field`s, as `(block_id, action_id, value)`.
         fields: Vec<(String, String, String)>,
+        /// `--user`.
+        user: String,
     },
     /// `command --name`: a slash command.
     Command {
@@ -496,6 +512,15 @@ pub enum Options {
         common: ClientOptions,
         /// The script's path.
         file: String,
+        /// `--admin-token`, for its `advance` steps.
+        admin_token: Option<String>,
+    },
+    /// `advance`'s.
+    Advance {
+        /// The common ones.
+        common: ClientOptions,
+        /// Where the clock goes.
+        clock: advance::Clock,
     },
     /// A client subcommand's; `text` only for `mention`, `dm` and `command`.
     Client {
@@ -554,12 +579,13 @@ pub fn parse_command_line(args: &[String]) -> Result<(String, Options), clap::Er
             input("click", o, Input::Click { action_id, block_id, value, channel, ts, user })
         }
         Sub::Message(o) => input("message", o.input, Input::Message { channel: o.channel, text: o.text, thread_ts: o.thread, user: o.user }),
-        Sub::Script(o) => ("script".into(), Options::Script { common: o.common, file: o.file }),
+        Sub::Script(o) => ("script".into(), Options::Script { common: o.common, file: o.file, admin_token: o.admin_token }),
+        Sub::Advance(o) => ("advance".into(), Options::Advance { common: o.common, clock: o.clock }),
         Sub::Storm(common) => ("storm".into(), client(common, None)),
         Sub::RateLimited(common) => ("rate-limited".into(), client(common, None)),
         Sub::Triage(common) => ("triage".into(), client(common, None)),
         Sub::Shortcut(o) => input("shortcut", o.input, Input::Shortcut { callback_id: o.callback_id, message: o.message }),
-        Sub::Submit(o) => input("submit", o.input, Input::Submit { callback_id: o.callback_id, values: o.values, fields: o.fields }),
+        Sub::Submit(o) => input("submit", o.input, Input::Submit { callback_id: o.callback_id, values: o.values, fields: o.fields, user: o.user }),
         Sub::Options(o) => input("options", o.input, Input::Suggest { action_id: o.action_id, block_id: o.block_id, query: o.query }),
         Sub::React(o) => input("react", o.input, Input::React { name: o.name, channel: o.channel, ts: o.ts }),
         Sub::Home(o) => input("home", o, Input::Home),
@@ -633,12 +659,24 @@ impl ClientOptions {
         };
         Target::new(&self.url, &self.sim, &secret).map_err(|e| Usage(e.to_string()))
     }
+
+    /// A target for the admin API only (`advance`): it signs nothing, so no secret is needed.
+    fn admin_target(&self) -> Result<Target, Usage> {
+        let secret = self.secret.clone().or_else(dev_vars_secret).unwrap_or_else(|| "unused: the admin API is not signed".into());
+        Target::new(&self.url, &self.sim, &secret).map_err(|e| Usage(e.to_string()))
+    }
 }
 
 /// `SLACK_SIGNING_SECRET` from `.dev.vars` in the current directory.
 pub fn dev_vars_secret() -> Option<String> {
+    dev_var("SLACK_SIGNING_SECRET")
+}
+
+/// The setting `name` from `.dev.vars` in the current directory, if set and not empty.
+pub fn dev_var(name: &str) -> Option<String> {
     let text = std::fs::read_to_string(".dev.vars").ok()?;
-    text.lines().filter_map(|l| l.trim().strip_prefix("SLACK_SIGNING_SECRET=")).map(|v| v.trim().trim_matches('"').to_string()).find(|v| !v.is_empty())
+    let prefix = format!("{name}=");
+    text.lines().filter_map(|l| l.trim().strip_prefix(prefix.as_str())).map(|v| v.trim().trim_matches('"').to_string()).find(|v| !v.is_empty())
 }
 
 /// What a subcommand ended with.
@@ -743,15 +781,75 @@ fn delivered(target: &Target, before: usize, sent_at: Instant, timeout: Duration
     Ok(format!("← {}\n  delivered {} ms after the ack", describe(&call), sent_at.elapsed().as_millis()))
 }
 
+/// What a client subcommand that succeeded leaves: its report, and what a script reads of it.
+#[derive(Debug, Clone)]
+pub struct Done {
+    /// Its report.
+    pub report: String,
+    /// slackline's answer to the one request it sent (a script's `expect ack` reads it); none for
+    /// `storm`, `triage` and `script`, which send many, and `advance`, which sends none.
+    pub ack: Option<Ack>,
+    /// `advance`: the time it moved the clock to (epoch ms).
+    pub clock: Option<i64>,
+}
+
+impl Done {
+    fn of(report: String, ack: Option<Ack>) -> Done {
+        Done { report, ack, clock: None }
+    }
+}
+
+/// Which of the calls the fake recorded a subcommand may take as what slackline did for it (the
+/// post a click lands on, the modal a submission fills in, the call `--wait` waits for).
+#[derive(Debug, Clone, Copy)]
+pub enum Scope<'a> {
+    /// Any: a subcommand of its own on the command line (a flow run by hand is many processes).
+    Any,
+    /// A script's step: the calls since its run began, but another run's ([`script::owner`]).
+    Run {
+        /// The fake's count of calls when the run began.
+        since: usize,
+        /// The run's ids, as known when the step began.
+        ids: &'a script::owner::RunIds,
+    },
+}
+
+impl Scope<'_> {
+    /// Whether `call` may be the subcommand's.
+    fn admits(&self, call: &SimCall) -> bool {
+        match self {
+            Scope::Any => true,
+            Scope::Run { ids, .. } => ids.owner(call) != script::owner::Owner::Other,
+        }
+    }
+
+    /// The calls it may read, oldest first.
+    fn calls(&self, target: &Target) -> Result<Vec<SimCall>, SendError> {
+        let since = match self {
+            Scope::Any => 0,
+            Scope::Run { since, .. } => *since,
+        };
+        Ok(target.calls_after(since)?.into_iter().filter(|c| self.admits(c)).collect())
+    }
+}
+
 /// Runs one client subcommand against a running slackline and fake Slack (for `shortcut`,
 /// `submit`, `options`, `react`, `home`, `stop`, `agent-open`, `agent-dm` and `context`, the fake
-/// only with `--wait`).
+/// only with `--wait`); its report.
 pub fn run_client(command: &str, options: &Options) -> Result<String, Failure> {
+    run_step(command, options, Scope::Any).map(|done| done.report)
+}
+
+/// [`run_client`], reading only the calls `scope` admits; the report and the ack.
+pub fn run_step(command: &str, options: &Options, scope: Scope<'_>) -> Result<Done, Failure> {
     if let Options::Input { common, wait, input } = options {
-        return run_input(common, wait.as_deref(), input);
+        return run_input(common, wait.as_deref(), input, scope);
     }
-    if let Options::Script { common, file } = options {
-        return script::run(common, file);
+    if let Options::Script { common, file, admin_token } = options {
+        return script::run(common, file, admin_token.as_deref()).map(|report| Done::of(report, None));
+    }
+    if let Options::Advance { common, clock } = options {
+        return advance::run(common, clock);
     }
     let Options::Client { common, text } = options else { return Err(Failure::Usage(Usage(format!("`{command}` takes a client subcommand's options")))) };
     let target = common.target()?;
@@ -767,19 +865,17 @@ pub fn run_client(command: &str, options: &Options) -> Result<String, Failure> {
             let tail = delivered(&target, before, ack.at, timeout, "threaded reply", |c| {
                 c.method == method::POST_MESSAGE && c.field("channel") == Some(&channel) && c.field("thread_ts") == Some(&ts)
             })?;
-            Ok(format!("{head}\n{tail}"))
+            Ok(Done::of(format!("{head}\n{tail}"), Some(ack)))
         }
         "dm" => {
             let (channel, ts) = (fresh_id("D"), fresh_ts());
             let ack = target.event(&envelope(&team, &fresh_id("Ev"), direct_message(&channel, &ts, &text)), &[])?;
             let head = acked(&ack)?;
-            Ok(format!(
-                "{head}\n{}",
-                // A post, or (the shipped bot with an LLM: the agent's DM) a streamed answer.
-                delivered(&target, before, ack.at, timeout, "reply", |c| {
-                    matches!(c.method.as_str(), method::POST_MESSAGE | method::START_STREAM) && c.field("channel") == Some(&channel)
-                })?
-            ))
+            // A post, or (the shipped bot with an LLM: the agent's DM) a streamed answer.
+            let tail = delivered(&target, before, ack.at, timeout, "reply", |c| {
+                matches!(c.method.as_str(), method::POST_MESSAGE | method::START_STREAM) && c.field("channel") == Some(&channel)
+            })?;
+            Ok(Done::of(format!("{head}\n{tail}"), Some(ack)))
         }
         "command" => {
             let hook = fresh_id("hook");
@@ -796,26 +892,23 @@ pub fn run_client(command: &str, options: &Options) -> Result<String, Failure> {
             ];
             let ack = target.command(&fields)?;
             let head = format!("{} ({})", acked(&ack)?, ack.body);
-            Ok(format!(
-                "{head}\n{}",
-                delivered(&target, before, ack.at, timeout, "response_url post", |c| c.method == "response_url" && c.path.ends_with(&hook))?
-            ))
+            let tail = delivered(&target, before, ack.at, timeout, "response_url post", |c| c.method == "response_url" && c.path.ends_with(&hook))?;
+            Ok(Done::of(format!("{head}\n{tail}"), Some(ack)))
         }
         "click" => {
             let (channel, ts) = (fresh_id("C"), fresh_ts());
             let ack = target.interaction(&resolve_click(&team, &channel, &ts))?;
             let head = acked(&ack)?;
-            Ok(format!(
-                "{head}\n{}",
-                delivered(&target, before, ack.at, timeout, method::UPDATE, |c| c.method == method::UPDATE && c.field("ts") == Some(&ts))?
-            ))
+            let tail = delivered(&target, before, ack.at, timeout, method::UPDATE, |c| c.method == method::UPDATE && c.field("ts") == Some(&ts))?;
+            Ok(Done::of(format!("{head}\n{tail}"), Some(ack)))
         }
-        "storm" => storm(&target, &team, before, timeout),
-        "triage" => triage::run(&target, &team, timeout),
+        "storm" => storm(&target, &team, before, timeout).map(|report| Done::of(report, None)),
+        "triage" => triage::run(&target, &team, timeout).map(|report| Done::of(report, None)),
         "rate-limited" => {
             let minute = super::client::this_minute();
             let ack = target.event(&app_rate_limited(&team, minute), &[])?;
-            Ok(format!("{} (team {team}, minute_rate_limited {minute}: see its stats' app_rate_limited)", acked(&ack)?))
+            let report = format!("{} (team {team}, minute_rate_limited {minute}: see its stats' app_rate_limited)", acked(&ack)?);
+            Ok(Done::of(report, Some(ack)))
         }
         other => Err(Failure::Usage(Usage(format!("unknown subcommand `{other}`")))),
     }
@@ -824,14 +917,14 @@ pub fn run_client(command: &str, options: &Options) -> Result<String, Failure> {
 /// Sends one of Slack's other inputs; reports the ack's status and body (a `view_submission`'s
 /// `response_action`, a `block_suggestion`'s options), then, with `wait`, the first call of that
 /// method slackline made to the fake Slack.
-fn run_input(common: &ClientOptions, wait: Option<&str>, input: &Input) -> Result<String, Failure> {
+fn run_input(common: &ClientOptions, wait: Option<&str>, input: &Input, scope: Scope<'_>) -> Result<Done, Failure> {
     let target = common.target()?;
     let team = common.team.clone().unwrap_or_else(|| fresh_id("T"));
     let before = match wait {
         Some(_) => Some(target.call_count()?),
         None => None,
     };
-    let (ack, note) = send(&target, &team, input)?;
+    let (ack, note) = send(&target, &team, input, scope)?;
     let head = acked(&ack)?;
     let body = if ack.body.trim().is_empty() { "(empty)".to_string() } else { ack.body.trim().to_string() };
     let report = format!(
@@ -840,22 +933,20 @@ fn run_input(common: &ClientOptions, wait: Option<&str>, input: &Input) -> Resul
         ack.status,
         note.map(|n| format!("\n  {n}")).unwrap_or_default()
     );
-    match (wait, before) {
+    let report = match (wait, before) {
         (Some(method), Some(before)) => {
             let timeout = Duration::from_secs(common.timeout);
-            Ok(format!(
-                "{report}
-{}",
-                delivered(&target, before, ack.at, timeout, &format!("{method} call"), |c| c.method == method)?
-            ))
+            let waited = delivered(&target, before, ack.at, timeout, &format!("{method} call"), |c| c.method == method && scope.admits(c))?;
+            format!("{report}\n{waited}")
         }
-        _ => Ok(report),
-    }
+        _ => report,
+    };
+    Ok(Done::of(report, Some(ack)))
 }
 
 /// Sends `input` for `team`; returns the ack, and what the report should add about what was sent
 /// (the `ts` of the message `agent-dm` wrote, for a later `--thread`).
-fn send(target: &Target, team: &str, input: &Input) -> Result<(Ack, Option<String>), SendError> {
+fn send(target: &Target, team: &str, input: &Input, scope: Scope<'_>) -> Result<(Ack, Option<String>), SendError> {
     let event = |payload: Value| target.event(&envelope(team, &fresh_id("Ev"), payload), &[]);
     let ack = match input {
         Input::Shortcut { callback_id, message: false } => target.interaction(&global_shortcut(team, callback_id))?,
@@ -863,7 +954,7 @@ fn send(target: &Target, team: &str, input: &Input) -> Result<(Ack, Option<Strin
             let response_url = target.response_url(&fresh_id("hook"));
             target.interaction(&message_shortcut(team, callback_id, &fresh_id("C"), &fresh_ts(), &response_url))?
         }
-        Input::Submit { callback_id, values, fields } => target.interaction(&submission(target, team, callback_id, values, fields)?)?,
+        Input::Submit { callback_id, values, fields, user } => target.interaction(&submission(target, scope, (team, user), callback_id, values, fields)?)?,
         Input::Command { name, text, channel, user } => {
             let (hook, trigger) = (target.response_url(&fresh_id("hook")), fresh_trigger_id());
             let fields = [
@@ -878,7 +969,9 @@ fn send(target: &Target, team: &str, input: &Input) -> Result<(Ack, Option<Strin
             target.command(&fields)?
         }
         Input::Click { action_id, block_id, value, channel, ts, user } => {
-            let button = clicked(target, action_id, channel.as_deref(), ts.as_deref())?;
+            let button = clicked(target, scope, action_id, channel.as_deref(), ts.as_deref())?;
+            // What answers the click names the message, not the click.
+            note_used(&button.ts);
             let (block, value) = (block_id.clone().unwrap_or(button.block_id), value.clone().unwrap_or(button.value));
             let ack = target.interaction(&button_click_in(team, user, (&button.channel, &button.ts), action_id, &value, &block))?;
             return Ok((ack, Some(format!("clicked {action_id} ({block}, value {value:?}) on {} {}", button.channel, button.ts))));
@@ -925,21 +1018,22 @@ fn send(target: &Target, team: &str, input: &Input) -> Result<(Ack, Option<Strin
     Ok((ack, None))
 }
 
-/// A `view_submission` of `callback_id`: with `fields`, of the newest such modal the bot opened
-/// (its blocks, its `private_metadata`, each field shaped by its element); `values` are plain
-/// text inputs, as before.
+/// A `view_submission` of `callback_id` by `user`: with `fields`, of the newest such modal the
+/// bot opened among the calls `scope` admits (its blocks, its `private_metadata`, each field
+/// shaped by its element); `values` are plain text inputs, as before.
 fn submission(
     target: &Target,
-    team: &str,
+    scope: Scope<'_>,
+    (team, user): (&str, &str),
     callback_id: &str,
     values: &[(String, String, String)],
     fields: &[(String, String, String)],
 ) -> Result<Value, SendError> {
-    let mut payload = view_submission(team, callback_id, values);
+    let mut payload = view_submission_by(team, user, callback_id, values);
     if fields.is_empty() {
         return Ok(payload);
     }
-    let calls = target.calls_after(0)?;
+    let calls = scope.calls(target)?;
     let view = drive::opened_view(&calls, callback_id)
         .ok_or_else(|| SendError::Other(format!("no modal with callback_id {callback_id:?} was opened on the fake Slack (open it first, e.g. with `command`), or pass --value for plain text inputs")))?;
     let typed = drive::typed_values(&view, fields).map_err(SendError::Other)?;
@@ -954,10 +1048,11 @@ fn submission(
     Ok(payload)
 }
 
-/// The button `action_id` a click lands on: in the newest post holding it (in `channel`, at `ts`,
-/// when given); a `ts` the fake never saw is clicked as given, with an empty value.
-fn clicked(target: &Target, action_id: &str, channel: Option<&str>, ts: Option<&str>) -> Result<drive::Button, SendError> {
-    let calls = target.calls_after(0)?;
+/// The button `action_id` a click lands on: in the newest post holding it among the calls `scope`
+/// admits (in `channel`, at `ts`, when given); a `ts` the fake never saw is clicked as given,
+/// with an empty value.
+fn clicked(target: &Target, scope: Scope<'_>, action_id: &str, channel: Option<&str>, ts: Option<&str>) -> Result<drive::Button, SendError> {
+    let calls = scope.calls(target)?;
     match (drive::button_in_posts(&calls, action_id, channel, ts), channel, ts) {
         (Some(button), ..) => Ok(button),
         (None, Some(channel), Some(ts)) => Ok(drive::Button { channel: channel.into(), ts: ts.into(), block_id: "sim_block".into(), value: String::new() }),
@@ -1001,6 +1096,7 @@ fn storm(target: &Target, team: &str, before: usize, timeout: Duration) -> Resul
     }
 }
 
+pub mod advance;
 pub mod agent;
 pub mod drive;
 pub mod script;

@@ -95,16 +95,117 @@ fn now_secs() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
 
-/// A fresh message `ts` (seconds.micros, like Slack's).
+/// A fresh message `ts`, shaped like Slack's (`1796126229.604390`: seconds, then six digits):
+/// the ms it was minted at, then the last three digits of the process id, so two runs of the
+/// simulator (two processes) mint the same `ts` only in the same ms with the same three digits;
+/// within a process each is later than the one before (a second one in the same ms takes the next
+/// ms). A script tells its run's calls by the `ts`s it minted (`cli::script::owner`), so two runs
+/// must not share one.
 pub fn fresh_ts() -> String {
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-    format!("{}.{:06}", now.as_secs(), now.subsec_micros())
+    static LAST_MS: AtomicU64 = AtomicU64::new(0);
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_millis() as u64;
+    let previous = LAST_MS.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |last| Some(now.max(last + 1))).unwrap_or(0);
+    let ts = ts_at(now.max(previous + 1), std::process::id());
+    minted(&ts);
+    ts
 }
 
-/// A fresh id with a prefix (`Ev…`, `C…`).
+/// The `ts` minted at `unix_ms` by process `pid`.
+pub fn ts_at(unix_ms: u64, pid: u32) -> String {
+    format!("{}.{:03}{:03}", unix_ms / 1000, unix_ms % 1000, pid % 1000)
+}
+
+/// A fresh id with a prefix (`Ev…`, `C…`): the prefix, the process id and a number that grows
+/// with the clock (in hex), then a four-digit check ([`is_minted_id`] tells the simulator's ids
+/// from others').
 pub fn fresh_id(prefix: &str) -> String {
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-    format!("{prefix}{:X}{:X}", std::process::id(), now.as_nanos() & 0xFFFF_FFFF_FFFF)
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_nanos() as u64 & 0xFFFF_FFFF_FFFF;
+    let previous = LAST.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |last| Some(now.max(last + 1))).unwrap_or(0);
+    let id = id_of(prefix, std::process::id(), now.max(previous + 1));
+    minted(&id);
+    id
+}
+
+/// The id [`fresh_id`] mints with `prefix` in process `pid` for the number `n`.
+pub fn id_of(prefix: &str, pid: u32, n: u64) -> String {
+    let body = format!("{prefix}{pid:X}{n:X}");
+    let check = id_check(&body);
+    format!("{body}{check:04X}")
+}
+
+/// FNV-1a of an id's body, cut to 16 bits: an id's last four hex digits.
+fn id_check(body: &str) -> u64 {
+    let bytes = b"slackline-sim id ".iter().chain(body.as_bytes());
+    bytes.fold(0xcbf2_9ce4_8422_2325_u64, |hash, b| (hash ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3)) & 0xFFFF
+}
+
+/// The shortest and longest id [`fresh_id`] mints (no prefix, one pid digit; a 4-letter prefix,
+/// an 8-digit pid).
+const MINTED_ID_LEN: std::ops::RangeInclusive<usize> = 13..=30;
+
+/// Whether `id` is one [`fresh_id`] minted (in any process): its last four hex digits check
+/// its body. Anything else (Slack's ids, a test's `C0DESK`) is not, but by a 1-in-65,536 chance.
+pub fn is_minted_id(id: &str) -> bool {
+    let Some(body) = id.len().checked_sub(4).and_then(|at| id.get(..at)) else { return false };
+    MINTED_ID_LEN.contains(&id.len())
+        && id.bytes().all(|b| b.is_ascii_alphanumeric())
+        && id[body.len()..].bytes().all(|b| b.is_ascii_digit() || (b'A'..=b'F').contains(&b))
+        && format!("{:04X}", id_check(body)) == id[body.len()..]
+}
+
+/// Every id in `text` that the simulator minted in some process: [`fresh_id`]s (also inside a
+/// longer word: `hook…` in a path, `xwfp-Fx…`) and [`fresh_trigger_id`]s.
+pub fn minted_ids_in(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.')) {
+        let word = word.trim_matches('.');
+        if trigger_minted_at(word).is_some() {
+            found.push(word.to_string());
+            continue;
+        }
+        for part in word.split('.').filter(|p| p.len() >= *MINTED_ID_LEN.start()) {
+            // An id ends its word here; it may follow other letters (`hook` is a prefix, `n` an
+            // escaped newline's).
+            let starts = part.len().saturating_sub(*MINTED_ID_LEN.end())..=part.len() - MINTED_ID_LEN.start();
+            if let Some(at) = starts.into_iter().find(|&at| is_minted_id(&part[at..])) {
+                found.push(part[at..].to_string());
+            }
+        }
+    }
+    found
+}
+
+thread_local! {
+    /// The ids minted on this thread while [`collecting`] runs.
+    static COLLECTED: std::cell::RefCell<Option<Vec<String>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Notes `id` as minted (or used) by what [`collecting`] runs, if anything does.
+fn minted(id: &str) {
+    COLLECTED.with(|c| {
+        if let Some(ids) = c.borrow_mut().as_mut() {
+            ids.push(id.to_string());
+        }
+    });
+}
+
+/// Notes an id that a step used without minting it (the message a click landed on): what it
+/// causes is the step's too.
+pub fn note_used(id: &str) {
+    minted(id);
+}
+
+/// Runs `f`, and returns with its result every id minted on this thread meanwhile
+/// ([`fresh_id`], [`fresh_ts`], [`fresh_trigger_id`]) and noted ([`note_used`]): what a script's
+/// step sent is known by the ids in it.
+pub fn collecting<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
+    let outer = COLLECTED.with(|c| c.borrow_mut().replace(Vec::new()));
+    let result = f();
+    let ids = COLLECTED.with(|c| std::mem::replace(&mut *c.borrow_mut(), outer)).unwrap_or_default();
+    // A collection around this one sees them too.
+    ids.iter().for_each(|id| minted(id));
+    (result, ids)
 }
 
 /// A fresh `trigger_id`, shaped like Slack's (`12345.98765.abcd2358fdea`): the ms since the epoch
@@ -112,7 +213,9 @@ pub fn fresh_id(prefix: &str) -> String {
 /// [`trigger_minted_at`] and refuses it after 3 s, as Slack does (`expired_trigger_id`).
 pub fn fresh_trigger_id() -> String {
     let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-    trigger_id_minted_at(now.as_millis() as u64)
+    let id = trigger_id_minted_at(now.as_millis() as u64);
+    minted(&id);
+    id
 }
 
 /// A `trigger_id` as if minted at `unix_ms` (ms since the epoch): an expired one, for a test.
@@ -179,6 +282,23 @@ impl Target {
     pub fn interaction(&self, payload: &Value) -> Result<Ack, SendError> {
         let body = form_urlencoded::Serializer::new(String::new()).append_pair("payload", &payload.to_string()).finish();
         self.post_signed("/slack/interactivity", "application/x-www-form-urlencoded", &body, &[])
+    }
+
+    /// Calls slackline's admin API: `method` (`GET`, `POST`) on `path` with the admin token as
+    /// bearer and `extra` headers (a test clock's); its status and body, whatever the status.
+    pub fn admin(&self, method: &str, path: &str, token: &str, extra: &[(&str, &str)]) -> Result<(u16, String), SendError> {
+        let url = format!("{}{path}", self.url);
+        let mut req = self.agent.request(method, &url).set("authorization", &format!("Bearer {token}"));
+        for (k, v) in extra {
+            req = req.set(k, v);
+        }
+        let answer = if method == "POST" { req.send_string("") } else { req.call() };
+        match answer {
+            Ok(r) => Ok((r.status(), r.into_string().unwrap_or_default())),
+            Err(ureq::Error::Status(code, r)) => Ok((code, r.into_string().unwrap_or_default())),
+            Err(ureq::Error::Transport(t)) if t.kind() == ureq::ErrorKind::ConnectionFailed => Err(SendError::NotRunning(self.url.clone())),
+            Err(e) => Err(SendError::Other(format!("{url}: {e}"))),
+        }
     }
 
     /// The fake's calls from position `after` on.
@@ -273,7 +393,12 @@ pub fn button_click_in(team: &str, user: &str, (channel, ts): (&str, &str), acti
 
 /// The acting user `U1` of `team`, as interactivity payloads carry it.
 fn sim_user(team: &str) -> Value {
-    json!({"id": "U1", "username": "sim", "name": "sim", "team_id": team})
+    user_of(team, "U1")
+}
+
+/// The acting `user` of `team`, as interactivity payloads carry it.
+fn user_of(team: &str, user: &str) -> Value {
+    json!({"id": user, "username": "sim", "name": "sim", "team_id": team})
 }
 
 /// The `team` of an interactivity payload.
@@ -313,6 +438,11 @@ pub fn state_values(values: &[(String, String, String)]) -> Value {
 /// A submission (`view_submission`) by `U1` of a modal with `callback_id` whose inputs hold
 /// `values` (`(block_id, action_id, value)`): the view has one input block per block id.
 pub fn view_submission(team: &str, callback_id: &str, values: &[(String, String, String)]) -> Value {
+    view_submission_by(team, "U1", callback_id, values)
+}
+
+/// [`view_submission`] by `user` (its `user.id`).
+pub fn view_submission_by(team: &str, user: &str, callback_id: &str, values: &[(String, String, String)]) -> Value {
     let view_id = fresh_id("V");
     let mut blocks: Vec<Value> = Vec::new();
     for (block, action, _) in values {
@@ -324,7 +454,7 @@ pub fn view_submission(team: &str, callback_id: &str, values: &[(String, String,
         }
     }
     json!({
-        "type": "view_submission", "token": "sim", "api_app_id": "ASIM", "team": sim_team(team), "user": sim_user(team),
+        "type": "view_submission", "token": "sim", "api_app_id": "ASIM", "team": sim_team(team), "user": user_of(team, user),
         "is_enterprise_install": false, "enterprise": null, "trigger_id": fresh_trigger_id(),
         "view": {
             "id": view_id, "team_id": team, "type": "modal", "callback_id": callback_id, "external_id": "",
@@ -468,6 +598,58 @@ mod tests {
         assert_eq!(block_suggestion("T1", "pick", "b", "al")["value"], "al");
         assert_eq!(reaction_added("C1", "1.2", "eyes")["item"], json!({"type": "message", "channel": "C1", "ts": "1.2"}));
         assert_eq!(app_home_opened("D1")["tab"], "home");
+    }
+
+    #[test]
+    fn the_simulators_ids_are_told_from_others_by_their_check_also_inside_a_longer_word() {
+        let (channel, hook, execution) = (fresh_id("C"), fresh_id("hook"), fresh_id("Fx"));
+        assert!(is_minted_id(&channel) && is_minted_id(&hook) && is_minted_id(&fresh_id("")), "{channel} {hook}");
+        assert_ne!(fresh_id("C"), fresh_id("C"), "each id is new");
+        let forged = format!("{}{}", &channel[..channel.len() - 1], if channel.ends_with('0') { '1' } else { '0' });
+        for other in ["C0DESK", "U1", "C024BE91L", "V1A2B3C0001", "TTRY1796126227", "1796126229.604390", "", forged.as_str()] {
+            assert!(!is_minted_id(other), "{other}");
+        }
+        let trigger = fresh_trigger_id();
+        let text = format!(
+            r#"/response/{hook} {{"channel":"{channel}","text":"done\n{channel}.","token":"xwfp-{execution}","trigger_id":"{trigger}","ts":"1796126229.604390","c":"C0DESK"}}"#
+        );
+        let found = minted_ids_in(&text);
+        for id in [&hook, &channel, &execution, &trigger] {
+            assert!(found.contains(id), "{id} in {found:?}");
+        }
+        assert_eq!(found.len(), 5, "the channel twice, nothing else: {found:?}");
+        assert!(minted_ids_in(r#"{"channel":"C0DESK","text":"TCK-1 (High): Printer on fire","ts":"1796126229.604390"}"#).is_empty());
+    }
+
+    #[test]
+    fn a_ts_is_new_each_time_and_two_processes_mint_different_ones_in_the_same_ms() {
+        let minted: Vec<String> = (0..2_000).map(|_| fresh_ts()).collect();
+        for pair in minted.windows(2) {
+            let (a, b): (f64, f64) = (pair[0].parse().unwrap(), pair[1].parse().unwrap());
+            assert!(a < b, "each later than the one before: {pair:?}");
+        }
+        let (secs, frac) = minted[0].split_once('.').unwrap();
+        assert_eq!((secs.len(), frac.len()), (10, 6), "Slack's shape: {}", minted[0]);
+        assert!(minted[0].ends_with(&format!("{:03}", std::process::id() % 1000)));
+        assert_eq!(ts_at(1_796_126_229_604, 12_390), "1796126229.604390");
+        assert_ne!(ts_at(1_796_126_229_604, 12_390), ts_at(1_796_126_229_604, 12_391), "the same ms, another process");
+    }
+
+    #[test]
+    fn collecting_gathers_the_ids_minted_and_noted_meanwhile_on_its_thread() {
+        let outside = fresh_id("C");
+        let ((id, ts, trigger), ids) = collecting(|| {
+            let minted = (fresh_id("C"), fresh_ts(), fresh_trigger_id());
+            note_used("1700000000.000100");
+            // Another thread's ids are not this step's.
+            std::thread::spawn(|| fresh_id("C")).join().unwrap();
+            minted
+        });
+        assert_eq!(ids, [id, ts, trigger, "1700000000.000100".to_string()]);
+        assert!(!ids.contains(&outside));
+        let (inner, outer) = collecting(|| collecting(|| fresh_id("T")).1);
+        assert_eq!(inner, outer, "a collection around another sees its ids too");
+        assert_eq!(collecting(|| ()).1, Vec::<String>::new());
     }
 
     #[test]

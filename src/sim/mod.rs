@@ -10,10 +10,12 @@
 //!   acting, a reset connection);
 //! - [`faults`]: the faults `serve` injects, from flags or a JSON script;
 //! - [`client`]: Slack's side: signed events, commands, clicks, shortcuts, modal submissions,
-//!   options requests, shared links and Work Object clicks sent to a running slackline;
+//!   options requests, shared links and Work Object clicks sent to a running slackline, each with
+//!   ids the simulator minted (a check tells them from others', so a script tells its run's calls);
 //! - [`cli`]: the command line (`serve`, `mention`, `dm`, `command`, `click`, `storm`,
 //!   `shortcut`, `submit`, `options`, `react`, `home`, `stop`, `step`, `link`,
-//!   `entity-details`, the agent's DM, and `triage`: `examples/triage`'s flow).
+//!   `entity-details`, the agent's DM, `triage`: `examples/triage`'s flow, `script`: a flow file,
+//!   and `advance`: a test build's clock moved for a team).
 //!
 //! See `docs/simulator.md`.
 

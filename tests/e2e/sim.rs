@@ -4,7 +4,8 @@
 //! message) results in exactly one reply; `rate-limited`'s notice is counted in the team's stats;
 //! a wrong secret is a clear error; each example's `flow.sim` runs against its own bot (the ticket
 //! desk's completes a Workflow step and unfurls a link as a Work Object; the digest's posts the
-//! tickets open when its schedule runs). The template's flow.sim runs in `make test-template`.
+//! tickets open when its schedule runs, and `advance` reaches its 09:00 by the test clock). The
+//! template's flow.sim runs in `make test-template`.
 
 use crate::support;
 
@@ -136,4 +137,16 @@ fn the_digests_script_posts_the_tickets_open_when_its_schedule_runs() {
     assert_eq!(ticks(&report), 1, "{report}");
     let posted = fake.posts_in("C0DIGEST");
     assert_eq!(posted.len(), 1, "one digest, not one per command: {report}");
+}
+
+#[test]
+fn advance_moves_the_test_clock_so_the_digest_due_at_nine_fires_in_a_script() {
+    let fake = support::FakeSlack::start();
+    // The calendar (every day at 09:00, Europe/Berlin), not DIGEST_EVERY_MINUTES.
+    let digest = support::Runtime::start(support::Settings::example("digest", &fake));
+    let report = script("examples/digest/tomorrow.sim", &digest, &fake, &["--admin-token", support::ADMIN_TOKEN]).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(ticks(&report), 2, "the ack and the digest: {report}");
+    let fired = report.lines().find(|l| l.contains("digest:C") && l.ends_with(": fired")).unwrap_or_else(|| panic!("the advance names what fired: {report}"));
+    assert!(fired.contains("T07:00:00Z") || fired.contains("T08:00:00Z"), "due at 09:00 in Berlin: {fired}");
+    assert!(report.contains("✓ chat.postMessage") && !report.contains("another run's would look the same"), "posted in the run's own channel: {report}");
 }

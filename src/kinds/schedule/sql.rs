@@ -32,3 +32,16 @@ pub const LIST_PENDING: &str = "SELECT id, idem_key, op_key, effect, target, pay
  next_attempt_at, deadline_at, claim_token IS NOT NULL AS claimed, claim_expires_at, reason, last_error,
  last_status, created_at, first_attempt_at, last_attempt_at, finished_at
  FROM outbox WHERE idem_key >= ?1 AND idem_key < ?2 AND status = 'pending' ORDER BY next_attempt_at, id LIMIT ?3";
+
+/// The pending rows in [?1, ?2) (every scheduled key's range) that fall due after ?3 (now) and
+/// no later than ?4 (a test clock), held by no live claim: with their payload (only `scheduled`
+/// payloads are schedules). For an admin sweep with the test clock (test builds only:
+/// `store::due_by`).
+pub const DUE_BY: &str = "SELECT id, payload, claim_expires_at FROM outbox
+ WHERE idem_key >= ?1 AND idem_key < ?2 AND +status = 'pending'
+   AND next_attempt_at > ?3 AND next_attempt_at <= ?4 AND (claim_token IS NULL OR claim_expires_at <= ?3)
+ ORDER BY next_attempt_at, id";
+
+/// A pending row falls due at ?2 (now): its `next_attempt_at` only (its payload keeps its due
+/// time, its `created_at` stays): ?1 id.
+pub const MAKE_DUE: &str = "UPDATE outbox SET next_attempt_at = ?2 WHERE id = ?1 AND status = 'pending'";

@@ -100,6 +100,25 @@ pub fn cancel_audited(storage: &Storage, sql: &SqlStorage, RowId(id): RowId, now
     })
 }
 
+/// Test builds only (an admin sweep with the test clock, `ALLOW_TEST_CLOCK=1`): the schedules
+/// that fall due after `now` and no later than `at` fall due now, in one unit. Only their
+/// `next_attempt_at` moves: their payload keeps their due time, which their firing (`Fired::due_at`,
+/// its effects' keys) and their next occurrence count from, as if the clock were `at`. Returns
+/// their ids.
+#[cfg(feature = "testkit")]
+pub fn due_by(storage: &Storage, sql: &SqlStorage, at: i64, now: i64) -> worker::Result<Vec<i64>> {
+    let sql = sql.clone();
+    tx_sync(storage, move || {
+        let (low, high) = super::all_range();
+        let found: Vec<Pending> = rows(&sql, super::sql::DUE_BY, vec![text(&low), text(&high), int(now), int(at)])?;
+        let due: Vec<i64> = found.iter().filter(|p| p.schedule().is_some()).map(|p| p.id).collect();
+        for id in &due {
+            run(&sql, super::sql::MAKE_DUE, vec![int(*id), int(now)])?;
+        }
+        Ok(due)
+    })
+}
+
 /// Whether the row `id` still recurs (no cancel reached it in flight): read in its completion.
 pub fn still_recurs(sql: &SqlStorage, RowId(id): RowId) -> worker::Result<bool> {
     #[derive(Deserialize)]

@@ -60,7 +60,14 @@ impl TeamActor {
             AdminRoute::Scheduled => self.scheduled(req),
             AdminRoute::Cancel { id } => self.cancel(id),
             AdminRoute::Sweep => {
-                let report = self.sweep(config, Trigger::Admin, TestHooks::read(req, config).now_ms).await?;
+                let test_now = TestHooks::read(req, config).now_ms;
+                // A test clock (test builds, `ALLOW_TEST_CLOCK=1`; always `None` in production):
+                // the schedules due by then fire in this sweep (`slackline-sim advance`).
+                #[cfg(feature = "testkit")]
+                if let Some(at) = test_now {
+                    scheduled::due_by(&self.state.storage(), &self.sql, at, clock::now_ms())?;
+                }
+                let report = self.sweep(config, Trigger::Admin, test_now).await?;
                 self.wake_by_directory(report.housekeeping_at).await?;
                 json_answer(&report)
             }

@@ -450,7 +450,8 @@ impl TeamActor {
     /// One sweep, then the alarm re-armed to the next due time (or a short delay after an error).
     /// `test_now` (an admin sweep's test clock, `ALLOW_TEST_CLOCK=1` only) is the time its
     /// housekeeping counts from, run whenever it was last run: a test moves the clock past the
-    /// retention times to see what pruning deletes.
+    /// retention times to see what pruning deletes. (The admin route also makes the schedules due
+    /// by then due now before it sweeps: `admin::AdminRoute::Sweep`.)
     async fn sweep(&self, config: &Config, trigger: Trigger, test_now: Option<i64>) -> Result<SweepLine> {
         let storage = self.state.storage();
         let team = self.team_key();

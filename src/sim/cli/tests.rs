@@ -12,7 +12,7 @@ fn serve_options(line: &str) -> ServeOptions {
 }
 
 fn client(url: &str, text: Option<&str>) -> Options {
-    let common = ClientOptions { url: url.into(), sim: "http://127.0.0.1:8790".into(), secret: None, team: None, timeout: 10 };
+    let common = ClientOptions { url: url.into(), sim: "http://127.0.0.1:8790".into(), secret: None, team: None, timeout: DEFAULT_TIMEOUT_S };
     Options::Client { common, text: text.map(str::to_string) }
 }
 
@@ -38,7 +38,10 @@ fn flags_are_parsed_per_subcommand() {
     };
     assert_eq!(
         (wait.as_deref(), input),
-        (Some("views.update"), Input::Submit { callback_id: "cb".into(), values: values(&[("b1", "a1", "x"), ("b1", "a2", "y=z")]), fields: vec![] })
+        (
+            Some("views.update"),
+            Input::Submit { callback_id: "cb".into(), values: values(&[("b1", "a1", "x"), ("b1", "a2", "y=z")]), fields: vec![], user: "U1".into() }
+        )
     );
     let Options::Input { wait, input, .. } = parse(&args("options --action-id pick")).unwrap().1 else { panic!() };
     assert_eq!((wait, input), (None, Input::Suggest { action_id: "pick".into(), block_id: "sim_block".into(), query: String::new() }));
@@ -69,10 +72,13 @@ fn the_driving_subcommands_take_any_bots_names() {
         input("message --channel C1 --text TCK-1 --thread 1.1"),
         ("message".into(), Input::Message { channel: Some("C1".into()), text: "TCK-1".into(), thread_ts: Some("1.1".into()), user: "U1".into() })
     );
-    let (_, Input::Submit { fields, .. }) = input("submit --callback-id t --field priority.pick=high") else { panic!("a submission") };
-    assert_eq!(fields, [("priority".to_string(), "pick".to_string(), "high".to_string())]);
-    let Options::Script { file, common } = parse(&args("script flows/desk.sim --team T5")).unwrap().1 else { panic!("a script") };
-    assert_eq!((file.as_str(), common.team.as_deref()), ("flows/desk.sim", Some("T5")));
+    let (_, Input::Submit { fields, user, .. }) = input("submit --callback-id t --field priority.pick=high") else { panic!("a submission") };
+    assert_eq!((fields, user.as_str()), (vec![("priority".to_string(), "pick".to_string(), "high".to_string())], "U1"));
+    let (_, Input::Submit { user, .. }) = input("submit --callback-id t --user U2") else { panic!("a submission") };
+    assert_eq!(user, "U2", "a second person submits");
+    let Options::Script { file, common, admin_token } = parse(&args("script flows/desk.sim --team T5 --admin-token a")).unwrap().1 else { panic!("a script") };
+    assert_eq!((file.as_str(), common.team.as_deref(), admin_token.as_deref()), ("flows/desk.sim", Some("T5"), Some("a")));
+    assert_eq!(common.timeout, DEFAULT_TIMEOUT_S, "one default for every subcommand and script");
 }
 
 #[test]

@@ -56,3 +56,58 @@ fn checks_read_top_level_arguments_or_the_whole_body() {
     assert!(!expect(vec![Check::Contains("thread_ts".into(), "".into())]), "a missing argument holds nothing");
     assert!(!Expect { method: "chat.update".into(), checks: vec![] }.holds(&call));
 }
+
+fn ack_of(status: u16, body: &str) -> Ack {
+    Ack { status, body: body.into(), took: Duration::ZERO, at: Instant::now() }
+}
+
+#[test]
+fn expect_ack_checks_the_steps_answer_its_status_its_text_and_its_json_fields() {
+    let lines = parse_script("submit --callback-id t\nexpect ack response_action=errors body~\"too short\" status=200\nexpect ack\n").unwrap();
+    let Line::Expect(expect) = &lines[1].1 else { panic!("{lines:?}") };
+    assert_eq!(expect.method, ACK);
+    let errors = ack_of(200, r#"{"response_action":"errors","errors":{"title":"too short"}}"#);
+    assert_eq!(ack(Some(&errors), expect).unwrap(), format!("✓ ack status 200: {}", errors.body));
+    let holds = |check: Check, ack: &Ack| check.holds_of_ack(ack);
+    assert!(holds(Check::Contains("errors".into(), r#""title":"too short""#.into()), &errors), "a field that is not text: its JSON");
+    assert!(!holds(Check::Equals("response_action".into(), "clear".into()), &errors));
+    assert!(!holds(Check::Equals("text".into(), "".into()), &errors), "a field it does not have holds nothing");
+    let ephemeral = ack_of(200, r#"{"response_type":"ephemeral","text":"Ticket opened: printer"}"#);
+    assert!(
+        holds(Check::Equals("text".into(), "Ticket opened: printer".into()), &ephemeral)
+            && holds(Check::Contains("body".into(), "ephemeral".into()), &ephemeral)
+    );
+    let plain = ack_of(200, "Working on it");
+    assert!(holds(Check::Equals("body".into(), "Working on it".into()), &plain) && !holds(Check::Equals("text".into(), "Working on it".into()), &plain));
+    assert_eq!(ack(Some(&ack_of(200, "")), &Expect { method: ACK.into(), checks: vec![] }).unwrap(), "✓ ack status 200: (empty)");
+    match ack(Some(&plain), expect) {
+        Err(Failure::Unexpected(why)) => assert!(why.contains("expected the ack to hold") && why.contains("Working on it"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    match ack(None, expect) {
+        Err(Failure::Unexpected(why)) => assert!(why.contains("no one answer"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_step_gets_the_runs_flags_first_command_its_channel_and_advance_its_clock() {
+    let common = ClientOptions { url: "http://u".into(), sim: "http://s".into(), secret: Some("x".into()), team: None, timeout: 7 };
+    let shared = Shared { common: &common, team: "T9", channel: "C9", admin_token: Some("adm") };
+    let base = ["--url", "http://u", "--sim", "http://s", "--team", "T9", "--timeout", "7", "--secret", "x"].map(str::to_string);
+    assert_eq!(shared.flags("message", Some(5)), base);
+    assert_eq!(shared.flags("command", None)[base.len()..], ["--channel", "C9"]);
+    assert_eq!(shared.flags("advance", Some(5))[base.len()..], ["--admin-token", "adm", "--from", "5"]);
+    assert_eq!(shared.flags("advance", None)[base.len()..], ["--admin-token", "adm"]);
+    // The step's own flags come after, and win.
+    let (_, options) = parse(
+        &["command".to_string()]
+            .into_iter()
+            .chain(shared.flags("command", None))
+            .chain(["--name", "/t", "--channel", "C0DESK"].map(str::to_string))
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let crate::sim::cli::Options::Input { input: crate::sim::cli::Input::Command { channel, .. }, .. } = options else { panic!("{options:?}") };
+    assert_eq!(channel, "C0DESK");
+}
