@@ -36,6 +36,9 @@
 //!   [`MemberChannel`], [`ChannelEvent`], [`TeamJoin`], [`MessageChanged`], [`MessageDeleted`];
 //! - **later**: [`When`] (a scheduled effect's due time and repeat: an interval, or a calendar in a
 //!   time zone, [`Days`]), [`Fired`] (what an `on_schedule` listener gets), [`MINUTE_MS`], [`DAY_MS`];
+//! - **time zones**: [`Zone`] (any IANA zone or alias, with its history: `Zone::named(&user_tz)?`),
+//!   [`LocalTime`] (an instant's date and time on that zone's clocks: `zone.local(cx.now())`) and
+//!   [`ZoneError`] (a refused name, in words a user can read);
 //! - **state**: [`Posted`], what `.remember(key)` keeps of Slack's answer;
 //! - **Block Kit** ([`blocks`]): the builders' entry points [`Block`], [`Element`], [`Opt`],
 //!   [`Modal`], [`Home`]; the ids a view shares with its handler, [`Field`] (of a [`kind`]) and
@@ -73,7 +76,7 @@ pub use crate::app::listen::{
 };
 pub use crate::app::{DefaultApp, Vars};
 pub use crate::blocks::{self, kind, ActionId, Block, Element, Field, FieldErrors, Home, Modal, Opt};
-pub use crate::kinds::schedule::{CalendarError, Days, Fired};
+pub use crate::kinds::schedule::{CalendarError, Days, Fired, LocalTime, Zone, ZoneError};
 pub use crate::kinds::unfurl::{Details, DetailsError, Entity, EntityDetailsRequest, EntityType, LinkSource, SharedLink, Unfurls};
 pub use crate::slack::envelope::{Dispatch, SlashCommand};
 pub use crate::state::Posted;

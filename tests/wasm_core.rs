@@ -1,8 +1,10 @@
 //! The pure core, compiled to wasm32 and run under Node by wasm-bindgen-test: the same code the
-//! Worker runs, checked on the target it runs on (hashing, JSON, form parsing, float jitter).
+//! Worker runs, checked on the target it runs on (hashing, JSON, form parsing, float jitter, the
+//! time zone database compiled in).
 #![cfg(target_arch = "wasm32")]
 
 use slackline::app::{decide, Context, Decision, DefaultApp};
+use slackline::kinds::schedule::{Calendar, Days, Zone};
 use slackline::outbox::{after_attempt, retry::RetryPolicy, Attempted, Transition, WaitCause};
 use slackline::slack::classify::classify_web_api;
 use slackline::slack::envelope::{parse_command_form, parse_events_body, Inbound};
@@ -34,4 +36,15 @@ fn retry_decisions_match_native_in_wasm() {
     let verdict = classify_web_api(429, Some("2"), &serde_json::json!({"ok": false, "error": "ratelimited"}));
     let row = Attempted { attempts: 1, max_attempts: 6, deadline_at: None };
     assert_eq!(after_attempt(&RetryPolicy::default(), &row, &verdict, 1_000, 0.7), Transition::Wait { at: 3_000, cause: WaitCause::RateLimited });
+}
+
+#[wasm_bindgen_test]
+fn the_time_zone_database_is_in_the_bundle_in_wasm() {
+    // 2026-03-29 01:00 UTC: Berlin's clocks move to summer time; no filesystem to read it from.
+    let t = 1_774_746_000_000;
+    assert_eq!(Zone::named("Asia/Kathmandu").unwrap().local(t).to_string(), "2026-03-29 06:45:00 +05:45");
+    assert_eq!(Zone::named("US/Eastern").unwrap().local(t).to_string(), "2026-03-28 21:00:00 -04:00");
+    assert!(Zone::named("Mars/Olympus").is_err());
+    let half_two = Calendar::at(2, 30, Days::EVERY_DAY, "Europe/Berlin").unwrap();
+    assert_eq!(half_two.next_after(t - 3_600_000), Some(t), "02:30 skipped: at the change");
 }

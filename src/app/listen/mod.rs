@@ -91,6 +91,12 @@ impl From<crate::kinds::schedule::CalendarError> for HandlerError {
     }
 }
 
+impl From<crate::kinds::schedule::ZoneError> for HandlerError {
+    fn from(e: crate::kinds::schedule::ZoneError) -> Self {
+        HandlerError(e.to_string())
+    }
+}
+
 impl From<&str> for HandlerError {
     fn from(s: &str) -> Self {
         HandlerError(s.to_string())

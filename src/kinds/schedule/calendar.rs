@@ -1,5 +1,5 @@
 //! Calendar recurrences, pure: "every day at 09:00 in Europe/Berlin", weekdays, a weekly day, or a
-//! small cron subset, in a [`Zone`] whose daylight-saving rules are applied
+//! small cron subset, in a [`Zone`] of the IANA database, its offsets and their changes applied
 //! (`super::zone`): a [`Calendar`] is the set of local wall-clock minutes it fires at, and
 //! [`Calendar::next_after`] is its first instant after a given one.
 //!
@@ -8,11 +8,13 @@
 //! day-of-week 0–7 (0 and 7 are Sunday). As in cron, when both day fields are restricted a day
 //! matching either one fires. No names (`MON`), no `L`, `W` or `#`, no seconds.
 //!
-//! A local time that does not exist that day (clocks spring forward) fires at the next valid
-//! instant, the transition; one that exists twice (clocks fall back) fires once, the first time.
-//! A calendar is stored in its row as its text (`"0 9 * * 1-5 Europe/Berlin"`).
+//! A local time that does not exist that day (the clocks move forward over it) fires at the next
+//! valid instant, the change; one that exists twice (they move back) fires once, the first time.
+//! Whatever the change's day, hour or size: Jerusalem's Friday, Lord Howe's half hour.
+//! A calendar is stored in its row as its text (`"0 9 * * 1-5 Europe/Berlin"`): the cron line and
+//! the zone's IANA name, as the database spells the name it was given (an alias stays itself).
 
-use super::zone::{civil_from_days, weekday, UnknownZone, Zone, ZONES};
+use super::zone::{civil_from_days, weekday, Zone, ZoneError};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
@@ -25,8 +27,8 @@ const HORIZON_DAYS: i64 = 8 * 366;
 /// Why a calendar cannot be made.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CalendarError {
-    /// The zone is not one slackline knows.
-    Zone(UnknownZone),
+    /// The zone is not in the IANA time zone database.
+    Zone(ZoneError),
     /// The cron text is not in the subset, or names no time that ever comes.
     Cron(String),
 }
@@ -88,8 +90,8 @@ pub struct Calendar {
     any_day: bool,
     /// Whether the day-of-week field was `*`.
     any_weekday: bool,
-    /// Its zone's index in [`ZONES`].
-    zone: u8,
+    /// Its zone's IANA name, as the database spells it (a calendar stays `Copy`).
+    zone: &'static str,
 }
 
 const ALL_DAYS: u32 = 0xFFFF_FFFE;
@@ -110,7 +112,7 @@ impl Calendar {
             weekdays: days.0,
             any_day: true,
             any_weekday,
-            zone: zone_index(zone)?,
+            zone: zone_name(zone)?,
         };
         calendar.checked()
     }
@@ -130,7 +132,7 @@ impl Calendar {
             weekdays: ((weekdays | weekdays >> 7) & 0x7f) as u8,
             any_day: day == "*",
             any_weekday: weekday == "*",
-            zone: zone_index(zone)?,
+            zone: zone_name(zone)?,
         };
         calendar.checked()
     }
@@ -145,7 +147,7 @@ impl Calendar {
 
     /// Its zone.
     pub fn zone(&self) -> Zone {
-        Zone::named(ZONES[usize::from(self.zone)].0).unwrap_or_else(|_| Zone::utc())
+        Zone::named(self.zone).unwrap_or_else(|_| Zone::utc())
     }
 
     /// Whether it fires on the local day `day` (counted from 1970-01-01).
@@ -165,7 +167,7 @@ impl Calendar {
     /// Its first instant strictly after the instant `after` (epoch ms), within eight years.
     pub fn next_after(&self, after: i64) -> Option<i64> {
         let zone = self.zone();
-        let first_day = zone.local(after).div_euclid(DAY_MS) - 1;
+        let first_day = zone.local_ms(after).div_euclid(DAY_MS) - 1;
         for day in first_day..first_day + HORIZON_DAYS {
             if !self.fires_on(day) {
                 continue;
@@ -186,7 +188,7 @@ impl Calendar {
     /// between (an alarm counts a week of a minutely calendar's missed times at once).
     pub fn count_between(&self, after: i64, until: i64, cap: u32) -> u32 {
         let zone = self.zone();
-        let (first, last) = (zone.local(after).div_euclid(DAY_MS) - 1, zone.local(until).div_euclid(DAY_MS) + 1);
+        let (first, last) = (zone.local_ms(after).div_euclid(DAY_MS) - 1, zone.local_ms(until).div_euclid(DAY_MS) + 1);
         let (mut n, mut previous) = (0, after);
         for day in (first..=last).filter(|d| self.fires_on(*d)) {
             for hour in bits(u64::from(self.hours), 24) {
@@ -211,8 +213,9 @@ fn bits(mask: u64, limit: u32) -> impl Iterator<Item = u32> {
     (0..limit).filter(move |b| mask & (1 << b) != 0)
 }
 
-fn zone_index(name: &str) -> Result<u8, CalendarError> {
-    ZONES.iter().position(|(n, ..)| *n == name).map(|i| i as u8).ok_or_else(|| CalendarError::Zone(UnknownZone(name.to_string())))
+/// The zone's name as the database spells it, or why not.
+fn zone_name(name: &str) -> Result<&'static str, CalendarError> {
+    Zone::named(name).map(|z| z.name()).map_err(CalendarError::Zone)
 }
 
 /// One cron field as a bit set over `low..=high`.
@@ -258,7 +261,7 @@ impl fmt::Display for Calendar {
         let days = field_text(u64::from(self.days), 1, 31, self.any_day);
         let months = field_text(u64::from(self.months), 1, 12, full(u64::from(self.months), 1, 12));
         let weekdays = field_text(u64::from(self.weekdays), 0, 6, self.any_weekday);
-        write!(f, "{minutes} {hours} {days} {months} {weekdays} {}", ZONES[usize::from(self.zone)].0)
+        write!(f, "{minutes} {hours} {days} {months} {weekdays} {}", self.zone)
     }
 }
 
@@ -367,6 +370,64 @@ mod tests {
         assert_eq!(serde_json::from_str::<Calendar>(&json).unwrap(), c);
         let daily = Calendar::at(9, 0, Days::EVERY_DAY, "UTC").unwrap();
         assert_eq!(serde_json::from_str::<Calendar>(&serde_json::to_string(&daily).unwrap()).unwrap(), daily);
+    }
+
+    #[test]
+    fn lord_howes_half_hour_change_runs_a_skipped_time_at_the_change_and_a_repeated_one_once() {
+        // 4 October 2026: 02:00 at UTC+10:30 becomes 02:30 at UTC+11, at 15:30 UTC on the 3rd.
+        let skipped = Calendar::at(2, 15, Days::EVERY_DAY, "Australia/Lord_Howe").unwrap();
+        let october = firings(&skipped, utc(2026, 10, 2, 12, 0), 3);
+        assert_eq!(october, [utc(2026, 10, 2, 15, 45), utc(2026, 10, 3, 15, 30), utc(2026, 10, 4, 15, 15)], "02:15 skipped: the change");
+        // 5 April 2026: 02:00 at UTC+11 becomes 01:30 at UTC+10:30, at 15:00 UTC on the 4th.
+        let repeated = Calendar::at(1, 45, Days::EVERY_DAY, "Australia/Lord_Howe").unwrap();
+        let april = firings(&repeated, utc(2026, 4, 3, 12, 0), 3);
+        assert_eq!(april, [utc(2026, 4, 3, 14, 45), utc(2026, 4, 4, 14, 45), utc(2026, 4, 5, 15, 15)], "01:45 twice: once, the first");
+        assert_eq!(repeated.count_between(utc(2026, 4, 4, 14, 45), utc(2026, 4, 5, 12, 0), 100), 0, "its second pass is no time of its own");
+    }
+
+    #[test]
+    fn jerusalems_friday_change_and_cairos_midnight_one_are_read_from_the_database() {
+        // Friday 27 March 2026: 02:00 IST becomes 03:00 IDT at 00:00 UTC; Sunday 25 October: 02:00
+        // IDT becomes 01:00 IST at 23:00 UTC on the 24th.
+        let half_two = Calendar::at(2, 30, Days::EVERY_DAY, "Asia/Jerusalem").unwrap();
+        assert_eq!(firings(&half_two, utc(2026, 3, 25, 12, 0), 3), [utc(2026, 3, 26, 0, 30), utc(2026, 3, 27, 0, 0), utc(2026, 3, 27, 23, 30)]);
+        let fridays = Calendar::cron("30 2 * * 5", "Asia/Jerusalem").unwrap();
+        assert_eq!(fridays.next_after(utc(2026, 3, 24, 0, 0)), Some(utc(2026, 3, 27, 0, 0)), "the Friday of the change: at the change");
+        let half_one = Calendar::at(1, 30, Days::EVERY_DAY, "Asia/Jerusalem").unwrap();
+        assert_eq!(firings(&half_one, utc(2026, 10, 23, 12, 0), 3), [utc(2026, 10, 23, 22, 30), utc(2026, 10, 24, 22, 30), utc(2026, 10, 25, 23, 30)]);
+        // Friday 24 April 2026: Cairo's midnight becomes 01:00 (22:00 UTC on the 23rd); Thursday 29
+        // October: 24:00 becomes 23:00 (21:00 UTC).
+        let half_past_midnight = Calendar::at(0, 30, Days::EVERY_DAY, "Africa/Cairo").unwrap();
+        assert_eq!(firings(&half_past_midnight, utc(2026, 4, 22, 12, 0), 3), [utc(2026, 4, 22, 22, 30), utc(2026, 4, 23, 22, 0), utc(2026, 4, 24, 21, 30)]);
+        let half_eleven = Calendar::at(23, 30, Days::EVERY_DAY, "Africa/Cairo").unwrap();
+        assert_eq!(firings(&half_eleven, utc(2026, 10, 28, 12, 0), 3), [utc(2026, 10, 28, 20, 30), utc(2026, 10, 29, 20, 30), utc(2026, 10, 30, 21, 30)]);
+        let halifax = Calendar::at(9, 0, Days::WEEKDAYS, "America/Halifax");
+        assert_eq!(halifax.unwrap().next_after(utc(2026, 7, 3, 0, 0)), Some(utc(2026, 7, 3, 12, 0)), "09:00 ADT, UTC-03");
+    }
+
+    #[test]
+    fn a_zone_is_stored_by_its_name_and_an_alias_or_old_name_still_loads() {
+        // What the previous release wrote reads the same; what this one writes, the previous reads
+        // (its zones keep their names).
+        let stored = "\"0,30 9 * * 1,2,3,4,5 Europe/Berlin\"";
+        assert_eq!(serde_json::to_string(&serde_json::from_str::<Calendar>(stored).unwrap()).unwrap(), stored);
+        for zone in ["Europe/Kiev", "Europe/Kyiv", "US/Eastern", "Asia/Calcutta", "America/Halifax", "Asia/Kathmandu"] {
+            let c = Calendar::at(9, 0, Days::EVERY_DAY, zone).unwrap();
+            let json = serde_json::to_string(&c).unwrap();
+            assert_eq!(json, format!("\"0 9 * * * {zone}\""), "kept as given");
+            assert_eq!(serde_json::from_str::<Calendar>(&json).unwrap(), c);
+        }
+        let kiev = Calendar::at(9, 0, Days::EVERY_DAY, "Europe/Kiev").unwrap();
+        let kyiv = Calendar::at(9, 0, Days::EVERY_DAY, "Europe/Kyiv").unwrap();
+        assert_eq!(firings(&kiev, utc(2026, 3, 27, 0, 0), 3), firings(&kyiv, utc(2026, 3, 27, 0, 0), 3), "one zone, two names");
+        assert_eq!(Calendar::at(9, 0, Days::EVERY_DAY, "europe/berlin").unwrap().to_string(), "0 9 * * * Europe/Berlin", "spelt as the database does");
+    }
+
+    #[test]
+    fn an_unknown_zone_is_an_error_a_user_can_read() {
+        let e = Calendar::cron("0 9 * * *", "Mars/Olympus").unwrap_err();
+        assert_eq!(e.to_string(), r#"unknown time zone "Mars/Olympus" (a name like "Europe/Berlin" or "America/New_York" is expected)"#);
+        assert!(matches!(&e, CalendarError::Zone(z) if z.name() == "Mars/Olympus"));
     }
 
     #[test]

@@ -45,6 +45,7 @@ pub mod when;
 pub mod zone;
 pub use calendar::{Calendar, CalendarError, Days};
 pub use when::{Due, When, DAY_MS, MINUTE_MS, MIN_EVERY_MS};
+pub use zone::{LocalTime, Zone, ZoneError};
 
 /// A schedule's firing, as its `on_schedule` listener sees it (`cx.schedule(key, when).run()`).
 #[derive(Debug, Clone, PartialEq, Eq)]
