@@ -12,7 +12,8 @@
 //! The registry ([`registry`]: `Effect`, `Action`, the serial kinds) names every kind once, with
 //! its rate-limit target, label and words; its wasm32 half (`perform`) picks a claimed row's job
 //! by its action. Neither is a room: every room may import the registry, and `perform` imports
-//! every room's job. [`post`] holds the pure half of a post made once (read back after an unknown
+//! every room's job. Nor is `slack_errors` (tests only): it feeds each room's judge the verdicts
+//! the classifier makes of the Slack errors that room names. [`post`] holds the pure half of a post made once (read back after an unknown
 //! outcome), whose wasm32 half is `platform::post`, as every kind that posts uses it. [`unfurl`]
 //! (link previews and Work Objects) is pure only: its effects are Web API calls the registry
 //! already performs (`Action::SlackApi`).
