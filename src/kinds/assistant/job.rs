@@ -14,14 +14,14 @@
 //! `store::record_stop`) is read from the table at the attempt's first step, before every Slack
 //! call, and as soon as this instance records any Stop (not at every event of the model's stream,
 //! which cost a `SELECT` per event): every wait of the answer — for the model's answer to begin,
-//! its next bytes, a backoff or a pacing hold — is raced against the Stop bell (`super::bell`),
-//! so a Stop ends the model's request at once whatever the answer waits on. From then on no call
+//! its next bytes, a backoff or a pacing hold — is raced against [`StopPoll`], which looks at the
+//! isolate's count of Stops every [`STOP_POLL_MS`], so a Stop ends the model's request within
+//! moments whatever the answer waits on. From then on no call
 //! starts but those that close the answer (`Answer::stop`), the model's request is aborted, and
 //! the row ends done. So a stop is honoured whatever state the row was in: not started (it never
 //! starts), waiting for the model, streaming, between attempts, or after a crash (the next
 //! attempt reads it first).
 
-use super::bell::{self, StopBell};
 use super::calls::{self, Target};
 use super::sse::{SseDecoder, SseEvent};
 use super::store::{self as answers, Claim};
@@ -35,6 +35,9 @@ use crate::platform::job::Job;
 use crate::slack::classify::Verdict;
 use futures::future::{select, Either};
 use serde_json::json;
+
+/// How often a waiting answer looks whether this isolate recorded a Stop.
+const STOP_POLL_MS: u64 = 250;
 
 /// A model that sends nothing for this long is taken as hung: the answer so far is closed and
 /// the row retried.
@@ -93,7 +96,7 @@ pub async fn answer(job: &Job<'_>, to: &Target<'_>) -> JobOutcome {
             // A Stop recorded meanwhile ends the wait: the next step reads the Stops.
             Step::Wait(until) => {
                 let wait = worker::Delay::from(std::time::Duration::from_millis((until - now).max(1) as u64));
-                select(wait, stops.bell()).await;
+                select(wait, stops.poll()).await;
             }
             Step::Call(call) => {
                 if stops.stopped(job, to, &answer, Before::Call) {
@@ -125,7 +128,7 @@ pub async fn answer(job: &Job<'_>, to: &Target<'_>) -> JobOutcome {
                     }
                 }
                 let m = model.as_mut().expect("opened above");
-                read(m, &mut answer, until, clock::now_ms(), stops.bell()).await;
+                read(m, &mut answer, until, clock::now_ms(), stops.poll()).await;
             }
         }
     }
@@ -147,27 +150,34 @@ enum Before {
 }
 
 /// When an answer reads the Stops table: at its first step, before every Slack call, and after
-/// this instance records a Stop (`bell::rung` moved).
-#[derive(Debug, Default)]
+/// this instance records a Stop (`store::stops_recorded` moved).
+#[derive(Default)]
 struct StopWatch {
-    /// `bell::rung` at the last read; `None` before the first.
+    /// `store::stops_recorded` at the last read; `None` before the first.
     seen: Option<u64>,
+    /// The waits' poll, kept from wait to wait while no Stop is recorded: one timer every
+    /// [`STOP_POLL_MS`] however many reads of the model's stream it covers.
+    poll: Option<StopPoll>,
 }
 
 impl StopWatch {
-    /// Rings once this instance records a Stop after the last read of the table (at once if it
+    /// Resolves once this isolate records a Stop after the last read of the table (at once if it
     /// has): the answer's waits race it, then the next step reads the table.
-    fn bell(&self) -> StopBell {
-        StopBell::after(self.seen.unwrap_or_else(bell::rung))
+    fn poll(&mut self) -> &mut StopPoll {
+        let seen = self.seen.unwrap_or_else(answers::stops_recorded);
+        if self.poll.as_ref().is_none_or(|p| p.seen != seen) {
+            self.poll = Some(StopPoll { seen, timer: poll_timer() });
+        }
+        self.poll.as_mut().expect("set above")
     }
 
     /// Whether the user pressed Stop on this answer (`agent_session_stopped`, recorded by the
     /// ingest before its ack). A stopped answer is not asked again; one already in flight
     /// finishes. A read that fails is taken as no stop: the next call reads again.
     fn stopped(&mut self, job: &Job<'_>, to: &Target<'_>, answer: &Answer, before: Before) -> bool {
-        let recorded = bell::rung();
+        let recorded = answers::stops_recorded();
         let unread = self.seen != Some(recorded);
-        // Seen even when not read (an answer stopped already): its waits' bell then rings only
+        // Seen even when not read (an answer stopped already): its waits' poll then resolves only
         // at the next Stop, never at once again and again.
         self.seen = Some(recorded);
         let read = !answer.stopped_by_user() && (before == Before::Call || unread);
@@ -206,12 +216,12 @@ enum Asked {
     Stopped,
 }
 
-/// Asks the model, racing its answer's head against the Stop bell: a Stop of another thread
+/// Asks the model, racing its answer's head against the Stops' poll: a Stop of another thread
 /// leaves the request alone (the table is read, the wait goes on); this answer's own aborts it.
 async fn ask_unless_stopped(job: &Job<'_>, llm: &LlmConfig, to: &Target<'_>, answer: &Answer, stops: &mut StopWatch) -> Asked {
     let mut asking = Box::pin(ask(job, llm, to.prompt, answer.continues_from()));
     loop {
-        match select(asking, stops.bell()).await {
+        match select(asking, stops.poll()).await {
             Either::Left((Ok(model), _)) => return Asked::Opened(model),
             Either::Left((Err(why), _)) => return Asked::Failed(why),
             Either::Right(((), still_asking)) => {
@@ -245,8 +255,8 @@ async fn ask(job: &Job<'_>, llm: &LlmConfig, prompt: &str, continues: Option<&st
 }
 
 /// Feeds the model's next event to the answer, waiting at most until `until` (a flush due), or
-/// until `bell` rings (a Stop was recorded: the next step reads the Stops).
-async fn read(m: &mut Model, answer: &mut Answer, until: Option<i64>, now: i64, bell: StopBell) {
+/// until `stop` resolves (a Stop was recorded: the next step reads the Stops).
+async fn read(m: &mut Model, answer: &mut Answer, until: Option<i64>, now: i64, stop: &mut StopPoll) {
     if let Some(event) = m.pending.pop_front() {
         match event {
             SseEvent::Delta(text) => answer.text(&text, now),
@@ -258,7 +268,8 @@ async fn read(m: &mut Model, answer: &mut Answer, until: Option<i64>, now: i64, 
     }
     let idle_at = m.last_seen + MODEL_IDLE_MS;
     let deadline = until.unwrap_or(idle_at).min(idle_at);
-    let piece = match select(Box::pin(m.body.next(deadline, now)), bell).await {
+    let next = std::pin::pin!(m.body.next(deadline, now));
+    let piece = match select(next, stop).await {
         Either::Left((piece, _)) => piece,
         Either::Right(_) => return,
     };
@@ -291,4 +302,32 @@ async fn perform(job: &Job<'_>, token: &str, to: &Target<'_>, call: &Call) -> Re
     }
     let answer = job.call_slack(token, method, &args).await;
     calls::reply(to, call, &answer.verdict, &answer.json)
+}
+
+/// Resolves once this isolate has recorded a Stop since the count `seen`
+/// (`store::stops_recorded`), looked at every [`STOP_POLL_MS`] by a timer of the answer's own —
+/// the ingest that records the Stop may be another actor's, whose request cannot wake this one.
+struct StopPoll {
+    seen: u64,
+    timer: worker::Delay,
+}
+
+fn poll_timer() -> worker::Delay {
+    worker::Delay::from(std::time::Duration::from_millis(STOP_POLL_MS))
+}
+
+impl std::future::Future for StopPoll {
+    type Output = ();
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        loop {
+            if answers::stops_recorded() != self.seen {
+                return std::task::Poll::Ready(());
+            }
+            match std::pin::Pin::new(&mut self.timer).poll(cx) {
+                std::task::Poll::Pending => return std::task::Poll::Pending,
+                std::task::Poll::Ready(()) => self.timer = poll_timer(),
+            }
+        }
+    }
 }

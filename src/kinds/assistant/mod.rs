@@ -9,7 +9,6 @@
 //! Stop button (`agent_session_stopped`, recorded before the ack) are this room's too: both act on
 //! the thread's answers.
 
-pub mod bell;
 pub mod calls;
 pub mod chunks;
 #[cfg(target_arch = "wasm32")]

@@ -103,13 +103,28 @@ pub fn forget(sql: &SqlStorage, row_id: i64) -> worker::Result<()> {
 }
 
 /// Records the Stop a user pressed in `thread_ts` of `channel` (inside the ingest's unit), and
-/// rings the Stop bell (`super::bell`): this instance's running answers read the Stops again at
-/// once, whatever they were waiting on. A unit that rolled back after ringing costs one needless
-/// read, never a missed Stop: the table is also read before every Slack call.
+/// tells this instance's running answers to read the Stops again ([`stops_recorded`]).
 pub fn record_stop(sql: &SqlStorage, channel: &str, thread_ts: &str, now: i64) -> worker::Result<()> {
     run(sql, super::sql::RECORD_STOP, vec![text(channel), text(thread_ts), int(now)])?;
-    super::bell::ring();
+    STOPS_RECORDED.with(|n| n.set(n.get().wrapping_add(1)));
     Ok(())
+}
+
+thread_local! {
+    /// How many Stops this isolate has recorded. A Durable Object has one live instance, so the
+    /// ingest that records a Stop runs beside the answer it stops: an answer reads the table again
+    /// when this moves, not at every event of the model's stream, and looks at it while it waits
+    /// (`job::StopPoll`). A unit that rolled back after counting costs one needless read, never a
+    /// missed Stop: the table is also read before every Slack call. A count, not a wake-up: the
+    /// ingest that records a Stop may be another actor's (one isolate runs many), and a task of
+    /// one actor woken from another's request could do no I/O.
+    static STOPS_RECORDED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many Stops this isolate has recorded so far (compare two readings: a change means read the
+/// Stops again).
+pub fn stops_recorded() -> u64 {
+    STOPS_RECORDED.with(|n| n.get())
 }
 
 /// Whether row `row_id`'s answer in `thread_ts` of `channel` was stopped by its user.
