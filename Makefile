@@ -65,7 +65,7 @@ dev: build .dev.vars
 # SIM_PORT (8790), every call it receives printed; Ctrl-C stops it.
 SIM_PORT ?= 8790
 sim: setup
-	cargo build --quiet --locked --bin slackline-sim
+	cargo build --quiet --locked -p slackline-sim --bin slackline-sim
 	target/debug/slackline-sim serve --port $(SIM_PORT)
 
 # The crate's API docs, every listener, input and helper: open target/doc/slackline/index.html.
@@ -105,7 +105,7 @@ test:
 	@scripts/step.sh report
 
 # Every test binary but the end-to-end suite (tests/e2e/, run by scripts/e2e.sh).
-NATIVE_TESTS := $(patsubst tests/%.rs,--test %,$(wildcard tests/*.rs))
+NATIVE_TESTS := $(patsubst tests/%.rs,--test %,$(wildcard tests/*.rs)) $(patsubst sim/tests/%.rs,--test %,$(wildcard sim/tests/*.rs))
 
 # make test's first phase, in target/debug and target/wasm32-unknown-unknown/debug: the lint, then
 # every test built, and run where nothing in them keeps time (the native tests but the
@@ -114,7 +114,7 @@ test-checks:
 	@scripts/step.sh lint $(MAKE) --no-print-directory lint
 	@scripts/step.sh test-build cargo test --locked --workspace --lib --bins --tests --no-run --quiet
 	@scripts/step.sh native-tests cargo test --locked --workspace --lib --bins $(NATIVE_TESTS) --quiet
-	@scripts/step.sh sim-build cargo build --quiet --locked --bin slackline-sim
+	@scripts/step.sh sim-build cargo build --quiet --locked -p slackline-sim --bin slackline-sim
 	@scripts/step.sh doc-tests cargo test --locked --doc --quiet
 	@scripts/step.sh test-wasm $(MAKE) --no-print-directory test-wasm
 

@@ -18,7 +18,7 @@ export WRANGLER_SEND_METRICS=false WRANGLER_WRITE_LOGS=false CI=true NO_COLOR=1 
 source "$here/scripts/local-run.sh"
 
 test -f "$bot/build/index.js" || { echo "$who: $bot/build/index.js is not built (make worker)" >&2; exit 1; }
-cargo build --quiet --locked --manifest-path "$here/Cargo.toml" --bin slackline-sim
+cargo build --quiet --locked --manifest-path "$here/Cargo.toml" -p slackline-sim --bin slackline-sim
 sim="${CARGO_TARGET_DIR:-$here/target}/debug/slackline-sim"
 secret="make-flow-signing-secret"
 start_fake_slack "$sim"

@@ -35,7 +35,7 @@ who="make try"
 # shellcheck source=scripts/local-run.sh
 source scripts/local-run.sh
 
-cargo build --quiet --locked --bin slackline-sim
+cargo build --quiet --locked -p slackline-sim --bin slackline-sim
 secret="make-try-signing-secret"
 team="TTRY$(date +%s)"
 start_fake_slack target/debug/slackline-sim

@@ -98,7 +98,9 @@
 //! - [`meter`]: the cost meter's tallies (rows read and written per statement, alarms), for the
 //!   cost benchmark.
 //!
-//! Native only: `sim`, the Slack simulator (`slackline-sim`) the end-to-end tests share.
+//! The Slack simulator (`slackline-sim`: a fake Slack, its command line and the flows' scripts)
+//! is a crate of its own (`sim/`), a dev-dependency of the bots and tests that run flows: a bot's
+//! own build and tests compile none of it.
 //!
 //! Thin adapters (`runtime`, wasm32 only; tested end to end in workerd):
 //! - `runtime::front_door`: the Worker's `fetch`: verify, parse, route, wait for the actor;
@@ -129,8 +131,6 @@ pub mod oauth;
 pub mod outbox;
 pub mod prelude;
 pub mod routes;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod sim;
 pub mod slack;
 pub mod sql;
 pub mod state;

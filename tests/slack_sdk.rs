@@ -5,8 +5,8 @@
 //! It fails, never skips, when python3 or pip cannot give it the SDK.
 #![cfg(not(target_arch = "wasm32"))]
 
-use slackline::sim::client::trigger_id_minted_at;
-use slackline::sim::fake::{FakeSlack, Reply};
+use slackline_sim::client::trigger_id_minted_at;
+use slackline_sim::fake::{FakeSlack, Reply};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};

@@ -3,7 +3,7 @@
 //! nothing stored, the same buffering and Slack calls).
 //!
 //! Both are served bare under the same wrangler and workerd, beside one fake Slack and one fake
-//! model (`slackline::sim::llm`) streaming [`TOKENS`] tokens at [`RATE`] a second. Each round
+//! model (`slackline_sim::llm`) streaming [`TOKENS`] tokens at [`RATE`] a second. Each round
 //! runs one answer on each side at once (each side's workerd is its own process, so each reading
 //! is its own): slackline's from a signed user message in an agent DM of a team whose actor is
 //! already up to the stop of its stream with the feedback buttons, the floor's from a POST to its
@@ -21,7 +21,7 @@ use super::support::slack::{envelope, now_secs};
 use super::support::{eventually, unique, FakeSlack, Runtime, Settings};
 use serde_json::json;
 use slackline::meter::Meter;
-use slackline::sim::llm::{FakeLlm, LlmSettings};
+use slackline_sim::llm::{FakeLlm, LlmSettings};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 

@@ -1,7 +1,7 @@
 //! `BENCH_ONLY=assistant make bench`: how soon an assistant thread shows life, and what a
 //! streamed answer costs.
 //!
-//! The shipped bot with a fake model server (`slackline::sim::llm`) that streams 50 tokens a
+//! The shipped bot with a fake model server (`slackline_sim::llm`) that streams 50 tokens a
 //! second. 16 conversations at once (one per team, as 16 users of 16 workspaces), in rounds: each
 //! user's message is acked, then the bot's `assistant.threads.setStatus` and its first streamed
 //! text (`chat.startStream`) reach the fake Slack. Then one 2,000-token answer alone: the Slack
@@ -16,7 +16,7 @@ use super::support::slack::{envelope, now_secs};
 use super::support::{eventually, unique, FakeSlack, Runtime, Settings};
 use super::{ms, pct, send_signed};
 use serde_json::json;
-use slackline::sim::llm::{FakeLlm, LlmSettings};
+use slackline_sim::llm::{FakeLlm, LlmSettings};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 

@@ -44,8 +44,8 @@ use super::support::{unique, Client, FakeSlack, Runtime, Settings, ADMIN_TOKEN};
 use slackline::app::tally::TICKETS_DOMAIN;
 use slackline::app::RESOLVE_ACTION_ID;
 use slackline::meter::Meter;
-use slackline::sim::client::{button_click, fresh_trigger_id, function_executed, link_shared};
-use slackline::sim::llm::{FakeLlm, LlmSettings};
+use slackline_sim::client::{button_click, fresh_trigger_id, function_executed, link_shared};
+use slackline_sim::llm::{FakeLlm, LlmSettings};
 use std::time::{Duration, Instant};
 
 /// Events in a burst (and in the ignored scenario).

@@ -14,7 +14,7 @@ use super::support::slack::sign;
 use super::support::{unique, FakeSlack, Runtime, Settings};
 use super::{ms, pct};
 use serde_json::json;
-use slackline::sim::client::view_submission;
+use slackline_sim::client::view_submission;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};

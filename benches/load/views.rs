@@ -15,7 +15,7 @@ use super::harness::BenchSettings;
 use super::support::slack::{command_form, now_secs, sign};
 use super::support::{unique, FakeSlack, Runtime, Settings};
 use super::{ms, pct};
-use slackline::sim::client::{entity_details_requested, envelope, fresh_trigger_id};
+use slackline_sim::client::{entity_details_requested, envelope, fresh_trigger_id};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;

@@ -1,7 +1,7 @@
 //! Assistant threads and streamed LLM answers, end to end: the shipped bot in workerd with an LLM
 //! configured answers a user's message in an assistant thread by streaming the model's answer
 //! into the thread (`chat.startStream` / `appendStream` / `stopStream`), from a fake model server
-//! that streams tokens at a set rate (`slackline::sim::llm`) to a fake Slack whose streams behave
+//! that streams tokens at a set rate (`slackline_sim::llm`) to a fake Slack whose streams behave
 //! like Slack's (a lifetime, `streaming_state_conflict`, `stopped_by_user`).
 //!
 //! The agent's DM (`agent_view`) is served the same way: a top-level message is answered in the
@@ -19,8 +19,8 @@ mod structured;
 use crate::support::slack::{envelope, now_secs};
 use crate::support::{eventually, unique, Client, FakeSlack, Reply, Runtime, Settings};
 use serde_json::{json, Value};
-use slackline::sim::fake::FakeStream;
-use slackline::sim::llm::{FakeLlm, LlmSettings};
+use slackline_sim::fake::FakeStream;
+use slackline_sim::llm::{FakeLlm, LlmSettings};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -306,7 +306,7 @@ fn a_stop_while_the_model_thinks_before_its_first_token_ends_the_models_request_
 }
 
 /// The thread's agent session at the fake, once `team`'s rows have all ended.
-fn session_when_settled(a: &Assistant, conv: &Conversation) -> slackline::sim::fake::FakeSession {
+fn session_when_settled(a: &Assistant, conv: &Conversation) -> slackline_sim::fake::FakeSession {
     finished(&a.fake, &conv.channel);
     let c = a.rt.client();
     eventually(&format!("{}'s rows ended", conv.team), WAIT, || {

@@ -4,8 +4,8 @@
 use crate::support::slack::{command_form, envelope, message_copy, now_ms};
 use crate::support::{eventually, unique, FakeSlack, Reply, Runtime, Settings};
 use serde_json::{json, Value};
-use slackline::sim::cli::triage;
-use slackline::sim::client::{button_click, fresh_trigger_id};
+use slackline_sim::cli::triage;
+use slackline_sim::client::{button_click, fresh_trigger_id};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -228,8 +228,8 @@ fn killed_while_a_submissions_announcement_is_at_slack_the_restarted_runtime_ann
 fn slackline_sims_triage_flow_reports_each_step_from_the_modal_to_resolved() {
     let t = triage();
     let args = ["triage", "--url", &t.runtime.base_url(), "--sim", &t.fake.base_url(), "--secret", crate::support::SECRET, "--timeout", "20"];
-    let (command, options) = slackline::sim::cli::parse(&args.map(String::from)).expect("a valid command line");
-    let report = slackline::sim::cli::run_client(&command, &options).unwrap_or_else(|e| panic!("{e:?}"));
+    let (command, options) = slackline_sim::cli::parse(&args.map(String::from)).expect("a valid command line");
+    let report = slackline_sim::cli::run_client(&command, &options).unwrap_or_else(|e| panic!("{e:?}"));
     let ts = report.split("Slack answered ts=").nth(1).and_then(|r| r.lines().next()).expect("the announcement's ts").to_string();
     let steps = [
         "← views.open callback_id=\"incident\"".to_string(),

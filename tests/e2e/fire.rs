@@ -9,7 +9,7 @@
 use crate::support::slack::{now_ms, post_signed_at};
 use crate::support::{eventually, unique, Call, Client, FakeSlack, Runtime, Settings};
 use serde_json::Value;
-use slackline::sim::client::fresh_trigger_id;
+use slackline_sim::client::fresh_trigger_id;
 use std::time::Duration;
 
 const WAIT: Duration = Duration::from_secs(60);

@@ -8,8 +8,8 @@
 use crate::support;
 
 use serde_json::{json, Value};
-use slackline::sim::client::resolve_click;
-use slackline::sim::fake::text_cell;
+use slackline_sim::client::resolve_click;
+use slackline_sim::fake::text_cell;
 use std::sync::OnceLock;
 use std::time::Duration;
 use support::slack::{envelope, mention};

@@ -9,8 +9,8 @@
 use crate::support::slack::{now_ms, post_signed_at};
 use crate::support::{eventually, unique, Call, Client, FakeSlack, Reply, Runtime, Settings};
 use serde_json::Value;
-use slackline::sim::cli::triage;
-use slackline::sim::client::{button_click, fresh_trigger_id};
+use slackline_sim::cli::triage;
+use slackline_sim::client::{button_click, fresh_trigger_id};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 

@@ -9,8 +9,8 @@
 
 use crate::support;
 
-use slackline::sim::cli::{parse, run_client, Failure};
-use slackline::sim::client::SendError;
+use slackline_sim::cli::{parse, run_client, Failure};
+use slackline_sim::client::SendError;
 use support::{shared, SECRET};
 
 fn sim(command: &str, secret: &str) -> Result<String, Failure> {

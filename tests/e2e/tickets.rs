@@ -10,8 +10,8 @@
 use crate::support::slack::envelope;
 use crate::support::{eventually, unique, FakeSlack, Reply, Runtime, Settings};
 use serde_json::{json, Value};
-use slackline::sim::client::{entity_details_requested, fresh_trigger_id, fresh_ts, function_executed, link_shared};
-use slackline::sim::fake::UnfurlAt;
+use slackline_sim::client::{entity_details_requested, fresh_trigger_id, fresh_ts, function_executed, link_shared};
+use slackline_sim::fake::UnfurlAt;
 use std::sync::OnceLock;
 use std::time::Duration;
 

@@ -7,8 +7,8 @@
 
 use super::{assistant, finished, rows_settled, text_of, Conversation};
 use crate::support::{FakeSlack, Runtime, Settings};
-use slackline::sim::fake::FakeStream;
-use slackline::sim::llm::{FakeLlm, LlmSettings};
+use slackline_sim::fake::FakeStream;
+use slackline_sim::llm::{FakeLlm, LlmSettings};
 
 /// The ids of the tasks the model calls for `prompt`, in order.
 fn calls(prompt: &str, tokens: usize) -> Vec<String> {

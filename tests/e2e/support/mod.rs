@@ -8,7 +8,7 @@
 
 /// The fake Slack is the simulator's (`slackline-sim serve` runs the very same server).
 pub mod fake_slack {
-    pub use slackline::sim::fake::*;
+    pub use slackline_sim::fake::*;
 }
 pub mod fixture;
 pub mod runtime;
@@ -70,4 +70,4 @@ pub fn unique(prefix: &str) -> String {
     format!("{prefix}{:X}{:X}{n}", std::process::id(), nanos & 0xFF_FFFF_FFFF)
 }
 
-pub use slackline::sim::eventually;
+pub use slackline_sim::eventually;

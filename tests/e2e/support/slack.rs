@@ -306,7 +306,7 @@ pub fn command_form(team: &str, command: &str, user: &str, trigger_id: &str) -> 
 
 /// The simulator's Slack shapes: an `event_callback` envelope (our bot is `UBOT`) and an
 /// `app_mention` by `U1`.
-pub use slackline::sim::client::{envelope, mention};
+pub use slackline_sim::client::{envelope, mention};
 
 /// The `message` copy of the same post.
 pub fn message_copy(channel: &str, ts: &str, text: &str) -> Value {

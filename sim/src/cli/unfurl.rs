@@ -6,7 +6,7 @@
 //! sharing's `unfurl_id`, the click's trigger).
 
 use super::{Input, InputOptions};
-use crate::sim::client::{entity_details_requested, fresh_id, fresh_trigger_id, fresh_ts, link_shared, Ack, SendError};
+use crate::client::{entity_details_requested, fresh_id, fresh_trigger_id, fresh_ts, link_shared, Ack, SendError};
 use clap::Args;
 use serde_json::Value;
 

@@ -16,8 +16,8 @@
 //! Invariant: nothing here guesses silently. An element that is not in the view, an option the
 //! select does not offer, or a post without the button is an error naming what is missing.
 
-use crate::sim::client::SimCall;
-use crate::slack::method;
+use crate::client::SimCall;
+use slackline::slack::method;
 use serde_json::{json, Map, Value};
 
 /// A view the app opened, pushed or updated, as the fake recorded its call's `view` argument

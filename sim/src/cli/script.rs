@@ -34,7 +34,7 @@
 //! - `serve`, `script` and `storm` are not steps.
 
 use super::{parse, run_step, ClientOptions, Done, Failure, Scope, Usage};
-use crate::sim::client::{collecting, fresh_id, Ack, SimCall, Target};
+use crate::client::{collecting, fresh_id, Ack, SimCall, Target};
 use owner::{Owner, RunIds};
 use serde_json::Value;
 use std::time::{Duration, Instant};

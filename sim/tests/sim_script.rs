@@ -6,7 +6,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use serde_json::{json, Value};
-use slackline::sim::fake::FakeSlack;
+use slackline_sim::fake::FakeSlack;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
@@ -96,7 +96,7 @@ fn an_expect_never_passes_on_an_earlier_runs_late_post_in_a_fresh_channel_or_one
             let (file, url, sim) = (file.clone(), bot.url.clone(), fake.base_url());
             std::thread::spawn(move || script(&file, &url, &sim, "20"))
         };
-        slackline::sim::eventually("run 2's message reached slackline", Duration::from_secs(20), || (bot.received() == 2).then_some(()));
+        slackline_sim::eventually("run 2's message reached slackline", Duration::from_secs(20), || (bot.received() == 2).then_some(()));
         let (first, own) = (bot.event(0), bot.event(1));
         post(&fake, json!({"channel": first["channel"], "thread_ts": first["ts"], "text": "1 answered, 1 did not"}));
         post(&fake, json!({"channel": own["channel"], "thread_ts": own["ts"], "text": "1 answered, 1 did not"}));

@@ -4,8 +4,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use serde_json::{json, Value};
-use slackline::sim::client::fresh_id;
-use slackline::sim::fake::{text_cell, FakeSlack, Reply, FAKE_BOT_USER};
+use slackline_sim::client::fresh_id;
+use slackline_sim::fake::{text_cell, FakeSlack, Reply, FAKE_BOT_USER};
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 

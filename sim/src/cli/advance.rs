@@ -15,9 +15,9 @@
 //! run at the real one.
 
 use super::{ClientOptions, Done, Failure, Usage};
-use crate::admin::ScheduledRow;
-use crate::kinds::schedule::zone::{civil_from_days, days_from_civil};
-use crate::sim::client::Target;
+use slackline::admin::ScheduledRow;
+use slackline::kinds::schedule::zone::{civil_from_days, days_from_civil};
+use crate::client::Target;
 use clap::{ArgGroup, Args};
 use serde::Deserialize;
 use std::time::{SystemTime, UNIX_EPOCH};

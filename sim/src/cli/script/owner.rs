@@ -5,9 +5,9 @@
 //!
 //! The rule is general, not per method: **a call is the run's when its request (its path and
 //! arguments: a word of their texts, [`request_words`]) holds one of the run's ids**:
-//! - the ids its steps minted ([`crate::sim::client::collecting`]): its team, every fresh channel,
+//! - the ids its steps minted ([`crate::client::collecting`]): its team, every fresh channel,
 //!   message `ts`, event id, `trigger_id`, `response_url` hook, view id, Workflow execution id
-//!   ([`crate::sim::client::fresh_id`], `fresh_ts`, `fresh_trigger_id`): a thread reply carries
+//!   ([`crate::client::fresh_id`], `fresh_ts`, `fresh_trigger_id`): a thread reply carries
 //!   the message's `ts` as `thread_ts`, an answer to a command its `response_url`, a `views.open`
 //!   its `trigger_id`, a step's ending its execution id;
 //! - the ids a step used that it did not mint: the message a click landed on;
@@ -15,7 +15,7 @@
 //!   `chat.update` carries it), an opened view's id (its `views.update` carries it).
 //!
 //! A call holding none of them is **another run's** when it holds an id the simulator minted
-//! (each carries a check: [`crate::sim::client::minted_ids_in`]): another run's channel, hook or
+//! (each carries a check: [`crate::client::minted_ids_in`]): another run's channel, hook or
 //! trigger; or when its message `ts` (`thread_ts`, `ts`, `message_ts`, `timestamp`) is one no
 //! step of the run minted or named and the fake never answered anyone with: a message another
 //! run's user wrote (a reply in its thread, a reaction to it). It is never the run's. A call
@@ -28,7 +28,7 @@
 //! may name the same. Combined with the run's fresh ids they still are (a reply in `C0DESK`'s
 //! thread of the run's message carries the run's `ts`).
 
-use crate::sim::client::{minted_ids_in, SimCall};
+use crate::client::{minted_ids_in, SimCall};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
@@ -189,7 +189,7 @@ fn answered_ids(call: &SimCall) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::client::{fresh_id, fresh_trigger_id, fresh_ts};
+    use crate::client::{fresh_id, fresh_trigger_id, fresh_ts};
     use serde_json::json;
 
     /// A call of `method` to `path` with the JSON arguments `args`, answered `answer`: the next

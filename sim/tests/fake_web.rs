@@ -5,8 +5,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use serde_json::{json, Value};
-use slackline::sim::client::{fresh_trigger_id, trigger_id_minted_at};
-use slackline::sim::fake::{FakeSlack, Reply, UnfurlAt};
+use slackline_sim::client::{fresh_trigger_id, trigger_id_minted_at};
+use slackline_sim::fake::{FakeSlack, Reply, UnfurlAt};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 const TOKEN: &str = "xoxb-fake-web";
@@ -55,8 +55,8 @@ fn an_unknown_method_is_unknown_unless_scripted() {
     fake.script("users.lookupByEmail", "", vec![Reply::Json(json!({"ok": true, "user": {"id": "U7"}}))]);
     assert_eq!(call(&fake, "users.lookupByEmail", json!({"email": "a@b.c"}))["user"]["id"], "U7");
     assert_eq!(error_of(&call(&fake, "users.lookupByEmail", json!({}))), "unknown_method", "the script ran out");
-    for method in slackline::sim::web::METHODS.iter().chain(&slackline::sim::lists::METHODS) {
-        assert!(slackline::sim::fake::knows(method), "{method}");
+    for method in slackline_sim::web::METHODS.iter().chain(&slackline_sim::lists::METHODS) {
+        assert!(slackline_sim::fake::knows(method), "{method}");
     }
 }
 
@@ -236,7 +236,7 @@ fn a_chunk_slack_does_not_take_is_refused() {
 #[test]
 fn a_stream_past_its_chunk_limit_is_msg_too_long_and_closed_and_text_is_not_counted() {
     let fake = FakeSlack::start();
-    assert_eq!(slackline::sim::web::DEFAULT_STREAM_MAX_CHUNKS, 50);
+    assert_eq!(slackline_sim::web::DEFAULT_STREAM_MAX_CHUNKS, 50);
     fake.set_stream_max_chunks(3);
     let ts = ok(call(&fake, "chat.startStream", json!({"channel": "D7", "thread_ts": "1.2", "chunks": [task("a", "in_progress")]})))["ts"]
         .as_str()

@@ -10,8 +10,8 @@
 //! fails if they drift apart.
 
 use super::{acked, describe, Failure};
-use crate::sim::client::{button_click, fresh_id, fresh_trigger_id, view_submission, SimCall, Target};
-use crate::slack::method;
+use crate::client::{button_click, fresh_id, fresh_trigger_id, view_submission, SimCall, Target};
+use slackline::slack::method;
 use serde_json::{json, Value};
 use std::time::Duration;
 

@@ -15,7 +15,7 @@
 //! The fake cannot know which messages and sharings Slack has: any `ts` and `unfurl_id` is taken.
 //!
 //! **`entity.presentDetails`** needs a `trigger_id` the simulator minted
-//! (`crate::sim::client::fresh_trigger_id`) within [`super::TRIGGER_TTL_MS`]: any other, or an
+//! (`crate::client::fresh_trigger_id`) within [`super::TRIGGER_TTL_MS`]: any other, or an
 //! older one, is `invalid_trigger_id` (the one trigger error Slack documents for this method). It
 //! answers with one of `metadata` (an entity: `entity_type`, `external_ref.id`, `url`,
 //! `entity_payload.attributes.title.text`, else `invalid_metadata`), `error` (its `status` one of
@@ -23,7 +23,7 @@
 //! `user_auth_url_missing`); none of them is `invalid_arguments`.
 
 use super::{missing, refusal, text, Answer};
-use crate::sim::client::trigger_minted_at;
+use crate::client::trigger_minted_at;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 

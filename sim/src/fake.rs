@@ -30,7 +30,7 @@ pub use super::lists::{FakeRow, FAKE_BOT_USER};
 use super::tiers::Enforcer;
 pub use super::web::{knows, FakeSession, FakeStream, FakeTask, FakeUnfurl, UnfurlAt, FAKE_TEAM};
 use super::web::{refusal, Web};
-use crate::slack::method;
+use slackline::slack::method;
 use serde_json::{json, Map, Value};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};

@@ -10,7 +10,7 @@ use super::client::{
 };
 use super::fake::FakeSlack;
 use super::faults::Faults;
-use crate::slack::method;
+use slackline::slack::method;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};

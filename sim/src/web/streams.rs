@@ -20,8 +20,8 @@
 //! as before structured chunks existed.
 
 use super::{channel, fresh_message_ts, message_ts, missing, refusal, text, Answer, Web, SESSION_STATUSES};
-use crate::sim::lists::FAKE_BOT_USER;
-use crate::sim::messages::FAKE_BOT_ID;
+use crate::lists::FAKE_BOT_USER;
+use crate::messages::FAKE_BOT_ID;
 use serde_json::{json, Map, Value};
 
 /// How long Slack keeps a stream open: about 5 minutes (undocumented; python-slack-sdk #1859).

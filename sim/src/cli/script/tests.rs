@@ -108,6 +108,6 @@ fn a_step_gets_the_runs_flags_first_command_its_channel_and_advance_its_clock() 
             .collect::<Vec<_>>(),
     )
     .unwrap();
-    let crate::sim::cli::Options::Input { input: crate::sim::cli::Input::Command { channel, .. }, .. } = options else { panic!("{options:?}") };
+    let crate::cli::Options::Input { input: crate::cli::Input::Command { channel, .. }, .. } = options else { panic!("{options:?}") };
     assert_eq!(channel, "C0DESK");
 }

@@ -7,7 +7,7 @@
 //! Writes through the API are made by [`FAKE_BOT_USER`]; tests play the people editing the List
 //! in Slack with the helpers on `FakeSlack` (`add_row`, `edit_row`, `archive_row`, ...).
 
-use crate::slack::method;
+use slackline::slack::method;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

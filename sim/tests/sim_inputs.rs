@@ -6,8 +6,8 @@
 
 use serde_json::{json, Value};
 use slackline::prelude::{AgentContext, Listeners, Prompt, Viewed};
-use slackline::sim::cli::{parse, run_client};
-use slackline::sim::fake::FakeSlack;
+use slackline_sim::cli::{parse, run_client};
+use slackline_sim::fake::FakeSlack;
 use slackline::slack::envelope::{parse_events_body, parse_interaction_form, Dispatch, EventEnvelope, Inbound, Interaction};
 use slackline::slack::signature::{verify, SigningSecret};
 use std::sync::{Arc, Mutex};
@@ -105,7 +105,7 @@ fn submit_sends_a_view_submission_with_the_values_and_prints_the_response_action
     assert!(view["id"].as_str().is_some_and(|id| id.starts_with('V')) && view["hash"].is_string() && view["private_metadata"].is_string());
     let input = |v: &str| json!({"type": "plain_text_input", "value": v});
     assert_eq!(view["state"]["values"], json!({"title": {"title_input": input("Hi"), "extra": input("more")}, "body": {"text": input("a=b")}}));
-    assert!(slackline::sim::client::trigger_minted_at(&i.op_key).is_some(), "a simulator trigger id: {}", i.op_key);
+    assert!(slackline_sim::client::trigger_minted_at(&i.op_key).is_some(), "a simulator trigger id: {}", i.op_key);
     assert!(report.contains("status 200") && report.contains(r#""response_action":"errors""#) && report.contains("Too short"), "{report}");
 }
 
@@ -138,7 +138,7 @@ fn shortcut_sends_a_global_or_a_message_shortcut() {
     let report = sim("shortcut --callback-id open_ticket", &listener.url);
     let i = listener.interaction();
     assert_eq!((i.payload_type.as_str(), i.raw["callback_id"].as_str(), i.team_key.as_str()), ("shortcut", Some("open_ticket"), "TSIM"));
-    assert!(slackline::sim::client::trigger_minted_at(&i.op_key).is_some(), "{}", i.op_key);
+    assert!(slackline_sim::client::trigger_minted_at(&i.op_key).is_some(), "{}", i.op_key);
     assert!(report.contains("status 200") && report.contains("body: {}"), "{report}");
 
     let listener = Listener::start(json!({}), || {});
@@ -148,7 +148,7 @@ fn shortcut_sends_a_global_or_a_message_shortcut() {
     assert!(i.channel_id.as_deref().is_some_and(|c| c.starts_with('C')), "{:?}", i.raw);
     assert_eq!(i.message_ts.as_deref(), i.raw["message"]["ts"].as_str());
     assert!(i.response_url.as_deref().is_some_and(|u| u.contains("/response/")), "{:?}", i.raw);
-    assert!(slackline::sim::client::trigger_minted_at(&i.op_key).is_some());
+    assert!(slackline_sim::client::trigger_minted_at(&i.op_key).is_some());
 }
 
 #[test]
@@ -223,7 +223,7 @@ fn entity_details_clicks_a_work_object_with_a_trigger_the_fake_slack_dates() {
         ("entity_details_requested", "T-9", Some("https://tickets.example.test/T-9"))
     );
     assert_eq!((click.channel.as_deref(), click.message_ts.as_deref(), click.user.as_deref()), (Some("C4"), Some("1700000000.000100"), Some("U1")));
-    assert!(slackline::sim::client::trigger_minted_at(&click.trigger_id).is_some(), "a simulator trigger id: {}", click.trigger_id);
+    assert!(slackline_sim::client::trigger_minted_at(&click.trigger_id).is_some(), "a simulator trigger id: {}", click.trigger_id);
     assert!(report.contains("status 200") && report.contains(&format!("trigger_id {}", click.trigger_id)), "{report}");
 }
 
@@ -317,7 +317,7 @@ fn home_sends_an_app_home_opened_and_waits_for_the_method_asked() {
         .collect();
     let (command, options) = parse(&args).unwrap();
     match run_client(&command, &options) {
-        Err(slackline::sim::cli::Failure::Unexpected(why)) => assert!(why.contains("no chat.postMessage call"), "{why}"),
+        Err(slackline_sim::cli::Failure::Unexpected(why)) => assert!(why.contains("no chat.postMessage call"), "{why}"),
         other => panic!("{other:?}"),
     }
 }
