@@ -10,9 +10,9 @@ use super::client::{
 };
 use super::fake::FakeSlack;
 use super::faults::Faults;
-use slackline::slack::method;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use serde_json::{json, Value};
+use slackline::slack::method;
 use std::time::{Duration, Instant};
 
 /// The command line.

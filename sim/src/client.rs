@@ -5,9 +5,9 @@
 //! clicked), and the fake Slack's record of what slackline sent back, read over HTTP
 //! (`GET /_sim/calls?after=N`).
 
-use slackline::slack::signature::SigningSecret;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
+use slackline::slack::signature::SigningSecret;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 

@@ -7,8 +7,8 @@
 //! Writes through the API are made by [`FAKE_BOT_USER`]; tests play the people editing the List
 //! in Slack with the helpers on `FakeSlack` (`add_row`, `edit_row`, `archive_row`, ...).
 
-use slackline::slack::method;
 use serde_json::{json, Map, Value};
+use slackline::slack::method;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};

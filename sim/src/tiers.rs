@@ -8,9 +8,9 @@
 //! slackline's own bursts: Slack allows "short bursts" without saying how long, and a client that
 //! paces by the published rate must pass; one that sends as fast as it can must not.
 
+use serde_json::Value;
 use slackline::slack::method;
 use slackline::slack::tiers::DEFAULT_TIERS;
-use serde_json::Value;
 use std::collections::HashMap;
 
 /// `chat.postMessage` per channel: one a second.

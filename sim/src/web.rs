@@ -21,8 +21,8 @@ use super::client::{trigger_minted_at, EXECUTION_TOKEN_PREFIX};
 use super::lists::FAKE_BOT_USER;
 use super::messages::{FakeMessage, Messages};
 pub use super::messages::{FAKE_APP_ID, FAKE_BOT_ID};
-use slackline::slack::method;
 use serde_json::{json, Map, Value};
+use slackline::slack::method;
 use std::collections::{HashMap, HashSet};
 
 mod streams;

@@ -6,10 +6,10 @@
 
 use serde_json::{json, Value};
 use slackline::prelude::{AgentContext, Listeners, Prompt, Viewed};
-use slackline_sim::cli::{parse, run_client};
-use slackline_sim::fake::FakeSlack;
 use slackline::slack::envelope::{parse_events_body, parse_interaction_form, Dispatch, EventEnvelope, Inbound, Interaction};
 use slackline::slack::signature::{verify, SigningSecret};
+use slackline_sim::cli::{parse, run_client};
+use slackline_sim::fake::FakeSlack;
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 

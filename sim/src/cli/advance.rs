@@ -15,11 +15,11 @@
 //! run at the real one.
 
 use super::{ClientOptions, Done, Failure, Usage};
-use slackline::admin::ScheduledRow;
-use slackline::kinds::schedule::zone::{civil_from_days, days_from_civil};
 use crate::client::Target;
 use clap::{ArgGroup, Args};
 use serde::Deserialize;
+use slackline::admin::ScheduledRow;
+use slackline::kinds::schedule::zone::{civil_from_days, days_from_civil};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// `advance`'s options.

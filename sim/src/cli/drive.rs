@@ -17,8 +17,8 @@
 //! select does not offer, or a post without the button is an error naming what is missing.
 
 use crate::client::SimCall;
-use slackline::slack::method;
 use serde_json::{json, Map, Value};
+use slackline::slack::method;
 
 /// A view the app opened, pushed or updated, as the fake recorded its call's `view` argument
 /// (an object in a JSON body, JSON text in a form body).

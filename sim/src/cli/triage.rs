@@ -11,8 +11,8 @@
 
 use super::{acked, describe, Failure};
 use crate::client::{button_click, fresh_id, fresh_trigger_id, view_submission, SimCall, Target};
-use slackline::slack::method;
 use serde_json::{json, Value};
+use slackline::slack::method;
 use std::time::Duration;
 
 /// The modal's `callback_id`.
