@@ -18,6 +18,7 @@
 //!   and `advance`: a test build's clock moved for a team).
 //!
 //! See `docs/simulator.md`.
+#![cfg(not(target_arch = "wasm32"))]
 
 pub mod cli;
 pub mod client;
