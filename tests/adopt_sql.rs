@@ -119,8 +119,8 @@ fn a_key_already_queued_inserts_nothing_claimed() {
 
 /// What a new instance gives back at once of what dead instances claimed: `UNTOUCHED_DEAD_CLAIMS`
 /// read as it is, then `RELEASE_UNTOUCHED` of those ids; returns them.
-fn take_over(db: &Connection, new_instance: &str) -> Vec<i64> {
-    let untouched = ids(db, sql::outbox::UNTOUCHED_DEAD_CLAIMS, params![new_instance, slackline::config::MAX_DELIVERY_CONCURRENCY]);
+fn take_over(db: &Connection, new_instance: &str, now: i64) -> Vec<i64> {
+    let untouched = ids(db, sql::outbox::UNTOUCHED_DEAD_CLAIMS, params![new_instance, slackline::config::MAX_DELIVERY_CONCURRENCY, now]);
     let json = serde_json::to_string(&untouched).unwrap();
     db.execute(sql::outbox::RELEASE_UNTOUCHED, params![json, new_instance]).unwrap();
     untouched
@@ -146,7 +146,7 @@ fn a_new_instance_sends_at_once_what_a_dead_one_never_attempted_and_reads_back_o
     };
 
     let (max, ran) = (slackline::config::MAX_DELIVERY_CONCURRENCY as usize, 3);
-    let released = take_over(&db, "new-instance");
+    let released = take_over(&db, "new-instance", NOW + 1);
     let expected: Vec<i64> = rows[1 + max..].iter().chain(&claimed[ran..]).copied().collect();
     assert_eq!(released, expected, "past the first pending rows of each dead token, as many as it ran at once: never attempted");
     for id in &released {

@@ -72,7 +72,9 @@ pub const RELEASE: &str = "UPDATE outbox
 /// give back to the claim at once (`RELEASE_UNTOUCHED`): ?1 the new instance's pre-claim token
 /// (its own rows are not a dead instance's), ?2 how many attempts an instance runs at once, at
 /// most (`config::MAX_DELIVERY_CONCURRENCY`), for a token that does not say
-/// (`clock::claim_token`: `{concurrency}:{random}`; an older release's is random only).
+/// (`clock::claim_token`: `{concurrency}:{random}`; an older release's is random only), ?3 now.
+/// A claimed row is always due (the claim takes only due rows, an ingest claims only rows due
+/// now): the read walks the due rows (`outbox_due`), not a team's schedules for later.
 ///
 /// Why it is sound: an instance starts the rows of one claim token in id order — its pre-claimed
 /// rows are adopted oldest first, only as many as have a free slot; a sweep's claimed rows start
@@ -82,8 +84,8 @@ pub const RELEASE: &str = "UPDATE outbox
 /// claim to run out. Read on a snapshot (a SELECT, not inside the UPDATE, which would see the
 /// rows it already changed), once, when an instance starts.
 pub const UNTOUCHED_DEAD_CLAIMS: &str = "SELECT o.id FROM outbox o
- WHERE o.status = 'pending' AND o.claim_token IS NOT NULL AND o.claim_token <> ?1
-   AND (SELECT COUNT(*) FROM outbox e WHERE e.status = 'pending' AND e.claim_token = o.claim_token AND e.id < o.id)
+ WHERE o.status = 'pending' AND o.next_attempt_at <= ?3 AND o.claim_token IS NOT NULL AND o.claim_token <> ?1
+   AND (SELECT COUNT(*) FROM outbox e WHERE e.status = 'pending' AND e.next_attempt_at <= ?3 AND e.claim_token = o.claim_token AND e.id < o.id)
        >= COALESCE(NULLIF(CAST(substr(o.claim_token, 1, instr(o.claim_token, ':') - 1) AS INTEGER), 0), ?2)
  ORDER BY o.id";
 

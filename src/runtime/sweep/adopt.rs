@@ -163,7 +163,7 @@ pub fn adopt(sql: &SqlStorage, adopter: &Adopter<'_>, config: &Config, now: i64,
 /// instances claimed and never attempted (see the module's invariants), so they are sent at once
 /// and not read back. Returns how many. A failure is tried again at the next sweep; until then
 /// the rows wait for their claim to expire, as before.
-pub fn take_over(sql: &SqlStorage, claims: &PreClaims, config: &Config) -> worker::Result<usize> {
+pub fn take_over(sql: &SqlStorage, claims: &PreClaims, config: &Config, now: i64) -> worker::Result<usize> {
     #[derive(serde::Deserialize)]
     struct Id {
         id: i64,
@@ -173,7 +173,7 @@ pub fn take_over(sql: &SqlStorage, claims: &PreClaims, config: &Config) -> worke
     }
     let token = claims.token(config).as_str();
     let untouched: Vec<i64> =
-        rows::<Id>(sql, sql::outbox::UNTOUCHED_DEAD_CLAIMS, vec![text(token), int(MAX_DELIVERY_CONCURRENCY)])?.into_iter().map(|r| r.id).collect();
+        rows::<Id>(sql, sql::outbox::UNTOUCHED_DEAD_CLAIMS, vec![text(token), int(MAX_DELIVERY_CONCURRENCY), int(now)])?.into_iter().map(|r| r.id).collect();
     if !untouched.is_empty() {
         run(sql, sql::outbox::RELEASE_UNTOUCHED, vec![text(&ids(&untouched)), text(token)])?;
     }

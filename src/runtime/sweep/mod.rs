@@ -93,7 +93,7 @@ impl Sweeper<'_> {
         }
         self.pacer.borrow_mut().forget_idle(started);
         // Before this instance's first claim: what a dead instance never sent goes out at once.
-        report.taken_over = adopt::take_over(self.sql, self.pre_claims, c)? as u32;
+        report.taken_over = adopt::take_over(self.sql, self.pre_claims, c, started)? as u32;
         // One sweep at a time adopts the rows this instance inserted claimed.
         let adopter = self.pre_claims.adopter();
         let token = clock::claim_token(c.delivery_concurrency);
