@@ -267,6 +267,8 @@ impl std::fmt::Display for ConfigError {
     }
 }
 
+impl std::error::Error for ConfigError {}
+
 /// The deployment's settings as text, by name: the vars of `wrangler.toml` `[vars]`, `.dev.vars`
 /// and `wrangler secret`. [`Config`] is read from it, and so may an app be (the settings of its
 /// own, such as a channel to post in: see [`crate::app::MakeApp`]). A value is trimmed; a blank

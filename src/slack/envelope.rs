@@ -342,6 +342,14 @@ pub enum ParseError {
     MissingPayload,
 }
 
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason())
+    }
+}
+
+impl std::error::Error for ParseError {}
+
 impl ParseError {
     /// A short reason for the 400 body and the log line.
     pub fn reason(&self) -> String {

@@ -58,6 +58,14 @@ pub enum SignatureError {
     Mismatch,
 }
 
+impl std::fmt::Display for SignatureError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+impl std::error::Error for SignatureError {}
+
 impl SignatureError {
     /// A short, stable label for logs (says nothing a forger could use).
     pub fn label(self) -> &'static str {

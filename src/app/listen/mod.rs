@@ -103,6 +103,14 @@ impl From<&str> for HandlerError {
     }
 }
 
+impl std::fmt::Display for HandlerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for HandlerError {}
+
 /// What a handler returns.
 pub type HandlerResult = Result<(), HandlerError>;
 

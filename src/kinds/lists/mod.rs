@@ -120,6 +120,14 @@ impl FieldError {
     }
 }
 
+impl std::fmt::Display for FieldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message())
+    }
+}
+
+impl std::error::Error for FieldError {}
+
 fn is_slack_id(id: &str, prefix: &str) -> bool {
     id.len() > prefix.len() && id.len() <= 64 && id.starts_with(prefix) && id.bytes().all(|b| b.is_ascii_alphanumeric())
 }
