@@ -203,9 +203,9 @@ fn killing_the_runtime_while_slack_answers_slowly_posts_each_reply_once() {
 }
 
 /// Killed right after acking a burst, with Slack slow to answer: only the few posts whose
-/// attempt had begun are read back (after their claim runs out); every row the dead instance had
-/// only claimed — inserted claimed and never adopted, or claimed by a sweep and never started — is
-/// sent at once after the restart, with no read. Before, each of them waited for its claim and was
+/// attempt may have begun are read back (after their claim runs out: at most one wave); every row
+/// the dead instance had only claimed — inserted claimed and never adopted, or claimed by a sweep
+/// and never started — is sent at once after the restart, with no read. Before, each of them waited for its claim and was
 /// read back one by one at Slack's read pace (issue 52.6: 300 replies took minutes).
 #[test]
 fn after_a_kill_the_rows_no_attempt_touched_are_sent_at_once_and_only_the_others_are_read_back() {
@@ -239,10 +239,16 @@ fn after_a_kill_the_rows_no_attempt_touched_are_sent_at_once_and_only_the_others
     eventually("every row done", Duration::from_secs(30), || c.rows(&team, "pending").is_empty().then_some(()));
     let duplicates: Vec<&String> = channels.iter().filter(|ch| fake.posts_in(ch).len() > 1).collect();
     assert!(duplicates.is_empty(), "no reply posted twice: {duplicates:?}");
+    // A row is read back only if its attempt may have begun: of each dead claim token, the first
+    // rows as many as the instance ran at once (DELIVERY_CONCURRENCY, 5 here). One whose attempt
+    // had begun but whose call had not left yet is read back too (nothing durable tells the two
+    // apart without a write per attempt); a row no attempt touched never is.
     let reads: Vec<Value> = rt.log_lines().into_iter().filter(|l| l["kind"] == "read_back").collect();
-    let needless: Vec<&Value> =
+    let never_sent: Vec<&Value> =
         reads.iter().filter(|l| !sent_before_kill.iter().any(|ch| l["key"].as_str().is_some_and(|k| k.contains(ch.as_str())))).collect();
-    assert!(needless.is_empty(), "no read for a row that was never sent: {needless:?}");
+    eprintln!("takeover: {} reads, {} of a row whose call had not reached Slack", reads.len(), never_sent.len());
+    assert!(never_sent.len() <= 5, "reads only for rows that were in flight (at most one wave): {never_sent:?}");
+    assert!(reads.len() <= sent_before_kill.len() + 5, "{} reads for {} posts that reached Slack", reads.len(), sent_before_kill.len());
     let taken_over: u64 = rt.log_lines().iter().filter(|l| l["kind"] == "sweep").filter_map(|l| l["taken_over"].as_u64()).sum();
     assert!(taken_over as usize >= channels.len() - sent_before_kill.len() - 12, "the never-sent rows were given back at once: {taken_over}");
 }
