@@ -89,19 +89,21 @@ fn a_step_whose_handler_queued_no_ending_is_failed_by_its_guard_at_the_deadline(
     assert_eq!(endings(&execution), 1);
 }
 
-/// Slack answers the app's ending of `execution` with `code`, as often as it is asked.
-fn slack_refuses_ending(execution: &str, code: &'static str) {
-    shared().fake.script("functions.completeSuccess", execution, (0..5).map(|_| Reply::Error(code)).collect());
+/// A step the handler completes, whose `completeSuccess` Slack answers with `code` as often as
+/// it is asked: its (team, execution), acknowledged.
+fn step_slack_refuses_ending(code: &'static str) -> (String, String) {
+    let (team, execution) = (unique("T"), unique("Fx"));
+    shared().fake.script("functions.completeSuccess", &execution, (0..5).map(|_| Reply::Error(code)).collect());
+    assert_eq!(shared().runtime.client().event(&step_event(&team, &execution, "complete")).status, 200);
+    (team, execution)
 }
 
 #[test]
 fn a_step_slack_says_has_ended_is_not_called_again_by_its_ending_or_its_guard() {
     // Slack ended the execution already (its own timeout, another app's ending): it answers
     // `execution_not_in_running_state`, which means ended — not a failure to retry.
-    let (team, execution) = (unique("T"), unique("Fx"));
-    slack_refuses_ending(&execution, "execution_not_in_running_state");
+    let (team, execution) = step_slack_refuses_ending("execution_not_in_running_state");
     let c = shared().runtime.client();
-    assert_eq!(c.event(&step_event(&team, &execution, "complete")).status, 200);
     settled(&team);
     assert_eq!(shared().fake.calls("functions.completeSuccess", &execution).len(), 1, "asked once; the answer said ended");
     assert!(shared().fake.calls("functions.completeError", &execution).is_empty(), "the guard found the step ended");
@@ -111,10 +113,8 @@ fn a_step_slack_says_has_ended_is_not_called_again_by_its_ending_or_its_guard() 
 
 #[test]
 fn outputs_slack_refuses_fail_the_step_at_once_in_words_and_park_the_ending() {
-    let (team, execution) = (unique("T"), unique("Fx"));
-    slack_refuses_ending(&execution, "parameter_validation_failed");
+    let (team, execution) = step_slack_refuses_ending("parameter_validation_failed");
     let c = shared().runtime.client();
-    assert_eq!(c.event(&step_event(&team, &execution, "complete")).status, 200);
     let (method, args) = eventually("the step failed", WAIT, || shared().fake.step_end(&execution));
     assert_eq!(method, "functions.completeError");
     assert_eq!(
@@ -131,10 +131,8 @@ fn outputs_slack_refuses_fail_the_step_at_once_in_words_and_park_the_ending() {
 
 #[test]
 fn an_execution_slack_does_not_know_parks_its_ending_and_its_guard_sends_nothing() {
-    let (team, execution) = (unique("T"), unique("Fx"));
-    slack_refuses_ending(&execution, "function_execution_not_found");
+    let (team, execution) = step_slack_refuses_ending("function_execution_not_found");
     let c = shared().runtime.client();
-    assert_eq!(c.event(&step_event(&team, &execution, "complete")).status, 200);
     settled_or_parked(&team);
     assert_eq!(shared().fake.calls("functions.completeSuccess", &execution).len(), 1);
     assert!(shared().fake.calls("functions.completeError", &execution).is_empty(), "nothing can end it: the guard does not try");
