@@ -31,10 +31,14 @@ WORKER_SOURCES := $(shell find src $(BOT)/src -name '*.rs') Cargo.toml Cargo.loc
 FUZZ_TARGETS := signature events command interaction
 FUZZ_SECONDS ?= 10
 
-.PHONY: setup build worker dev sim docs try test test-checks lint test-wasm test-template test-template-build test-template-flow new fuzz fuzz-smoke bench soak clean
+.PHONY: setup setup-tests build worker dev sim docs try test test-checks lint test-wasm test-template test-template-build test-template-flow new fuzz fuzz-smoke bench soak clean
 
 setup:
 	@scripts/setup.sh
+
+# What only slackline's own suite uses on top (cargo-fuzz, Chromium, jq): a bot never installs it.
+setup-tests:
+	@scripts/setup.sh --for-tests
 
 # The Worker bundle. Rebuilt only when a source changed, so wrangler's [build] hook and the
 # end-to-end harness can call it on every start for free. TESTKIT=1 (the tests and benchmarks)
@@ -89,7 +93,7 @@ try: build
 # template's flow.
 test:
 	@scripts/step.sh begin
-	@scripts/step.sh setup scripts/setup.sh
+	@scripts/step.sh setup scripts/setup.sh --for-tests
 	@scripts/step.sh background checks $(MAKE) --no-print-directory test-checks
 	@scripts/step.sh background template-build $(MAKE) --no-print-directory test-template-build
 	@scripts/step.sh background fuzz-smoke $(MAKE) --no-print-directory fuzz-smoke
@@ -180,7 +184,7 @@ soak: build
 # build time, with overflow checks and debug assertions on, for fewer runs in its 10 s; `make fuzz`
 # builds them as cargo fuzz does by default (optimized, AddressSanitizer) for long runs.
 FUZZ_BUILD ?= --dev --sanitizer none
-fuzz-smoke: setup
+fuzz-smoke: setup-tests
 	@mkdir -p target/fuzz-logs
 	@RUSTC_BOOTSTRAP=1 cargo fuzz build $(FUZZ_BUILD) --fuzz-dir fuzz > target/fuzz-logs/build.log 2>&1 || { cat target/fuzz-logs/build.log; exit 1; }
 	@set -- $(FUZZ_TARGETS); failed=0; \

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs every tool slackline builds and runs with, and only what is missing.
+# Installs the tools a Worker on slackline builds and runs with, and only what is missing.
 # Idempotent and quiet when everything is already there (about a second), so `make dev` and
-# `make test` call it every time. On a fresh machine it takes about 6 minutes (three `cargo install`s).
+# `make test` (and a bot's, made with `make new`) call it every time. On a fresh machine it takes
+# about 5 minutes (two `cargo install`s).
 #
 #   - the rustfmt, clippy and rust-src components       (rustup; make test lints, the Worker
 #                                                        unwinds: scripts/worker-build.sh)
@@ -9,9 +10,19 @@
 #   - worker-build, pinned                              (cargo install, into ~/.cargo/bin)
 #   - wasm-bindgen CLI at exactly Cargo.lock's version  (cargo install; worker-build would otherwise
 #                                                        download it from GitHub, unreachable here)
-#   - cargo-fuzz, pinned                                (cargo install; for the fuzz smoke)
 #   - Node 22 and wrangler (with workerd), pinned       (npm ci, into ./node_modules)
+#
+# `scripts/setup.sh --for-tests` (slackline's own `make test` and fuzzing) adds what only
+# slackline's own suite uses, which a bot's `make dev` and `make test` never install:
+#   - cargo-fuzz, pinned                                (cargo install; for the fuzz smoke)
+#   - Chromium and jq                                   (apt-get; the dead-letter page's browser
+#                                                        test, the log recipes' test)
 set -euo pipefail
+case "${1:-}" in
+  "") FOR_TESTS=0 ;;
+  --for-tests) FOR_TESTS=1 ;;
+  *) printf 'setup: unknown option %s (use --for-tests, or nothing)\n' "$1" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 
 # Two `make dev` (or a `make dev` and a `make test`) started at once must not install at once.
@@ -39,8 +50,10 @@ install_node_and_packages() {
   # The browser test drives the distribution's Chromium (a browser download by a test tool is not
   # possible here); jq runs the log recipes of docs/operations.md.
   missing_packages=()
-  command -v chromium >/dev/null || missing_packages+=(chromium)
-  command -v jq >/dev/null || missing_packages+=(jq)
+  if [ "$FOR_TESTS" = 1 ]; then
+    command -v chromium >/dev/null || missing_packages+=(chromium)
+    command -v jq >/dev/null || missing_packages+=(jq)
+  fi
   if [ ${#missing_packages[@]} -gt 0 ]; then
     say "installing ${missing_packages[*]} from the distribution (apt-get)"
     if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
@@ -99,7 +112,7 @@ if [ "$(installed_version wasm-bindgen)" != "$WASM_BINDGEN_VERSION" ] \
 fi
 
 CARGO_FUZZ_VERSION=0.13.2
-if [ "$(installed_version cargo-fuzz)" != "$CARGO_FUZZ_VERSION" ]; then
+if [ "$FOR_TESTS" = 1 ] && [ "$(installed_version cargo-fuzz)" != "$CARGO_FUZZ_VERSION" ]; then
   say "installing cargo-fuzz $CARGO_FUZZ_VERSION (about 1 minute)"
   cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked
 fi
