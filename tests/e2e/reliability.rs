@@ -242,13 +242,15 @@ fn after_a_kill_the_rows_no_attempt_touched_are_sent_at_once_and_only_the_others
     // A row is read back only if its attempt may have begun: of each dead claim token, the first
     // rows as many as the instance ran at once (DELIVERY_CONCURRENCY, 5 here). One whose attempt
     // had begun but whose call had not left yet is read back too (nothing durable tells the two
-    // apart without a write per attempt); a row no attempt touched never is.
+    // apart without a write per attempt); a row no attempt touched never is. The dead instance
+    // held two tokens at most here: its own (rows claimed as inserted) and its running sweep's
+    // (rows it could not adopt in time, claimed): one wave each.
     let reads: Vec<Value> = rt.log_lines().into_iter().filter(|l| l["kind"] == "read_back").collect();
     let never_sent: Vec<&Value> =
         reads.iter().filter(|l| !sent_before_kill.iter().any(|ch| l["key"].as_str().is_some_and(|k| k.contains(ch.as_str())))).collect();
     eprintln!("takeover: {} reads, {} of a row whose call had not reached Slack", reads.len(), never_sent.len());
-    assert!(never_sent.len() <= 5, "reads only for rows that were in flight (at most one wave): {never_sent:?}");
-    assert!(reads.len() <= sent_before_kill.len() + 5, "{} reads for {} posts that reached Slack", reads.len(), sent_before_kill.len());
+    assert!(never_sent.len() <= 10, "reads only for rows that may have been in flight (a wave per token): {never_sent:?}");
+    assert!(reads.len() <= sent_before_kill.len() + 10, "{} reads for {} posts that reached Slack", reads.len(), sent_before_kill.len());
     let taken_over: u64 = rt.log_lines().iter().filter(|l| l["kind"] == "sweep").filter_map(|l| l["taken_over"].as_u64()).sum();
     assert!(taken_over as usize >= channels.len() - sent_before_kill.len() - 12, "the never-sent rows were given back at once: {taken_over}");
 }
