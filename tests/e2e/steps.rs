@@ -27,10 +27,17 @@ fn step_event(team: &str, execution: &str, mode: &str) -> Value {
     envelope(team, &unique("Ev"), event)
 }
 
-/// Waits until `team`'s rows have all ended (the guard included, due 3 s after the event).
+/// Waits until `team`'s rows have all ended (the guard included, due 3 s after the event), one
+/// of them done.
 fn settled(team: &str) {
+    settled_with(team, "done");
+}
+
+/// Waits until `team` has no pending row left and one `status` row (`done`, or `parked`: an
+/// ending Slack refused).
+fn settled_with(team: &str, status: &str) {
     let c = shared().runtime.client();
-    eventually(&format!("{team}'s rows ended"), WAIT, || (c.rows(team, "pending").is_empty() && !c.rows(team, "done").is_empty()).then_some(()));
+    eventually(&format!("{team}'s rows ended"), WAIT, || (c.rows(team, "pending").is_empty() && !c.rows(team, status).is_empty()).then_some(()));
 }
 
 /// The calls that ended (or tried to end) `execution` at the fake.
@@ -121,7 +128,7 @@ fn outputs_slack_refuses_fail_the_step_at_once_in_words_and_park_the_ending() {
         args["error"].as_str(),
         Some("The app's step finished, but Slack refused its outputs (parameter_validation_failed): they do not match the step's output parameters.")
     );
-    settled_or_parked(&team);
+    settled_with(&team, "parked");
     assert_eq!(shared().fake.calls("functions.completeSuccess", &execution).len(), 1, "the refused outputs are not sent again");
     assert_eq!(shared().fake.calls("functions.completeError", &execution).len(), 1, "failed once; the guard sends nothing");
     let parked = c.rows(&team, "parked");
@@ -133,16 +140,10 @@ fn outputs_slack_refuses_fail_the_step_at_once_in_words_and_park_the_ending() {
 fn an_execution_slack_does_not_know_parks_its_ending_and_its_guard_sends_nothing() {
     let (team, execution) = step_slack_refuses_ending("function_execution_not_found");
     let c = shared().runtime.client();
-    settled_or_parked(&team);
+    settled_with(&team, "parked");
     assert_eq!(shared().fake.calls("functions.completeSuccess", &execution).len(), 1);
     assert!(shared().fake.calls("functions.completeError", &execution).is_empty(), "nothing can end it: the guard does not try");
     let parked = c.rows(&team, "parked");
     assert_eq!(parked.len(), 1, "{parked:?}");
     assert_eq!(parked[0]["reason"], "function_execution_not_found");
-}
-
-/// Waits until `team` has no pending row left (its ending parked, its guard dropped or done).
-fn settled_or_parked(team: &str) {
-    let c = shared().runtime.client();
-    eventually(&format!("{team}'s rows ended"), WAIT, || (c.rows(team, "pending").is_empty() && !c.rows(team, "parked").is_empty()).then_some(()));
 }

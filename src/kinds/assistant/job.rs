@@ -16,9 +16,8 @@
 //! which cost a `SELECT` per event): every wait of the answer — for the model's answer to begin,
 //! its next bytes, a backoff or a pacing hold — is raced against [`StopPoll`], which looks at the
 //! isolate's count of Stops every [`STOP_POLL_MS`], so a Stop ends the model's request within
-//! moments whatever the answer waits on. From then on no call
-//! starts but those that close the answer (`Answer::stop`), the model's request is aborted, and
-//! the row ends done. So a stop is honoured whatever state the row was in: not started (it never
+//! moments whatever the answer waits on. From then on no call starts but those that close the
+//! answer (`Answer::stop`), the model's request is aborted, and the row ends done. So a stop is honoured whatever state the row was in: not started (it never
 //! starts), waiting for the model, streaming, between attempts, or after a crash (the next
 //! attempt reads it first).
 

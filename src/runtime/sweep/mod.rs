@@ -19,7 +19,7 @@ mod adopt;
 mod attempt;
 mod nudge;
 
-pub use adopt::{pre_claim_ms, Adopter, PreClaims};
+pub use adopt::{pre_claim_ms, PreClaims};
 pub use nudge::{nudges, Nudge, Nudges};
 
 use super::store;
