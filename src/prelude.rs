@@ -12,7 +12,8 @@
 //! What is in it:
 //! - **the app**: [`Listeners`] (its listeners, in order), [`Pattern`] (a `message` listener's
 //!   text match), [`Vars`] (the deployment's settings, for `fn app(vars: &Vars)`), and
-//!   [`DefaultApp`], the app slackline ships;
+//!   [`DefaultApp`], the app slackline ships; [`App`], what both are (the bound of `worker!` and
+//!   the test kit's `handle`);
 //! - **the handler**: [`Cx`] (its helpers queue effects and set the ack), [`EffectRef`] (what a
 //!   helper returns: `.named`, `.deadline`, `.blocks`, `.remember`, `.in_thread_of`),
 //!   [`HandlerResult`] and [`HandlerError`] (an `Err` parks the event as `handler_failed`);
@@ -74,7 +75,7 @@ pub use crate::app::listen::{
     ActionIn, AppHomeOpened, ChannelEvent, Cx, EffectRef, EventIn, HandlerError, HandlerResult, LinkShared, Listeners, MemberChannel, MessageChanged,
     MessageDeleted, MessageIn, MiddlewareResult, Next, OptionsIn, Pattern, ReactionEvent, ShortcutIn, TeamJoin, ViewIn, When, DAY_MS, MINUTE_MS,
 };
-pub use crate::app::{DefaultApp, Vars};
+pub use crate::app::{App, DefaultApp, Vars};
 pub use crate::blocks::{self, kind, ActionId, Block, Element, Field, FieldErrors, Home, Modal, Opt};
 pub use crate::kinds::schedule::{CalendarError, Days, Fired, LocalTime, Zone, ZoneError};
 pub use crate::kinds::unfurl::{Details, DetailsError, Entity, EntityDetailsRequest, EntityType, LinkSource, SharedLink, Unfurls};

@@ -51,7 +51,7 @@
 //! `effect 0 (chat.postMessage): blocks[2].text: 3,012 characters, Slack takes 3,000`
 //! ([`crate::blocks::limits`]).
 //!
-//! State: [`Handled::state`] holds the state writes a handler made; [`Team`] keeps a team's
+//! State: [`Handled::state_writes`] lists the state writes a handler made; [`Team`] keeps a team's
 //! state in memory across requests and applies them as the team actor's unit would (once per
 //! fact), and [`Team::put`] seeds it:
 //!
@@ -63,7 +63,7 @@
 //! let team = Team::new();
 //! team.handle(&app, &mention("C1", "U1", "<@UBOT> +1"));
 //! team.handle(&app, &mention("C1", "U2", "<@UBOT> +1"));
-//! assert_eq!(team.state.value("votes"), Some(serde_json::json!(2)));
+//! assert_eq!(team.value("votes"), Some(serde_json::json!(2)));
 //! ```
 
 mod acting;
@@ -72,7 +72,7 @@ mod queued;
 mod schedules;
 mod values;
 
-pub use crate::slack::envelope::Dispatch;
+use crate::slack::envelope::Dispatch;
 pub use queued::{Queued, Schedule};
 pub use schedules::{Firing, PendingSchedule};
 pub use values::Values;
@@ -325,23 +325,27 @@ pub fn options(action_id: &str, query: &str) -> Dispatch {
 
 /// What the team actor would record for one request.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Handled {
     /// The ack's body, if the app set one.
     pub ack: Option<Value>,
-    /// The effects queued, in order.
-    pub effects: Vec<Effect>,
+    /// Every effect queued, in order, as plain values (a scheduled one as the effect it
+    /// performs, with its [`Schedule`]): what a bot's test asserts on.
+    pub effects: Vec<Queued>,
     /// Why nothing was queued, if the app ignored it.
     pub ignored: Option<&'static str>,
     /// The handler's error, if it failed.
     pub failed: Option<String>,
+    /// The effects as the team actor records them (the engine's rows: not API).
+    pub(crate) rows: Vec<Effect>,
     /// The state writes the unit would apply (none when the handler failed or refused).
-    pub state: Vec<StateWrite>,
+    pub(crate) state: Vec<StateWrite>,
 }
 
 impl Handled {
     /// The Web API calls queued: (method, arguments).
     pub fn calls(&self) -> Vec<(String, Value)> {
-        self.effects
+        self.rows
             .iter()
             .filter_map(|e| match &e.action {
                 Action::SlackApi { method, args, .. } => Some((method.clone(), args.clone())),
@@ -355,10 +359,9 @@ impl Handled {
         self.effects.iter().map(|e| e.key.as_str()).collect()
     }
 
-    /// Every effect queued, in order, as plain values (a scheduled one as the effect it performs,
-    /// with its [`Schedule`]): what a bot's test asserts on.
+    /// The effects queued: the same as [`Handled::effects`], as a new list.
     pub fn queued(&self) -> Vec<Queued> {
-        self.effects.iter().map(Queued::of).collect()
+        self.effects.clone()
     }
 
     /// The effects the handler scheduled (`cx.schedule(key, when)…`), in order: each with its
@@ -407,24 +410,31 @@ pub fn handle(app: &dyn App, dispatch: &Dispatch) -> Handled {
 }
 
 /// Runs `app` on `dispatch` with `ctx` (its state read through `ctx`'s reader, if any).
-pub fn handle_with(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> Handled {
+pub(crate) fn handle_with(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> Handled {
     handled(app, dispatch, ctx).0
 }
 
 fn handled(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> (Handled, Option<StateChange>) {
     let output = decide(app, dispatch, ctx);
-    let none = Handled { ack: output.ack, effects: Vec::new(), ignored: None, failed: None, state: Vec::new() };
-    let (done, change) = match output.decision {
-        Decision::Enqueue(effects) => {
-            let change = output.state;
-            let state = change.as_ref().map(|c| c.writes.clone()).unwrap_or_default();
-            (Handled { effects, state, ..none }, change)
-        }
-        Decision::Ignore(reason) => (Handled { ignored: Some(reason), ..none }, None),
-        Decision::Failed(why) => (Handled { failed: Some(why), ..none }, None),
-    };
+    let done = Handled::of(output.ack, output.decision, output.state.as_ref());
     block_kit::assert_valid(&done);
-    (done, change)
+    (done, output.state)
+}
+
+impl Handled {
+    /// What a handler run answered, as the team actor would record it: the effects and state
+    /// writes of a run whose effects stand, else why it did nothing.
+    fn of(ack: Option<Value>, decision: Decision, change: Option<&StateChange>) -> Handled {
+        let none = Handled { ack, effects: Vec::new(), ignored: None, failed: None, rows: Vec::new(), state: Vec::new() };
+        match decision {
+            Decision::Enqueue(rows) => {
+                let state = change.map(|c| c.writes.clone()).unwrap_or_default();
+                Handled { effects: rows.iter().map(Queued::of).collect(), rows, state, ..none }
+            }
+            Decision::Ignore(reason) => Handled { ignored: Some(reason), ..none },
+            Decision::Failed(why) => Handled { failed: Some(why), ..none },
+        }
+    }
 }
 
 /// A team's state in memory, across requests: each [`Team::handle`] runs the app with its state
@@ -438,7 +448,7 @@ fn handled(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> (Handled, Optio
 #[derive(Debug)]
 pub struct Team {
     /// The stored state.
-    pub state: Rc<MemState>,
+    pub(crate) state: Rc<MemState>,
     facts: RefCell<HashSet<String>>,
     /// The clock (epoch ms).
     clock: Cell<i64>,
@@ -467,8 +477,13 @@ impl Team {
             Some(change) if self.facts.borrow_mut().insert(change.fact.clone()) => self.state.apply(&change.writes),
             _ => done.state.clear(),
         }
-        self.note_schedules(&done.effects);
+        self.note_schedules(&done.rows);
         done
+    }
+
+    /// The value stored under `key` (as JSON), if any: what the handlers wrote, or a test put.
+    pub fn value(&self, key: &str) -> Option<Value> {
+        self.state.value(key)
     }
 
     /// Stores `value` under `key`, as a handler's `cx.state().put(key, &value)` would: a test's
@@ -512,7 +527,7 @@ mod tests {
         assert_eq!(done.state_writes(), [("votes:C1".to_string(), Some(json!(1)))]);
         let reset = team.handle(&votes(), &mention("C1", "U1", "<@UBOT> reset"));
         assert_eq!(reset.state_writes(), [("votes:C1".to_string(), None)]);
-        assert_eq!(team.state.value("votes:C1"), None);
+        assert_eq!(team.value("votes:C1"), None);
     }
 
     #[test]
@@ -521,7 +536,7 @@ mod tests {
         team.put("votes:C1", &41);
         team.put("post:1", &Posted { channel: "C9".into(), ts: "9.1".into() });
         team.handle(&votes(), &mention("C1", "U1", "<@UBOT> +1"));
-        assert_eq!(team.state.value("votes:C1"), Some(json!(42)));
-        assert_eq!(team.state.value("post:1"), Some(json!({ "channel": "C9", "ts": "9.1" })));
+        assert_eq!(team.value("votes:C1"), Some(json!(42)));
+        assert_eq!(team.value("post:1"), Some(json!({ "channel": "C9", "ts": "9.1" })));
     }
 }

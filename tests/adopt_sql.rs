@@ -1,5 +1,5 @@
 //! Rows claimed as they are inserted, against real SQLite (bundled, through rusqlite), running the
-//! very statements the team actor runs ([`slackline::sql`]): the ingest inserts a row due now
+//! very statements the team actor runs ([`slackline::internal::sql`]): the ingest inserts a row due now
 //! already claimed by its actor instance (`INSERT_OUTBOX_CLAIMED`), that instance's sweep takes it
 //! without writing (`ADOPT`) or gives it back to the claim (`RELEASE`), and a new instance's claim
 //! takes it over only once its lease has run out, as a row whose attempt may have begun — unless
@@ -8,7 +8,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use rusqlite::{params, Connection};
-use slackline::sql;
+use slackline::internal::sql;
 
 const NOW: i64 = 1_000_000;
 const LEASE_MS: i64 = 60_000;
@@ -120,7 +120,7 @@ fn a_key_already_queued_inserts_nothing_claimed() {
 /// What a new instance gives back at once of what dead instances claimed: `UNTOUCHED_DEAD_CLAIMS`
 /// read as it is, then `RELEASE_UNTOUCHED` of those ids; returns them.
 fn take_over(db: &Connection, new_instance: &str, now: i64) -> Vec<i64> {
-    let untouched = ids(db, sql::outbox::UNTOUCHED_DEAD_CLAIMS, params![new_instance, slackline::config::MAX_DELIVERY_CONCURRENCY, now]);
+    let untouched = ids(db, sql::outbox::UNTOUCHED_DEAD_CLAIMS, params![new_instance, slackline::internal::config::MAX_DELIVERY_CONCURRENCY, now]);
     let json = serde_json::to_string(&untouched).unwrap();
     db.execute(sql::outbox::RELEASE_UNTOUCHED, params![json, new_instance]).unwrap();
     untouched
@@ -145,7 +145,7 @@ fn a_new_instance_sends_at_once_what_a_dead_one_never_attempted_and_reads_back_o
         db.query_row(sql::ingest::INSERT_OUTBOX_CLAIMED, values, |r| r.get::<_, i64>(0)).unwrap()
     };
 
-    let (max, ran) = (slackline::config::MAX_DELIVERY_CONCURRENCY as usize, 3);
+    let (max, ran) = (slackline::internal::config::MAX_DELIVERY_CONCURRENCY as usize, 3);
     let released = take_over(&db, "new-instance", NOW + 1);
     let expected: Vec<i64> = rows[1 + max..].iter().chain(&claimed[ran..]).copied().collect();
     assert_eq!(released, expected, "past the first pending rows of each dead token, as many as it ran at once: never attempted");

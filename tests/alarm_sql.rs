@@ -1,12 +1,12 @@
 //! The alarm's safety net against real SQLite (bundled, through rusqlite), running the very
-//! statements the team actor runs ([`slackline::sql`]): `OVERDUE` reckons a row's due time as the
+//! statements the team actor runs ([`slackline::internal::sql`]): `OVERDUE` reckons a row's due time as the
 //! sweep's re-arm (`SWEEP_END`) does — a live lease's expiry, a 429 hold's end — and reads only
 //! rows whose next attempt is past the grace.
 #![cfg(not(target_arch = "wasm32"))]
 
 use rusqlite::{params, Connection};
-use slackline::outbox::alarm::overdue;
-use slackline::sql;
+use slackline::internal::outbox::alarm::overdue;
+use slackline::internal::sql;
 
 const NOW: i64 = 1_000_000;
 const GRACE: i64 = 5_000;

@@ -1,11 +1,11 @@
 //! Streamed answers' checkpoints against real SQLite (bundled, through rusqlite), with the very
-//! statements the team actor runs (`slackline::kinds::assistant::sql`): the fence holds only for the
+//! statements the team actor runs (`slackline::internal::kinds::assistant::sql`): the fence holds only for the
 //! row's claimer, and extends its lease; a checkpoint is upserted and forgotten.
 #![cfg(not(target_arch = "wasm32"))]
 
 use rusqlite::{params, Connection};
-use slackline::kinds::assistant::sql as answers;
-use slackline::sql;
+use slackline::internal::kinds::assistant::sql as answers;
+use slackline::internal::sql;
 
 const NOW: i64 = 1_000_000;
 

@@ -1,11 +1,11 @@
 //! The errors a bot meets are standard errors: they go into `Box<dyn std::error::Error>` with `?`,
 //! and each says in words what went wrong (issue 53: public errors implement `std::error::Error`).
 
-use slackline::config::ConfigError;
-use slackline::kinds::lists::FieldError;
+use slackline::internal::config::ConfigError;
+use slackline::internal::kinds::lists::FieldError;
+use slackline::internal::slack::envelope::ParseError;
+use slackline::internal::slack::signature::SignatureError;
 use slackline::prelude::HandlerError;
-use slackline::slack::envelope::ParseError;
-use slackline::slack::signature::SignatureError;
 use std::error::Error;
 
 fn said(e: impl Error + 'static) -> String {

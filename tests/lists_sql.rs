@@ -1,13 +1,13 @@
 //! Slack Lists' statements against real SQLite (bundled, through rusqlite), with the very text the
-//! team actor runs (`slackline::kinds::lists::sql`) on the schema the code writes: which index each
+//! team actor runs (`slackline::internal::kinds::lists::sql`) on the schema the code writes: which index each
 //! lookup uses now that records keep one partial index (migration 11, `lean_records`), the
 //! record's one write per PUT (its sync job counted in the same statement), and a reconciliation
 //! pass that writes only the records it changes yet marks missing exactly what it did not see.
 #![cfg(not(target_arch = "wasm32"))]
 
 use rusqlite::{params, Connection};
-use slackline::kinds::lists::sql as lists;
-use slackline::sql;
+use slackline::internal::kinds::lists::sql as lists;
+use slackline::internal::sql;
 
 /// The team schema at the code's version, with `n` records of List `F1`, every other one linked.
 fn records(n: usize) -> Connection {

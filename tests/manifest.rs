@@ -5,7 +5,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use serde_json::Value;
-use slackline::oauth::DEFAULT_BOT_SCOPES;
+use slackline::internal::oauth::DEFAULT_BOT_SCOPES;
 
 /// Slack's limit on `features.agent_view.agent_description`, in characters.
 const AGENT_DESCRIPTION_MAX: usize = 300;

@@ -1,4 +1,4 @@
-//! Property tests of the outbox, running the very SQL the team actor runs ([`slackline::sql`])
+//! Property tests of the outbox, running the very SQL the team actor runs ([`slackline::internal::sql`])
 //! against real SQLite (bundled, through rusqlite): random interleavings of claimers, lease
 //! expiries, crashes between perform and complete, and late completions.
 //!
@@ -15,7 +15,7 @@
 use proptest::prelude::*;
 use rusqlite::types::Null;
 use rusqlite::{params, Connection};
-use slackline::sql;
+use slackline::internal::sql;
 use std::collections::HashMap;
 
 const LEASE_MS: i64 = 1_000;

@@ -1,14 +1,14 @@
 //! Scheduled rows against real SQLite (bundled, through rusqlite), running the very statements
-//! the team actor runs ([`slackline::sql`], and the schedules' own,
-//! `slackline::kinds::schedule::sql`): a row not due yet is neither claimed nor counted as
+//! the team actor runs ([`slackline::internal::sql`], and the schedules' own,
+//! `slackline::internal::kinds::schedule::sql`): a row not due yet is neither claimed nor counted as
 //! waiting, but arms the alarm; a cancel and a claim never both take a row (one or the other);
 //! a key's rows are found through the UNIQUE index on `idem_key`.
 #![cfg(not(target_arch = "wasm32"))]
 
 use rusqlite::types::Null;
 use rusqlite::{params, Connection};
-use slackline::kinds::schedule::{self, all_range, key_range, row_key};
-use slackline::sql;
+use slackline::internal::kinds::schedule::{self, all_range, key_range, row_key};
+use slackline::internal::sql;
 
 const NOW: i64 = 1_000_000;
 const LEASE_MS: i64 = 1_000;

@@ -1,12 +1,12 @@
 //! The directory's housekeeping wakes against real SQLite (bundled, through rusqlite), running the
-//! very statements the directory runs ([`slackline::sql::directory`]): a team's ask keeps the
+//! very statements the directory runs ([`slackline::internal::sql::directory`]): a team's ask keeps the
 //! sooner of two times and writes nothing for a later one; the wakes due are read soonest first
 //! (one team's only, for a test); a woken team's answer replaces its wake unless it asked for
 //! another time meanwhile.
 #![cfg(not(target_arch = "wasm32"))]
 
 use rusqlite::{params, Connection};
-use slackline::sql;
+use slackline::internal::sql;
 
 fn db() -> Connection {
     let db = Connection::open_in_memory().unwrap();

@@ -3,12 +3,12 @@
 //! time zone database compiled in).
 #![cfg(target_arch = "wasm32")]
 
-use slackline::app::{decide, Context, Decision, DefaultApp};
-use slackline::kinds::schedule::{Calendar, Days, Zone};
-use slackline::outbox::{after_attempt, retry::RetryPolicy, Attempted, Transition, WaitCause};
-use slackline::slack::classify::classify_web_api;
-use slackline::slack::envelope::{parse_command_form, parse_events_body, Inbound};
-use slackline::slack::signature::{verify, SigningSecret};
+use slackline::internal::app::{decide, Context, Decision, DefaultApp};
+use slackline::internal::kinds::schedule::{Calendar, Days, Zone};
+use slackline::internal::outbox::{after_attempt, retry::RetryPolicy, Attempted, Transition, WaitCause};
+use slackline::internal::slack::classify::classify_web_api;
+use slackline::internal::slack::envelope::{parse_command_form, parse_events_body, Inbound};
+use slackline::internal::slack::signature::{verify, SigningSecret};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 #[wasm_bindgen_test]

@@ -12,8 +12,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use serde_json::{json, Value};
-use slackline::slack::envelope::{parse_command_form, parse_events_body, parse_interaction_form, Dispatch, Inbound};
-use slackline::wire::VERSION;
+use slackline::internal::slack::envelope::{parse_command_form, parse_events_body, parse_interaction_form, Dispatch, Inbound};
+use slackline::internal::wire::VERSION;
 use std::path::PathBuf;
 
 fn dir(version: u32) -> PathBuf {

@@ -10,7 +10,7 @@
 //! answer. Per answer, per side: the worker CPU (user + system of the workerd that runs the Worker,
 //! from before the message to [`SETTLE`] after the stop, less that process's idle CPU measured
 //! over [`IDLE`] beforehand for as long), the Slack calls by method; slackline's rows written (the
-//! cost meter, `slackline::meter`, before and after) and its Durable Object's active time (the
+//! cost meter, `slackline::internal::meter`, before and after) and its Durable Object's active time (the
 //! answer row's `finished_at - first_attempt_at`: from its first claim to its completion).
 //! Then the same text in 20-token events ([`CHUNK`]): the CPU difference divided by the events
 //! saved is each side's cost per event of the model's stream. Figures, not pass/fail.
@@ -20,7 +20,7 @@ use super::send_signed;
 use super::support::slack::{envelope, now_secs};
 use super::support::{eventually, unique, FakeSlack, Runtime, Settings};
 use serde_json::json;
-use slackline::meter::Meter;
+use slackline::internal::meter::Meter;
 use slackline_sim::llm::{FakeLlm, LlmSettings};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};

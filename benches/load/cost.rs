@@ -1,5 +1,5 @@
 //! `BENCH_ONLY=cost make bench`: what an event costs on Cloudflare, counted by the runtimes' own
-//! meters, not timed. slackline's (`slackline::meter`, read at `GET /admin/teams/{team}/meter`,
+//! meters, not timed. slackline's (`slackline::internal::meter`, read at `GET /admin/teams/{team}/meter`,
 //! test runtimes only) and the design floor's (`GET /__meter`) sum, in isolate memory, each SQL
 //! cursor's `rowsRead` / `rowsWritten` per statement text, and count `setAlarm` calls, actor
 //! requests and alarm invocations. Each scenario is one fresh team:
@@ -41,9 +41,9 @@ use super::harness::{BenchSettings, Readings};
 use super::schedule::{Planned, REMINDER};
 use super::support::slack::{envelope, mention, now_ms, now_secs, sign};
 use super::support::{unique, Client, FakeSlack, Runtime, Settings, ADMIN_TOKEN};
-use slackline::app::tally::TICKETS_DOMAIN;
-use slackline::app::RESOLVE_ACTION_ID;
-use slackline::meter::Meter;
+use slackline::internal::app::tally::TICKETS_DOMAIN;
+use slackline::internal::app::RESOLVE_ACTION_ID;
+use slackline::internal::meter::Meter;
 use slackline_sim::client::{button_click, fresh_trigger_id, function_executed, link_shared};
 use slackline_sim::llm::{FakeLlm, LlmSettings};
 use std::time::{Duration, Instant};

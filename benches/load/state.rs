@@ -1,5 +1,5 @@
 //! `BENCH_ONLY=state make bench`: the cost of app state in the unit. The ack p50 / p99 of a
-//! mention whose handler reads 3 keys and writes 1 (the tally's `bench`, `slackline::app::tally`:
+//! mention whose handler reads 3 keys and writes 1 (the tally's `bench`, `slackline::internal::app::tally`:
 //! its new key also costs the key-count read of the limit check) against its stateless twin (the
 //! tally's `plain`: the same reply, no state), in interleaved rounds so that both see the same
 //! machine. Both go through the tally's test-only path (`ALLOW_TEST_CLOCK=1`), so the difference

@@ -1,7 +1,7 @@
 //! Slash command form parsing never panics; a dispatched command always has its keys.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use slackline::slack::envelope::{parse_command_form, Inbound};
+use slackline::internal::slack::envelope::{parse_command_form, Inbound};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(Inbound::Dispatch(d)) = parse_command_form(data) {

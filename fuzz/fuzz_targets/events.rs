@@ -1,7 +1,7 @@
 //! Events API parsing never panics, and whatever it dispatches survives the trip to the actor.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use slackline::slack::envelope::{parse_events_body, Dispatch, Inbound};
+use slackline::internal::slack::envelope::{parse_events_body, Dispatch, Inbound};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(Inbound::Dispatch(d)) = parse_events_body(data) {

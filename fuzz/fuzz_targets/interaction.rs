@@ -2,7 +2,7 @@
 //! interaction always has its keys.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use slackline::slack::envelope::{parse_interaction_form, Inbound};
+use slackline::internal::slack::envelope::{parse_interaction_form, Inbound};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(Inbound::Dispatch(d)) = parse_interaction_form(data) {

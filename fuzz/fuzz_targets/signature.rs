@@ -2,7 +2,7 @@
 //! (and stops verifying when one byte of the body changes).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use slackline::slack::signature::{verify, SigningSecret};
+use slackline::internal::slack::signature::{verify, SigningSecret};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

@@ -12,7 +12,7 @@ use super::fake::FakeSlack;
 use super::faults::Faults;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use serde_json::{json, Value};
-use slackline::slack::method;
+use slackline::internal::slack::method;
 use std::time::{Duration, Instant};
 
 /// The command line.

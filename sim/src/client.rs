@@ -7,7 +7,7 @@
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use slackline::slack::signature::SigningSecret;
+use slackline::internal::slack::signature::SigningSecret;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -372,7 +372,7 @@ pub fn resolve_click(team: &str, channel: &str, ts: &str) -> Value {
     json!({
         "type": "block_actions", "trigger_id": fresh_trigger_id(), "team": {"id": team}, "user": {"id": "U1", "team_id": team},
         "container": {"type": "message", "channel_id": channel, "message_ts": ts},
-        "actions": [{"action_id": slackline::app::RESOLVE_ACTION_ID, "value": "resolve", "type": "button"}],
+        "actions": [{"action_id": slackline::internal::app::RESOLVE_ACTION_ID, "value": "resolve", "type": "button"}],
     })
 }
 
@@ -579,7 +579,7 @@ mod tests {
             (Some("event_callback"), Some("app_mention"), Some("T1"))
         );
         assert_eq!(direct_message("D1", "1.2", "hi")["channel_type"], "im");
-        assert_eq!(resolve_click("T1", "C1", "1.2")["actions"][0]["action_id"], slackline::app::RESOLVE_ACTION_ID);
+        assert_eq!(resolve_click("T1", "C1", "1.2")["actions"][0]["action_id"], slackline::internal::app::RESOLVE_ACTION_ID);
         assert!(fresh_ts().contains('.') && fresh_id("C").starts_with('C'));
         let values = [("b1", "a1", "x"), ("b1", "a2", "y"), ("b2", "a1", "z")].map(|(b, a, v)| (b.to_string(), a.to_string(), v.to_string()));
         let submission = view_submission("T1", "cb", &values);

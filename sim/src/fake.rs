@@ -31,7 +31,7 @@ use super::tiers::Enforcer;
 pub use super::web::{knows, FakeSession, FakeStream, FakeTask, FakeUnfurl, UnfurlAt, FAKE_TEAM};
 use super::web::{refusal, Web};
 use serde_json::{json, Map, Value};
-use slackline::slack::method;
+use slackline::internal::slack::method;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};

@@ -8,7 +8,7 @@
 //! in Slack with the helpers on `FakeSlack` (`add_row`, `edit_row`, `archive_row`, ...).
 
 use serde_json::{json, Map, Value};
-use slackline::slack::method;
+use slackline::internal::slack::method;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};

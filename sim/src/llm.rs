@@ -364,7 +364,7 @@ fn write_chunk(stream: &mut TcpStream, data: &str) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use slackline::kinds::assistant::sse::{SseDecoder, SseEvent};
+    use slackline::internal::kinds::assistant::sse::{SseDecoder, SseEvent};
 
     fn ask(llm: &FakeLlm, body: Value) -> (Vec<SseEvent>, Vec<Duration>) {
         let mut stream = TcpStream::connect(("127.0.0.1", llm.port)).unwrap();

@@ -9,8 +9,8 @@
 //! paces by the published rate must pass; one that sends as fast as it can must not.
 
 use serde_json::Value;
-use slackline::slack::method;
-use slackline::slack::tiers::DEFAULT_TIERS;
+use slackline::internal::slack::method;
+use slackline::internal::slack::tiers::DEFAULT_TIERS;
 use std::collections::HashMap;
 
 /// `chat.postMessage` per channel: one a second.

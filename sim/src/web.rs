@@ -22,7 +22,7 @@ use super::lists::FAKE_BOT_USER;
 use super::messages::{FakeMessage, Messages};
 pub use super::messages::{FAKE_APP_ID, FAKE_BOT_ID};
 use serde_json::{json, Map, Value};
-use slackline::slack::method;
+use slackline::internal::slack::method;
 use std::collections::{HashMap, HashSet};
 
 mod streams;

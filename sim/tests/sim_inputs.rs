@@ -5,9 +5,9 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use serde_json::{json, Value};
+use slackline::internal::slack::envelope::{parse_events_body, parse_interaction_form, Dispatch, EventEnvelope, Inbound, Interaction};
+use slackline::internal::slack::signature::{verify, SigningSecret};
 use slackline::prelude::{AgentContext, Listeners, Prompt, Viewed};
-use slackline::slack::envelope::{parse_events_body, parse_interaction_form, Dispatch, EventEnvelope, Inbound, Interaction};
-use slackline::slack::signature::{verify, SigningSecret};
 use slackline_sim::cli::{parse, run_client};
 use slackline_sim::fake::FakeSlack;
 use std::sync::{Arc, Mutex};
@@ -180,7 +180,7 @@ fn step_runs_a_workflow_step_that_slackline_reads_with_its_inputs_and_an_executi
     let listener = Listener::start(json!({}), || {});
     let report = sim("step --callback-id create_ticket --input title=Printer --input priority=high", &listener.url);
     let e = listener.event();
-    let step = slackline::kinds::step::StepStarted::from_event(&e.raw).expect("a step");
+    let step = slackline::internal::kinds::step::StepStarted::from_event(&e.raw).expect("a step");
     assert_eq!((step.callback_id.as_str(), step.inputs["title"].as_str(), step.inputs["priority"].as_str()), ("create_ticket", Some("Printer"), Some("high")));
     assert_eq!(step.token, format!("xwfp-{}", step.execution_id), "a per-execution token");
     assert!(report.contains("status 200") && report.contains(&format!("execution {}", step.execution_id)), "{report}");
@@ -188,7 +188,7 @@ fn step_runs_a_workflow_step_that_slackline_reads_with_its_inputs_and_an_executi
 
 #[test]
 fn link_shares_links_that_slackline_unfurls_in_their_message_or_by_the_composers_unfurl_id() {
-    use slackline::kinds::unfurl::{LinkShared, UnfurlTarget};
+    use slackline::internal::kinds::unfurl::{LinkShared, UnfurlTarget};
     let listener = Listener::start(json!({}), || {});
     let report = sim("link --link https://tickets.example.test/T-1 --link https://tickets.example.test:8443/T-2 --channel C7", &listener.url);
     let e = listener.event();
@@ -213,7 +213,7 @@ fn link_shares_links_that_slackline_unfurls_in_their_message_or_by_the_composers
 
 #[test]
 fn entity_details_clicks_a_work_object_with_a_trigger_the_fake_slack_dates() {
-    use slackline::kinds::unfurl::EntityDetailsRequest;
+    use slackline::internal::kinds::unfurl::EntityDetailsRequest;
     let listener = Listener::start(json!({}), || {});
     let report = sim("entity-details --entity-url https://tickets.example.test/T-9 --channel C4 --ts 1700000000.000100", &listener.url);
     let e = listener.event();

@@ -43,6 +43,8 @@ struct CommandReply {
     decision: Decision,
 }
 
+impl crate::app::sealed::Sealed for DefaultApp {}
+
 impl App for DefaultApp {
     fn handle(&self, request: &Dispatch, ctx: &Context) -> HandlerOutput {
         match request {

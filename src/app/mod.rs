@@ -1,6 +1,6 @@
 //! The app's handlers: pure functions from what Slack sent to the effects we owe.
 //!
-//! An app implements [`App`]: one function, [`App::handle`], from a request to one
+//! An app implements [`App`] (sealed: [`listen::Listeners`] and [`DefaultApp`] do): one function, [`App::handle`], from a request to one
 //! [`HandlerOutput`] — the decision (effects to queue, ignored, or failed), the ack's body when
 //! Slack wants one, and the state change to apply with the unit. The team actor calls it inside
 //! the atomic unit that records the receipt, so a handler must be pure and fast: no I/O, no
@@ -13,22 +13,6 @@
 //! Invariant: every request, of every kind, ends in one `HandlerOutput`, and the runtime reads
 //! nothing else from a handler run (no side channel): what the unit records is exactly its fields.
 //!
-//! ```
-//! use slackline::app::{App, Context, Decision, HandlerOutput};
-//! use slackline::slack::envelope::Dispatch;
-//!
-//! struct Quiet;
-//! impl App for Quiet {
-//!     fn handle(&self, request: &Dispatch, _: &Context) -> HandlerOutput {
-//!         let output = HandlerOutput::of(Decision::Ignore("quiet"));
-//!         match request {
-//!             Dispatch::Command(_) => output.with_ack(serde_json::json!({"text": "shh"})),
-//!             _ => output,
-//!         }
-//!     }
-//! }
-//! ```
-
 mod default_app;
 pub mod guard;
 pub mod listen;
@@ -127,15 +111,30 @@ impl HandlerOutput {
     }
 }
 
-/// The app: one pure function from a request to its [`HandlerOutput`].
-pub trait App {
+/// Keeps [`App`] slackline's own to implement: what the team actor asks of an app (its
+/// [`HandlerOutput`], the engine's types) is not API, and may change in any release.
+pub(crate) mod sealed {
+    /// Implemented by slackline's apps only.
+    pub trait Sealed {}
+}
+
+/// An app: what [`worker!`](crate::worker) serves and the [test kit](crate::testing) runs — a
+/// [`Listeners`](crate::prelude::Listeners), or the shipped
+/// [`DefaultApp`](crate::prelude::DefaultApp). Sealed: a bot builds its app from listeners and
+/// middleware, and does not implement this trait.
+///
+/// (Inside the crate: one pure function from a request to its [`HandlerOutput`].)
+pub trait App: sealed::Sealed {
+    #[doc(hidden)]
     /// Handles an Events API event, a slash command or an interactivity payload.
     fn handle(&self, request: &Dispatch, ctx: &Context) -> HandlerOutput;
+    #[doc(hidden)]
     /// Whether the value of this state key is secret: the admin API and page show the key, never
     /// its value. By default: none is.
     fn is_secret_state(&self, _key: &str) -> bool {
         false
     }
+    #[doc(hidden)]
     /// Runs the app's listener for a schedule's firing (`cx.schedule(key, when).run()`), inside
     /// the team actor, in the unit that marks the firing done. By default no listener takes it
     /// (ignored with `no_listener`: the firing is parked for a redrive).
@@ -176,6 +175,7 @@ mod tests {
 
     /// An app of one's own that returns a state change beside any decision.
     struct Careless(Decision);
+    impl sealed::Sealed for Careless {}
     impl App for Careless {
         fn handle(&self, _: &Dispatch, _: &Context) -> HandlerOutput {
             let writes = vec![StateWrite::Put { key: "k".into(), value: "1".into() }];

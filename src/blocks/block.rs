@@ -15,6 +15,7 @@ use serde_json::Value;
 /// A layout block, as Slack's JSON.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum Block {
     /// A `section`.
     Section(Section),

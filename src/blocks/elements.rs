@@ -19,6 +19,7 @@ use serde_json::Value;
 /// A block element, as Slack's JSON.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum Element {
     /// A `button`.
     Button(Button),

@@ -73,6 +73,7 @@ impl Actions {
 /// What a context block shows: text or a small image.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ContextElement {
     /// Text.
     Text(TextObject),

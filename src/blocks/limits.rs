@@ -57,6 +57,7 @@ pub const TEXT_INPUT_LENGTH: u64 = 3000;
 
 /// One broken limit: where, and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Violation {
     /// The path to it: `blocks[2].text`, `title`, `blocks[0].elements[3].options[1].value`.
     pub path: String,
@@ -72,6 +73,7 @@ impl fmt::Display for Violation {
 
 /// Where blocks are shown: Slack takes 50 in a message, 100 in a view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Surface {
     /// A message (a post, an update, an ephemeral, a `response_url` answer).
     Message,

@@ -74,6 +74,7 @@ impl Mrkdwn {
 /// A text object of either type.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum TextObject {
     /// `plain_text`.
     Plain(PlainText),

@@ -193,6 +193,8 @@ impl<'a> HookedApp<'a> {
     }
 }
 
+impl crate::app::sealed::Sealed for HookedApp<'_> {}
+
 impl App for HookedApp<'_> {
     fn handle(&self, request: &Dispatch, ctx: &Context) -> HandlerOutput {
         self.app(request).handle(request, ctx)

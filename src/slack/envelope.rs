@@ -49,6 +49,7 @@ pub enum Inbound {
 /// the actor, so it is also the actor's wire format.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Dispatch {
     /// An Events API `event_callback`.
     Event(EventEnvelope),
@@ -137,6 +138,7 @@ impl Dispatch {
 
 /// An Events API `event_callback`, reduced to what the app needs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct EventEnvelope {
     /// Slack's unique id for this event delivery (stable across Slack's retries).
     pub event_id: String,
@@ -160,6 +162,7 @@ pub struct EventEnvelope {
 /// The inner event of an `event_callback`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Event {
     /// Someone mentioned the bot.
     AppMention(Message),
@@ -212,6 +215,7 @@ impl Event {
 
 /// The fields of a `message` or `app_mention` event that the app uses.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct Message {
     /// Channel id (C…, G…, D…).
     pub channel: String,
@@ -233,6 +237,7 @@ pub struct Message {
 
 /// A slash command invocation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SlashCommand {
     /// The installation.
     pub team_key: String,
@@ -252,6 +257,7 @@ pub struct SlashCommand {
 
 /// An interactivity payload (`block_actions`, `view_submission`, `shortcut`, ...).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Interaction {
     /// The installation.
     pub team_key: String,
@@ -278,6 +284,7 @@ pub struct Interaction {
 /// kinds. A kind slackline does not know is [`InteractionKind::Other`] (kept and answered like any
 /// other, never refused).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum InteractionKind {
     /// `block_actions`: a button, a select, … in a message, a modal or the App Home.
     BlockActions,
@@ -319,6 +326,7 @@ impl Interaction {
 
 /// One element of `actions` in a `block_actions` payload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct BlockAction {
     /// The `action_id` the app gave the element.
     pub action_id: String,

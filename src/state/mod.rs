@@ -45,6 +45,7 @@ pub const MAX_SCAN: u32 = 1_000;
 
 /// Why a state operation was refused; nothing was buffered.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StateError {
     /// The value's JSON is longer than [`MAX_VALUE_BYTES`].
     ValueTooLarge {

@@ -15,7 +15,7 @@ fn a_handler_reads_its_own_writes_and_the_store_is_untouched_until_applied() {
     state.update::<u32>("votes", |n| Some(n.unwrap_or(0) + 1)).unwrap();
     assert_eq!(state.get::<u32>("votes").unwrap(), Some(4));
     assert_eq!(mem.value("votes"), Some(json!(3)), "writes are buffered, not applied");
-    mem.apply(&state.into_writes());
+    mem.apply(&state.take_writes());
     assert_eq!(mem.value("votes"), Some(json!(4)));
 }
 

@@ -1,6 +1,6 @@
 //! [`State`]: a handler's view of its team's state — the stored values as the reader serves them,
 //! overlaid with what the handler wrote so far (it reads its own writes). Writes are only
-//! buffered: the team actor applies them with the unit ([`State::into_writes`]).
+//! buffered: the team actor applies them with the unit ([`State::take_writes`]).
 //!
 //! Invariant: a refused operation (over a limit, a bad key, a value that is not JSON) changes
 //! nothing in the buffer, so a handler that catches the error and goes on never commits half of
@@ -12,7 +12,9 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-/// A handler's state: `get`, `put`, `delete`, `update`, `scan`. See the [module](super) docs.
+/// A handler's state: `get`, `put`, `delete`, `update`, `scan`: typed values under string keys, read
+/// now (a handler reads its own writes), written with the unit; a refused operation changes
+/// nothing. `docs/app.md` has its limits.
 pub struct State {
     reader: Rc<dyn StateReader>,
     /// Buffered writes, by key: `Some(json)` put, `None` deleted.
@@ -35,7 +37,7 @@ fn decode<T: DeserializeOwned>(key: &str, json: &str) -> Result<T, StateError> {
 
 impl State {
     /// A view over `reader` with nothing written yet.
-    pub fn new(reader: Rc<dyn StateReader>) -> State {
+    pub(crate) fn new(reader: Rc<dyn StateReader>) -> State {
         State { reader, overlay: BTreeMap::new(), base_count: None, delta: 0 }
     }
 
@@ -119,13 +121,8 @@ impl State {
         !self.overlay.is_empty()
     }
 
-    /// The buffered writes, in key order (for the unit).
-    pub fn into_writes(mut self) -> Vec<StateWrite> {
-        self.take_writes()
-    }
-
     /// The buffered writes, taken: the view reads the store as it is again.
-    pub fn take_writes(&mut self) -> Vec<StateWrite> {
+    pub(crate) fn take_writes(&mut self) -> Vec<StateWrite> {
         self.delta = 0;
         std::mem::take(&mut self.overlay)
             .into_iter()

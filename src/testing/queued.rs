@@ -20,6 +20,7 @@ use serde_json::{json, Value};
 
 /// One effect a handler queued, as plain values.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Queued {
     /// Its idempotency key (built from the fact; a scheduled effect's is its schedule's row key).
     pub key: String,

@@ -31,6 +31,7 @@ use crate::kinds::schedule::{recurrence, Due, Recurrence, When};
 
 /// A pending occurrence of a schedule, as [`Team::pending_schedules`] lists it.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct PendingSchedule {
     /// The schedule's key.
     pub key: String,
@@ -51,6 +52,7 @@ impl PendingSchedule {
 
 /// One occurrence run by [`Team::run_due`] or [`Team::fire`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Firing {
     /// The schedule's key.
     pub key: String,
@@ -135,7 +137,7 @@ impl Team {
             Action::Fire => self.fire_listener(app, &Fired { key: occurrence.key.clone(), due_at: occurrence.due_at }),
             fixed => {
                 let effect = Effect { key: super::schedule_row_key(&occurrence.key, occurrence.due_at), action: fixed.clone(), deadline_after_ms: None };
-                Handled { ack: None, effects: vec![effect], ignored: None, failed: None, state: Vec::new() }
+                Handled::of(None, Decision::Enqueue(vec![effect]), None)
             }
         };
         let mut pending = self.schedules.borrow_mut();
@@ -154,20 +156,12 @@ impl Team {
     fn fire_listener(&self, app: &dyn app::App, fired: &Fired) -> Handled {
         let ctx = Context::default().with_state(self.state.clone()).at(self.now());
         let output = app::fire(app, fired, &ctx);
-        let none = Handled { ack: None, effects: Vec::new(), ignored: None, failed: None, state: Vec::new() };
-        let done = match output.decision {
-            Decision::Enqueue(effects) => {
-                let writes = output.state.as_ref().map(|c| c.writes.clone()).unwrap_or_default();
-                Handled { effects, state: writes, ..none }
-            }
-            Decision::Ignore(reason) => Handled { ignored: Some(reason), ..none },
-            Decision::Failed(why) => Handled { failed: Some(why), ..none },
-        };
+        let done = Handled::of(None, output.decision, output.state.as_ref());
         block_kit::assert_valid(&done);
         if let Some(change) = output.state.filter(|c| self.facts.borrow_mut().insert(c.fact.clone())) {
             self.state.apply(&change.writes);
         }
-        self.note_schedules(&done.effects);
+        self.note_schedules(&done.rows);
         done
     }
 }

@@ -6,7 +6,7 @@
 use crate::support;
 
 use serde_json::Value;
-use slackline::meter::{statement_key, Meter};
+use slackline::internal::meter::{statement_key, Meter};
 use std::sync::OnceLock;
 use std::time::Duration;
 use support::slack::{envelope, mention};
@@ -219,7 +219,7 @@ fn the_llm_chain_calls_the_model_then_posts_its_answer_in_the_thread() {
     // UPDATE, writes no row for either (it wrote one for the post before).
     let claims_written = || {
         let meter: Meter = serde_json::from_str(&c.admin_get(&format!("/admin/teams/{team}/meter")).body).expect("the meter");
-        meter.statements.get(&statement_key(slackline::sql::outbox::CLAIM)).map_or(0, |t| t.rows_written)
+        meter.statements.get(&statement_key(slackline::internal::sql::outbox::CLAIM)).map_or(0, |t| t.rows_written)
     };
     let before = claims_written();
     let second = unique("question-");

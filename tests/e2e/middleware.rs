@@ -1,4 +1,4 @@
-//! Middleware end to end on the shared runtime: the tally (`slackline::app::tally`, served beside
+//! Middleware end to end on the shared runtime: the tally (`slackline::internal::app::tally`, served beside
 //! the echo bot for requests that name it) has a global middleware that drops a message with the
 //! word `drop` after queueing a reply and writing a vote. The request is acknowledged and recorded,
 //! its `request` line says `ignored` with the middleware's reason, and nothing it queued or wrote

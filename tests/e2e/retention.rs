@@ -1,6 +1,6 @@
 //! Receipts past their retention, end to end: the admin sweep's test clock
 //! (`x-slackline-test-now`, `ALLOW_TEST_CLOCK=1`) moves the housekeeping a day ahead, and the
-//! receipts rotate between their two tables (`slackline::sql::lean`): a receipt still
+//! receipts rotate between their two tables (`slackline::internal::sql::lean`): a receipt still
 //! deduplicates a retention after it was recorded, from the previous table, and is gone after two.
 //! Delivered rows past their retention are pruned, and the successes they counted stay counted. A
 //! team with nothing pending is woken for that housekeeping by the directory, not by its alarm.

@@ -1,5 +1,5 @@
 //! App state in the atomic unit, end to end on the shared runtime: the tally
-//! (`slackline::app::tally`, served beside the echo bot for requests that name it) counts votes
+//! (`slackline::internal::app::tally`, served beside the echo bot for requests that name it) counts votes
 //! in the team's state. A vote fed every duplicate shape Slack produces counts once; a handler
 //! that fails (an `Err`, a panic, a value over the limit) leaves no state change; a remembered
 //! `ts` is what a later button press updates; secret values never leave the actor.
@@ -112,7 +112,7 @@ fn a_remembered_ts_is_what_a_later_button_press_updates() {
     let click = json!({
         "type": "block_actions", "trigger_id": unique("trig."), "team": {"id": team}, "user": {"id": "U1", "team_id": team},
         "container": {"type": "message", "channel_id": channel, "message_ts": "7.1"}, "channel": {"id": channel},
-        "actions": [{"action_id": slackline::app::tally::UPDATE_ACTION, "value": key, "type": "button"}],
+        "actions": [{"action_id": slackline::internal::app::tally::UPDATE_ACTION, "value": key, "type": "button"}],
     });
     assert_eq!(c.interaction(&click).status, 200);
     let updated = s.fake.wait_calls("chat.update", &channel, 1, WAIT);

@@ -9,7 +9,7 @@
 use crate::support::slack::{envelope, now_ms};
 use crate::support::{eventually, shared, unique};
 use serde_json::{json, Value};
-use slackline::app::tally::TICKETS_DOMAIN;
+use slackline::internal::app::tally::TICKETS_DOMAIN;
 use slackline_sim::client::{entity_details_requested, fresh_trigger_id, fresh_ts, link_shared};
 use slackline_sim::fake::UnfurlAt;
 use std::time::Duration;

@@ -4,8 +4,8 @@
 use super::*;
 use serde_json::{json, Value};
 use slackline::testing::{
-    action, command, entity_details_requested, function_executed, handle, interaction, link_shared, link_shared_in_composer, view_submission, Dispatch,
-    Handled, Team, Values,
+    action, command, entity_details_requested, function_executed, handle, interaction, link_shared, link_shared_in_composer, view_submission, Handled, Team,
+    Values,
 };
 use ticket::{Priority, PRIORITY, TITLE};
 
@@ -73,7 +73,7 @@ fn a_submission_without_a_title_is_refused_in_the_modal_and_records_nothing() {
     }
     let too_long = team.handle(&desk(), &submission(&"x".repeat(151), "low"));
     assert_eq!(too_long.ack.unwrap()["errors"], json!({ "ticket_title": "Keep the title under 150 characters" }));
-    assert_eq!(team.state.value(LAST_NUMBER_KEY), None, "no number given out");
+    assert_eq!(team.value(LAST_NUMBER_KEY), None, "no number given out");
 }
 
 #[test]
@@ -88,12 +88,12 @@ fn valid_submissions_become_the_next_tickets_posted_in_the_desk_channel_with_tak
     assert_eq!(buttons(&post.args["blocks"]), [TAKE.as_str(), CLOSE.as_str()]);
     assert_eq!(post.args["blocks"][2]["elements"][0]["value"], "TCK-1", "each button carries the ticket's id");
     assert_eq!(
-        team.state.value(&ticket_key("TCK-1")),
+        team.value(&ticket_key("TCK-1")),
         Some(json!({ "id": "TCK-1", "title": "Printer <on> fire", "priority": "high", "reporter": "U1", "status": "open", "taker": null, "closer": null }))
     );
     let second = team.handle(&desk(), &submission("Badge reader", "low"));
     assert_eq!(second.calls()[0].1["text"], "TCK-2 (Low): Badge reader");
-    assert_eq!(team.state.value(LAST_NUMBER_KEY), Some(json!(2)));
+    assert_eq!(team.value(LAST_NUMBER_KEY), Some(json!(2)));
 }
 
 #[test]
@@ -106,7 +106,7 @@ fn without_a_desk_channel_a_submission_fails_and_is_kept_for_a_redrive() {
 fn take_records_the_taker_updates_the_post_and_dms_them_once() {
     let team = one_ticket();
     let done = team.handle(&desk(), &click(TAKE, "TCK-1", "U7", "trig.t1"));
-    let stored = team.state.value(&ticket_key("TCK-1")).unwrap();
+    let stored = team.value(&ticket_key("TCK-1")).unwrap();
     assert_eq!((stored["status"].as_str(), stored["taker"].as_str()), (Some("taken"), Some("U7")));
     let update = &calls_of(&done, "chat.update")[0];
     assert_eq!((update["channel"].as_str(), update["ts"].as_str()), (Some(DESK), Some("9.1")), "the remembered post");
@@ -119,7 +119,7 @@ fn take_records_the_taker_updates_the_post_and_dms_them_once() {
     let retry = team.handle(&desk(), &click(TAKE, "TCK-1", "U7", "trig.t1"));
     let another = team.handle(&desk(), &click(TAKE, "TCK-1", "U8", "trig.t2"));
     assert!(retry.effects.is_empty() && another.effects.is_empty(), "taken already: nothing");
-    assert_eq!(team.state.value(&ticket_key("TCK-1")).unwrap()["taker"], "U7");
+    assert_eq!(team.value(&ticket_key("TCK-1")).unwrap()["taker"], "U7");
 }
 
 #[test]
@@ -127,7 +127,7 @@ fn close_closes_the_ticket_and_leaves_its_post_without_buttons() {
     let team = one_ticket();
     team.handle(&desk(), &click(TAKE, "TCK-1", "U7", "trig.t1"));
     let done = team.handle(&desk(), &click(CLOSE, "TCK-1", "U8", "trig.c1"));
-    let stored = team.state.value(&ticket_key("TCK-1")).unwrap();
+    let stored = team.value(&ticket_key("TCK-1")).unwrap();
     assert_eq!((stored["status"].as_str(), stored["closer"].as_str()), (Some("closed"), Some("U8")));
     let update = &calls_of(&done, "chat.update")[0];
     assert!(buttons(&update["blocks"]).is_empty(), "no buttons once closed: {update}");
@@ -169,8 +169,8 @@ fn the_step_creates_a_ticket_and_completes_with_exactly_the_outputs_the_manifest
         assert!(spec["type"] != "string" || outputs[name].is_string(), "{name} is text");
     }
     assert_eq!(Value::Object(outputs.clone()), json!({ "ticket_id": "TCK-1", "ticket_url": "https://tickets.slackline.example/TCK-1" }));
-    assert_eq!(team.state.value(&ticket_key("TCK-1")).unwrap()["reporter"], "U5");
-    assert_eq!(team.state.value(&step_key("Fx1")), Some(json!("TCK-1")));
+    assert_eq!(team.value(&ticket_key("TCK-1")).unwrap()["reporter"], "U5");
+    assert_eq!(team.value(&step_key("Fx1")), Some(json!("TCK-1")));
 }
 
 #[test]
@@ -184,7 +184,7 @@ fn the_same_execution_under_a_fresh_event_id_makes_no_second_ticket_and_ends_wit
     let ending = |done: &Handled| done.queued().into_iter().find(|q| q.method == "functions.completeSuccess").expect("an ending");
     assert_eq!(ending(&again).key, ending(&first).key, "one ending per execution: slackline sends it once");
     assert_eq!(ending(&again).args["outputs"]["ticket_id"], "TCK-1");
-    assert_eq!(team.state.value(LAST_NUMBER_KEY), Some(json!(1)));
+    assert_eq!(team.value(LAST_NUMBER_KEY), Some(json!(1)));
 }
 
 #[test]

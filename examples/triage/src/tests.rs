@@ -3,7 +3,7 @@
 use super::*;
 use incident::{Incident, Severity, Status, SEVERITY, TITLE};
 use serde_json::{json, Value};
-use slackline::testing::{action, command, event, handle, interaction, view_submission, Dispatch, Handled, Queued, Schedule, Team, Values};
+use slackline::testing::{action, command, event, handle, interaction, view_submission, Handled, Queued, Schedule, Team, Values};
 
 fn triage() -> Listeners {
     app(&Vars::of(&[(CHANNEL_VAR, "CINCIDENTS")]))
@@ -170,7 +170,7 @@ fn a_valid_submission_stores_the_incident_remembers_its_announcement_and_offers_
     let team = Team::new();
     let done = team.handle(&triage(), &view_submission(MODAL, values("Checkout fails", Some("sev1"))));
     let id = done.calls()[0].1["blocks"][2]["elements"][0]["value"].as_str().unwrap().to_string();
-    let stored = team.state.value(&incident_key(&id)).expect("the incident is stored");
+    let stored = team.value(&incident_key(&id)).expect("the incident is stored");
     assert_eq!(stored, json!({ "title": "Checkout fails", "severity": "sev1", "reporter": "U1", "status": "open", "assignee": null }));
     let calls = done.calls();
     let buttons: Vec<&str> = calls[0].1["blocks"][2]["elements"].as_array().unwrap().iter().filter_map(|b| b["action_id"].as_str()).collect();
@@ -183,7 +183,7 @@ fn a_valid_submission_stores_the_incident_remembers_its_announcement_and_offers_
 fn resolve_updates_the_stored_incident_and_the_remembered_announcement_and_cancels_the_reminder() {
     let (team, id) = reported();
     let done = team.handle(&triage(), &click(RESOLVE, &id, "U7", "trig.r1"));
-    assert_eq!(team.state.value(&incident_key(&id)).unwrap()["status"], "resolved");
+    assert_eq!(team.value(&incident_key(&id)).unwrap()["status"], "resolved");
     let update = &updates(&done)[0];
     assert_eq!((update["channel"].as_str(), update["ts"].as_str()), (Some("C9"), Some("9.1")));
     assert!(update["blocks"].as_array().unwrap().iter().all(|b| b["type"] != "actions"), "no buttons once resolved: {update}");
@@ -197,7 +197,7 @@ fn a_double_click_or_a_retry_changes_the_incident_and_its_announcement_once() {
     let retry = team.handle(&triage(), &click(RESOLVE, &id, "U7", "trig.r1"));
     let second = team.handle(&triage(), &click(RESOLVE, &id, "U8", "trig.r2"));
     assert_eq!(updates(&first).len(), 1);
-    assert!(retry.effects.is_empty() && retry.state.is_empty(), "a retry finds it resolved: {:?}", retry.effects);
+    assert!(retry.effects.is_empty() && retry.state_writes().is_empty(), "a retry finds it resolved: {:?}", retry.effects);
     assert!(second.effects.is_empty(), "already resolved: {:?}", second.effects);
 }
 
@@ -205,7 +205,7 @@ fn a_double_click_or_a_retry_changes_the_incident_and_its_announcement_once() {
 fn acknowledge_assigns_the_clicker_keeps_resolve_and_a_second_acknowledge_does_nothing() {
     let (team, id) = reported();
     let done = team.handle(&triage(), &click(ACKNOWLEDGE, &id, "U7", "trig.a1"));
-    let stored = team.state.value(&incident_key(&id)).unwrap();
+    let stored = team.value(&incident_key(&id)).unwrap();
     assert_eq!((stored["status"].as_str(), stored["assignee"].as_str()), (Some("acknowledged"), Some("U7")));
     let buttons = &updates(&done)[0]["blocks"][2]["elements"];
     assert_eq!(buttons.as_array().map(Vec::len), Some(1));
@@ -221,7 +221,7 @@ fn reacted(reaction: &str, user: &str, ts: &str) -> Dispatch {
 fn an_eyes_reaction_on_the_announcement_assigns_the_reacting_user_and_updates_it() {
     let (team, id) = reported();
     let done = team.handle(&triage(), &reacted("eyes", "U5", "9.1"));
-    assert_eq!(team.state.value(&incident_key(&id)).unwrap()["assignee"], "U5");
+    assert_eq!(team.value(&incident_key(&id)).unwrap()["assignee"], "U5");
     let update = &updates(&done)[0];
     assert_eq!(update["ts"], "9.1");
     assert!(update["blocks"][1]["elements"][0]["text"].as_str().unwrap().contains("assigned to <@U5>"), "{update}");

@@ -18,8 +18,8 @@ use super::{ClientOptions, Done, Failure, Usage};
 use crate::client::Target;
 use clap::{ArgGroup, Args};
 use serde::Deserialize;
-use slackline::admin::ScheduledRow;
-use slackline::kinds::schedule::zone::{civil_from_days, days_from_civil};
+use slackline::internal::admin::ScheduledRow;
+use slackline::internal::kinds::schedule::zone::{civil_from_days, days_from_civil};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// `advance`'s options.

@@ -18,7 +18,7 @@
 
 use crate::client::SimCall;
 use serde_json::{json, Map, Value};
-use slackline::slack::method;
+use slackline::internal::slack::method;
 
 /// A view the app opened, pushed or updated, as the fake recorded its call's `view` argument
 /// (an object in a JSON body, JSON text in a form body).

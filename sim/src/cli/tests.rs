@@ -181,7 +181,7 @@ fn a_port_in_use_and_a_dead_server_are_clear_errors() {
 
 #[test]
 fn the_simulated_rate_limit_notice_is_what_slackline_parses_as_one() {
-    use slackline::slack::envelope::{parse_events_body, Inbound};
+    use slackline::internal::slack::envelope::{parse_events_body, Inbound};
     let notice = crate::client::app_rate_limited("T1", 1_518_467_820);
     let parsed = parse_events_body(notice.to_string().as_bytes()).unwrap();
     assert_eq!(parsed, Inbound::AppRateLimited { team_id: "T1".into(), minute_rate_limited: 1_518_467_820 });

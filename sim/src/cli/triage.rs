@@ -12,7 +12,7 @@
 use super::{acked, describe, Failure};
 use crate::client::{button_click, fresh_id, fresh_trigger_id, view_submission, SimCall, Target};
 use serde_json::{json, Value};
-use slackline::slack::method;
+use slackline::internal::slack::method;
 use std::time::Duration;
 
 /// The modal's `callback_id`.

@@ -68,6 +68,7 @@ const MESSAGE_ENTITY: &str = "slack#/types/message_context";
 
 /// What the user looks at: one entity of their context.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Viewed {
     /// A channel (its id).
     Channel(String),
@@ -94,6 +95,7 @@ pub enum Viewed {
 /// One entity of a context: what is viewed, and in which workspace.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "Value", into = "Value")]
+#[non_exhaustive]
 pub struct ContextEntity {
     /// What the user looks at.
     pub viewed: Viewed,
@@ -106,6 +108,7 @@ pub struct ContextEntity {
 /// What the user looks at in Slack while talking to the agent (Slack's `context`: its
 /// `entities`; none when they look at nothing Slack shares). Stored as Slack writes it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct AgentContext {
     /// The entities, in Slack's order.
     #[serde(default)]
@@ -114,6 +117,7 @@ pub struct AgentContext {
 
 /// The agent's DM with one user: where the Messages tab's prompts go.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct AgentDm {
     /// The DM channel (`D…`).
     pub channel_id: String,
@@ -125,6 +129,7 @@ pub struct AgentDm {
 
 /// A conversation in the agent's DM: a top-level message and the replies in its thread.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct AgentThread {
     /// The DM channel.
     pub channel_id: String,

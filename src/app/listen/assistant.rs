@@ -10,7 +10,7 @@
 //! performed after the ack, from the outbox, keyed by the fact.
 //!
 //! ```
-//! use slackline::app::listen::{assistant::Prompt, Listeners};
+//! use slackline::prelude::{Listeners, Prompt};
 //!
 //! let app = Listeners::new()
 //!     .assistant_thread_started(|thread, cx| {
@@ -35,6 +35,7 @@ use serde_json::{json, Value};
 
 /// The channel (and workspace) the user is viewing beside the assistant thread.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ThreadContext {
     /// The channel, if the user is viewing one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -49,6 +50,7 @@ pub struct ThreadContext {
 
 /// An assistant thread: where the user talks to the app.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct AssistantThread {
     /// The app's DM with the user, where the thread is.
     pub channel_id: String,
@@ -62,6 +64,7 @@ pub struct AssistantThread {
 
 /// A suggested prompt: the title shown, and the message it sends.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Prompt {
     /// What the button shows.
     pub title: String,
@@ -313,7 +316,7 @@ mod tests {
         let done = team.handle(&app, &assistant_message("U1", "1700000000.000002", "What happened here?"));
         let methods: Vec<String> = done.calls().into_iter().map(|(m, _)| m).collect();
         assert_eq!(methods, ["assistant.threads.setStatus", "assistant.threads.setTitle", "chat.postMessage"]);
-        let Some(Action::StreamAnswer { prompt, channel, thread_ts, recipient_user_id, .. }) = done.effects.last().map(|e| &e.action) else {
+        let Some(Action::StreamAnswer { prompt, channel, thread_ts, recipient_user_id, .. }) = done.rows.last().map(|e| &e.action) else {
             panic!("a streamed answer last")
         };
         assert_eq!(

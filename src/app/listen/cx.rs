@@ -43,6 +43,7 @@ pub const TRIGGER_DEADLINE_MS: i64 = 3_000;
 
 /// Where a listener's request came from, for the helpers that answer "here".
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Origin {
     /// The fact the keys are built from.
     pub fact: String,
@@ -63,7 +64,7 @@ pub struct Origin {
     pub step_execution: Option<String>,
     /// Where this request's shared links are unfurled: a `link_shared`'s message or composer
     /// sharing. What `cx.unfurl` previews.
-    pub unfurl: Option<crate::kinds::unfurl::UnfurlTarget>,
+    pub(crate) unfurl: Option<crate::kinds::unfurl::UnfurlTarget>,
 }
 
 /// A listener's context: its effects and its ack body, built up by the helpers.
@@ -159,7 +160,8 @@ impl EffectRef<'_> {
     }
 
     /// The effect as queued.
-    pub fn effect(&self) -> &Effect {
+    #[cfg(test)]
+    pub(crate) fn effect(&self) -> &Effect {
         &self.cx.effects[self.index]
     }
 
@@ -175,13 +177,8 @@ impl EffectRef<'_> {
 }
 
 impl Cx {
-    /// A context for a request from `origin`.
-    pub fn new(origin: Origin, llm_enabled: bool) -> Cx {
-        Cx::with_state(origin, llm_enabled, Rc::new(crate::state::MemState::new()))
-    }
-
     /// A context whose state reads through `reader` (the team's store).
-    pub fn with_state(origin: Origin, llm_enabled: bool, reader: Rc<dyn StateReader>) -> Cx {
+    pub(crate) fn with_state(origin: Origin, llm_enabled: bool, reader: Rc<dyn StateReader>) -> Cx {
         Cx {
             origin,
             llm_enabled,
@@ -197,7 +194,7 @@ impl Cx {
     }
 
     /// The same context at the time `now` (epoch ms).
-    pub fn at(mut self, now: i64) -> Cx {
+    pub(crate) fn at(mut self, now: i64) -> Cx {
         self.now = now;
         self
     }
@@ -209,19 +206,19 @@ impl Cx {
         self.now
     }
 
-    /// The team's state: typed values under string keys, read now, written with the unit (see
-    /// [`crate::state`]).
+    /// The team's state: typed values under string keys, read now, written with the unit (its
+    /// limits: `docs/app.md`).
     pub fn state(&mut self) -> &mut State {
         &mut self.state
     }
 
     /// The buffered state writes, taken (for the dispatcher).
-    pub fn take_state(&mut self) -> Vec<StateWrite> {
+    pub(crate) fn take_state(&mut self) -> Vec<StateWrite> {
         self.state.take_writes()
     }
 
     /// A helper's misuse that fails the handler, if any.
-    pub fn misuse(&self) -> Option<&str> {
+    pub(crate) fn misuse(&self) -> Option<&str> {
         self.misuse.as_deref()
     }
 
@@ -236,7 +233,7 @@ impl Cx {
     }
 
     /// The effects queued so far and the ack body, taken (for the dispatcher).
-    pub fn finish(self) -> (Vec<Effect>, Option<Value>) {
+    pub(crate) fn finish(self) -> (Vec<Effect>, Option<Value>) {
         (self.effects, self.ack)
     }
 
@@ -470,7 +467,7 @@ impl Cx {
 
     /// Whether the handler already set an ack body that refuses the submission (`errors`): its
     /// effects are then not queued (Slack keeps the modal open; the user will submit again).
-    pub fn refuses(&self) -> bool {
+    pub(crate) fn refuses(&self) -> bool {
         self.ack.as_ref().and_then(|a| a.get("response_action")).and_then(Value::as_str) == Some("errors")
     }
 }

@@ -58,6 +58,7 @@ impl Rating {
 
 /// A user's feedback on a streamed answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Feedback {
     /// Which button.
     pub rating: Rating,
@@ -124,7 +125,7 @@ mod tests {
         let (method, args) = &done.calls()[0];
         assert_eq!((method.as_str(), args["channel"].as_str(), args["thread_ts"].as_str()), ("chat.postMessage", Some("D1"), Some("1700000000.000100")));
         assert!(args["text"].as_str().unwrap().starts_with("positive from U1 on "), "{args}");
-        let crate::testing::Dispatch::Interaction(i) = &click else { panic!("an interaction") };
+        let crate::prelude::Dispatch::Interaction(i) = &click else { panic!("an interaction") };
         let parsed = Feedback::from_action(&ActionIn { action: &i.actions[0], interaction: i }).unwrap();
         assert_eq!((parsed.channel_id.as_str(), parsed.thread_ts.as_deref(), parsed.user_id.as_str()), ("D1", Some("1700000000.000100"), "U1"));
         assert!(parsed.positive() && parsed.message_ts != "1700000000.000100", "the answer's own ts: {parsed:?}");

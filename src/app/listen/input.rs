@@ -14,6 +14,7 @@ use serde_json::Value;
 
 /// An Events API event, for `event(type, …)` listeners.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct EventIn<'a> {
     /// The envelope (event id, team, our bot's user id).
     pub envelope: &'a EventEnvelope,
@@ -35,6 +36,7 @@ impl EventIn<'_> {
 
 /// A message (`message`, `app_mention`), for `mention(…)` and `message(pattern, …)` listeners.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct MessageIn<'a> {
     /// Its fields.
     pub message: &'a Message,
@@ -60,6 +62,7 @@ impl MessageIn<'_> {
 
 /// A `block_actions` payload's action, for `action(…)` listeners.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct ActionIn<'a> {
     /// The action that matched.
     pub action: &'a BlockAction,
@@ -76,6 +79,7 @@ impl ActionIn<'_> {
 
 /// A `view_submission` or `view_closed` payload, for `view_submission(…)` / `view_closed(…)`.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct ViewIn<'a> {
     /// The interaction.
     pub interaction: &'a Interaction,
@@ -121,6 +125,7 @@ impl ViewIn<'_> {
 
 /// A global (`shortcut`) or message (`message_action`) shortcut, for `shortcut(…)` listeners.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct ShortcutIn<'a> {
     /// The interaction.
     pub interaction: &'a Interaction,
@@ -145,6 +150,7 @@ impl ShortcutIn<'_> {
 
 /// A `block_suggestion` (an external select asking for options), for `options(…)` listeners.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct OptionsIn<'a> {
     /// The interaction.
     pub interaction: &'a Interaction,
@@ -164,6 +170,7 @@ impl OptionsIn<'_> {
 
 /// The message or file a reaction is on.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
 pub struct ReactionItem {
     /// `message` or `file`.
     #[serde(rename = "type")]
@@ -178,6 +185,7 @@ pub struct ReactionItem {
 
 /// `reaction_added` / `reaction_removed`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
 pub struct ReactionEvent {
     /// Who reacted.
     pub user: String,
@@ -194,6 +202,7 @@ pub struct ReactionEvent {
 
 /// `app_home_opened`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
 pub struct AppHomeOpened {
     /// Who opened it.
     pub user: String,
@@ -205,6 +214,7 @@ pub struct AppHomeOpened {
 
 /// `member_joined_channel` / `member_left_channel`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
 pub struct MemberChannel {
     /// The member.
     pub user: String,
@@ -217,6 +227,7 @@ pub struct MemberChannel {
 
 /// The channel of `channel_created` / `channel_rename`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
 pub struct ChannelInfo {
     /// Its id.
     pub id: String,
@@ -227,6 +238,7 @@ pub struct ChannelInfo {
 /// `channel_created`, `channel_rename` (with `channel` an object), `channel_archive` (with
 /// `channel` an id: read it from `raw`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
 pub struct ChannelEvent {
     /// The channel.
     pub channel: ChannelInfo,
@@ -234,6 +246,7 @@ pub struct ChannelEvent {
 
 /// `team_join`: a new member; `user` is Slack's user object.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
+#[non_exhaustive]
 pub struct TeamJoin {
     /// The user object (`id`, `name`, `profile`, …).
     pub user: Value,
@@ -245,6 +258,7 @@ pub use crate::kinds::unfurl::{LinkShared, SharedLink};
 
 /// A `message` event of subtype `message_changed`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
+#[non_exhaustive]
 pub struct MessageChanged {
     /// The channel.
     pub channel: String,
@@ -257,6 +271,7 @@ pub struct MessageChanged {
 
 /// A `message` event of subtype `message_deleted`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
+#[non_exhaustive]
 pub struct MessageDeleted {
     /// The channel.
     pub channel: String,

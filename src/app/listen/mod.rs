@@ -6,14 +6,14 @@
 //! effects are committed with the event's receipt.
 //!
 //! ```
-//! use slackline::app::listen::{Listeners, Pattern};
+//! use slackline::prelude::{Listeners, Pattern};
 //!
 //! let app = Listeners::new()
 //!     .mention(|m, cx| { cx.reply(&format!("Hi <@{}>!", m.message.user.as_deref().unwrap_or("there"))); Ok(()) })
 //!     .message(Pattern::contains("deploy"), |_, cx| { cx.react("rocket"); Ok(()) })
 //!     .command("/status", |_, cx| { cx.ack_ephemeral("All green."); Ok(()) })
 //!     .event("reaction_added", |e, cx| {
-//!         let r: slackline::app::listen::ReactionEvent = e.parse()?;
+//!         let r: slackline::prelude::ReactionEvent = e.parse()?;
 //!         if r.reaction == "eyes" { cx.reply("Someone is looking."); }
 //!         Ok(())
 //!     });
@@ -397,6 +397,8 @@ fn run_step(callback: &str, h: &StepHandler, envelope: &EventEnvelope, chain: &[
     }
     Some(turn.run(chain, |cx| h(&step::StepIn::of(started?), cx)))
 }
+
+impl crate::app::sealed::Sealed for Listeners {}
 
 impl App for Listeners {
     fn is_secret_state(&self, key: &str) -> bool {

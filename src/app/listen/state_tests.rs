@@ -94,7 +94,7 @@ fn remember_marks_a_web_api_call_and_a_bad_key_fails_the_handler() {
             Ok(())
         });
     let done = crate::testing::handle(&app, &crate::testing::command("/post", ""));
-    let Action::SlackApi { remember, .. } = &done.effects[0].action else { panic!("a Web API call") };
+    let Action::SlackApi { remember, .. } = &done.rows[0].action else { panic!("a Web API call") };
     assert_eq!(remember.as_deref(), Some("incident:42:post"));
     let bad = crate::testing::handle(&app, &crate::testing::command("/bad", ""));
     assert!(bad.failed.unwrap().starts_with("remember:"));
@@ -119,7 +119,7 @@ fn in_thread_of_marks_a_post_even_a_scheduled_one_and_refuses_what_is_not_a_post
         });
     let done = crate::testing::handle(&app, &crate::testing::command("/remind", ""));
     assert!(done.failed.is_none(), "{:?}", done.failed);
-    let Action::SlackApi { thread_of, args, .. } = done.effects[0].action.performed() else { panic!("a scheduled post") };
+    let Action::SlackApi { thread_of, args, .. } = done.rows[0].action.performed() else { panic!("a scheduled post") };
     assert_eq!(thread_of.as_deref(), Some("post:42"));
     assert!(args.get("thread_ts").is_none(), "the thread is not known yet: read when the row is performed");
     let update = crate::testing::handle(&app, &crate::testing::command("/update", ""));
@@ -140,7 +140,7 @@ fn list_record_queues_a_put_of_the_fields_on_the_lists_serial_target_and_a_bad_i
             Ok(())
         });
     let done = crate::testing::handle(&app, &crate::testing::command("/mirror", ""));
-    let effect = &done.effects[0];
+    let effect = &done.rows[0];
     let Action::Lists { list_id, job: crate::kinds::lists::api::ListJob::Put { record_id, fields } } = &effect.action else { panic!("a List put: {effect:?}") };
     assert_eq!((list_id.as_str(), record_id.as_str(), fields.as_str()), ("FLIST1", "ix:1.2", r#"{"status":"open","title":"t"}"#), "canonical JSON");
     assert!(effect.key.ends_with(":list:ix:1.2"), "{}", effect.key);

@@ -28,6 +28,7 @@ use serde_json::Value;
 
 /// A step a workflow asked the app to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StepIn {
     /// The step's `callback_id`.
     pub callback_id: String,

@@ -31,7 +31,7 @@ fn a_mention_gets_a_threaded_reply_keyed_by_the_message() {
     let (method, args) = &done.calls()[0];
     assert_eq!(method, "chat.postMessage");
     assert_eq!(args, &json!({"channel": "C1", "thread_ts": ts, "text": "Hi <@U1>: hello there"}));
-    assert_eq!(done.effects[0].deadline_after_ms, Some(cx::MESSAGE_DEADLINE_MS));
+    assert_eq!(done.rows[0].deadline_after_ms, Some(cx::MESSAGE_DEADLINE_MS));
 }
 
 #[test]
@@ -58,7 +58,7 @@ fn bot_messages_reach_no_listener_unless_it_opts_in() {
             Ok(())
         })
         .including_bots();
-    assert_eq!(handle(&open, &from_bot).effects.len(), 1);
+    assert_eq!(handle(&open, &from_bot).rows.len(), 1);
 }
 
 #[test]
@@ -105,7 +105,7 @@ fn a_command_answers_at_once_and_later_through_its_response_url() {
     let d = command("/status", "api");
     let done = handle(&greeter(), &d);
     assert_eq!(done.ack, Some(json!({"response_type": "ephemeral", "text": "Checking…"})));
-    let Action::RespondUrl { url, body } = &done.effects[0].action else { panic!("{:?}", done.effects) };
+    let Action::RespondUrl { url, body } = &done.rows[0].action else { panic!("{:?}", done.rows) };
     assert!(url.starts_with("https://hooks.slack.test/commands/"));
     assert_eq!(body["text"], "status of api: green");
     assert!(done.keys()[0].starts_with("cmd:trig.") && done.keys()[0].ends_with(":respond"));
@@ -146,7 +146,7 @@ fn actions_match_by_action_id_or_block_and_action_id() {
     assert_eq!(calls[0].1["text"], "approved (v1)");
     assert_eq!(calls[1].0, "views.open");
     assert!(calls[1].1["trigger_id"].as_str().is_some_and(|t| t.starts_with("trig.")));
-    assert_eq!(done.effects[1].deadline_after_ms, Some(cx::TRIGGER_DEADLINE_MS), "a trigger_id lives 3 s");
+    assert_eq!(done.rows[1].deadline_after_ms, Some(cx::TRIGGER_DEADLINE_MS), "a trigger_id lives 3 s");
 }
 
 #[test]
@@ -165,7 +165,7 @@ fn a_submission_with_a_bad_field_answers_the_errors_and_records_nothing_else() {
     });
     let bad = handle(&app, &view_submission("deploy", json!({"env": {"env_input": {"type": "plain_text_input", "value": "moon"}}})));
     assert_eq!(bad.ack, Some(json!({"response_action": "errors", "errors": {"env": "prod or staging"}})));
-    assert!(bad.effects.is_empty(), "a refused submission queues nothing");
+    assert!(bad.rows.is_empty(), "a refused submission queues nothing");
     let good = handle(&app, &view_submission("deploy", json!({"env": {"env_input": {"type": "plain_text_input", "value": "prod"}}})));
     assert_eq!((good.ack.clone(), good.calls()[0].1["text"].as_str()), (None, Some("deploying to prod")));
     assert_eq!(handle(&app, &view_submission("other", json!({}))).ignored, Some("no_listener"));
@@ -192,7 +192,7 @@ fn options_and_shortcuts_have_their_listeners() {
     let global = handle(&app, &shortcut("triage"));
     assert_eq!(global.calls()[0].0, "views.open");
     let on_message = handle(&app, &message_shortcut("triage"));
-    let Action::RespondUrl { body, .. } = &on_message.effects[0].action else { panic!() };
+    let Action::RespondUrl { body, .. } = &on_message.rows[0].action else { panic!() };
     assert!(body["text"].as_str().unwrap().starts_with("triaging 1700000000."));
 }
 
@@ -208,11 +208,11 @@ fn the_llm_reply_goes_where_a_reply_goes() {
             Ok(())
         });
     let in_thread = handle(&app, &mention("C1", "U1", "<@UBOT> summarise"));
-    let Action::LlmReply { prompt, then } = &in_thread.effects[0].action else { panic!() };
+    let Action::LlmReply { prompt, then } = &in_thread.rows[0].action else { panic!() };
     assert_eq!(prompt, "summarise");
     assert!(matches!(then, crate::kinds::registry::Followup::Thread { channel, .. } if channel == "C1"));
     let by_url = handle(&app, &command("/ask", "why"));
-    let Action::LlmReply { then, .. } = &by_url.effects[0].action else { panic!() };
+    let Action::LlmReply { then, .. } = &by_url.rows[0].action else { panic!() };
     assert!(matches!(then, crate::kinds::registry::Followup::ResponseUrl { .. }));
 }
 
@@ -261,20 +261,20 @@ fn a_scheduled_helper_queues_its_effect_under_the_schedules_key_and_the_next_hel
     let done = handle(&reminder(), &d);
     let Dispatch::Command(c) = &d else { panic!() };
     assert_eq!(done.keys()[0], crate::kinds::schedule::row_key("remind:42", &format!("cmd:{}", c.trigger_id)), "the key is the schedule's, `named` left it");
-    let Action::Scheduled { key, when, effect, .. } = &done.effects[0].action else { panic!("scheduled: {:?}", done.effects[0]) };
+    let Action::Scheduled { key, when, effect, .. } = &done.rows[0].action else { panic!("scheduled: {:?}", done.rows[0]) };
     assert_eq!((key.as_str(), *when), ("remind:42", When::after(30 * MINUTE_MS)));
     let Action::SlackApi { method, args, .. } = effect.as_ref() else { panic!("a post") };
     assert_eq!((method.as_str(), &args["text"], &args["blocks"][0]["type"]), ("chat.postMessage", &json!("still open"), &json!("divider")));
-    assert_eq!(done.effects[0].deadline_after_ms, Some(cx::MESSAGE_DEADLINE_MS), "the helper's deadline, counted from the due time");
-    assert!(matches!(done.effects[1].action, Action::SlackApi { .. }), "only the next helper is scheduled");
+    assert_eq!(done.rows[0].deadline_after_ms, Some(cx::MESSAGE_DEADLINE_MS), "the helper's deadline, counted from the due time");
+    assert!(matches!(done.rows[1].action, Action::SlackApi { .. }), "only the next helper is scheduled");
     assert_eq!(done.calls().len(), 1, "calls() lists what happens now");
 }
 
 #[test]
 fn a_cancel_is_queued_in_order_as_an_effect_the_unit_applies() {
     let done = handle(&reminder(), &command("/done", "42"));
-    assert_eq!(done.effects.len(), 1);
-    assert_eq!(done.effects[0].action, Action::CancelSchedule { key: "remind:42".into() });
+    assert_eq!(done.rows.len(), 1);
+    assert_eq!(done.rows[0].action, Action::CancelSchedule { key: "remind:42".into() });
 }
 
 #[test]
@@ -285,7 +285,7 @@ fn a_schedule_left_unused_schedules_nothing() {
         Ok(())
     });
     let done = handle(&app, &command("/x", ""));
-    assert!(matches!(done.effects[0].action, Action::SlackApi { .. }));
+    assert!(matches!(done.rows[0].action, Action::SlackApi { .. }));
 }
 
 mod firings {
@@ -313,7 +313,7 @@ mod firings {
     #[test]
     fn run_queues_a_firing_under_the_schedules_key() {
         let done = handle(&app(), &command("/later", ""));
-        let effect = &done.effects[0];
+        let effect = &done.rows[0];
         assert!(effect.key.starts_with("sched:digest:C1|cmd:"), "{}", effect.key);
         let Action::Scheduled { key, effect, .. } = &effect.action else { panic!("{effect:?}") };
         assert_eq!((key.as_str(), effect.as_ref()), ("digest:C1", &Action::Fire));

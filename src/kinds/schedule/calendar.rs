@@ -26,6 +26,7 @@ const HORIZON_DAYS: i64 = 8 * 366;
 
 /// Why a calendar cannot be made.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CalendarError {
     /// The zone is not in the IANA time zone database.
     Zone(ZoneError),

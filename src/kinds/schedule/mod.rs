@@ -49,6 +49,7 @@ pub use zone::{LocalTime, Zone, ZoneError};
 
 /// A schedule's firing, as its `on_schedule` listener sees it (`cx.schedule(key, when).run()`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Fired {
     /// The schedule's key.
     pub key: String,

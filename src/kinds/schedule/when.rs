@@ -16,6 +16,7 @@ pub const MIN_EVERY_MS: i64 = MINUTE_MS;
 /// When a scheduled effect first falls due.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Due {
     /// At this time (epoch ms).
     At(i64),
@@ -27,6 +28,7 @@ pub enum Due {
 
 /// When a scheduled effect falls due, and how often it repeats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct When {
     /// The first occurrence.
     pub due: Due,

@@ -182,6 +182,7 @@ impl Zone {
 
 /// A local date and time, as a clock in a [`Zone`] shows an instant ([`Zone::local`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct LocalTime {
     /// The year (`2026`).
     pub year: i32,

@@ -13,6 +13,7 @@ use serde_json::{json, Map, Value};
 
 /// Slack's Work Object entity types.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum EntityType {
     /// `slack#/entities/task`.
     Task,
@@ -44,6 +45,7 @@ impl EntityType {
 
 /// A Work Object: an entity of the app's system as Slack shows it, in an unfurl or a flexpane.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Entity {
     /// Its type.
     pub entity_type: EntityType,
@@ -200,6 +202,7 @@ impl Unfurls {
 
 /// Why a flexpane shows no entity: `entity.presentDetails`' `error.status`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DetailsError {
     /// `restricted`: the user may not see it.
     Restricted,
@@ -218,6 +221,20 @@ pub enum DetailsError {
     },
 }
 
+impl std::fmt::Display for DetailsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DetailsError::Restricted => f.write_str("restricted: the user may not see the entity"),
+            DetailsError::NotFound => f.write_str("not_found: the entity is gone"),
+            DetailsError::InternalError => f.write_str("internal_error: the app failed to present the entity"),
+            DetailsError::Timeout => f.write_str("timeout: the app's system did not answer"),
+            DetailsError::Custom { title, message } => write!(f, "{title}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for DetailsError {}
+
 impl DetailsError {
     fn to_json(&self) -> Value {
         match self {
@@ -232,6 +249,7 @@ impl DetailsError {
 
 /// What a flexpane shows: an entity, an error, or `entity.presentDetails`' arguments as given.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Details {
     /// The entity (`metadata`).
     Entity(Entity),

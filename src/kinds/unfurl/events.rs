@@ -14,6 +14,7 @@ pub const ENTITY_DETAILS_REQUESTED: &str = "entity_details_requested";
 
 /// One link of `link_shared`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
 pub struct SharedLink {
     /// The URL, as the user wrote it.
     pub url: String,
@@ -42,6 +43,7 @@ fn host_of(url: &str) -> &str {
 /// Where a shared link is: in the message composer, before the message exists, or in a posted
 /// message.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LinkSource {
     /// `composer`: written in the message composer; unfurled by its `unfurl_id`.
     Composer,
@@ -79,6 +81,7 @@ impl<'de> Deserialize<'de> for LinkSource {
 
 /// `link_shared`: links of the app's unfurl domains, in a posted message or in the composer.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
 pub struct LinkShared {
     /// The conversation (`COMPOSER` for a link still in the composer).
     pub channel: String,
@@ -133,6 +136,7 @@ impl LinkShared {
 /// Which entity of the app's system a Work Object stands for: its id there (and, when the id is
 /// not unique on its own, a type of the app's).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ExternalRef {
     /// The entity's id in the app's system.
     pub id: String,
@@ -144,6 +148,7 @@ pub struct ExternalRef {
 /// `entity_details_requested`: a user clicked a Work Object (or refreshed its flexpane); the app
 /// answers with `entity.presentDetails` and this `trigger_id`, which lives seconds.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
 pub struct EntityDetailsRequest {
     /// The click's trigger: the flexpane's answer names it.
     pub trigger_id: String,

@@ -60,7 +60,7 @@ fn a_plan_answer_starts_its_message_in_plan_mode_under_its_title() {
     conv.ask(&a.rt, &prompt);
     let streams = finished(&a.fake, &conv.channel);
     assert_eq!(text_of(&streams), FakeLlm::answer_to(&prompt, 40));
-    assert_eq!((streams[0].task_display_mode.as_str(), streams[0].plan_title.as_deref()), ("plan", Some(slackline::app::tally::PLAN_TITLE)));
+    assert_eq!((streams[0].task_display_mode.as_str(), streams[0].plan_title.as_deref()), ("plan", Some(slackline::internal::app::tally::PLAN_TITLE)));
     assert_eq!(tasks_of(&streams), [(calls(&prompt, 40)[0].clone(), "complete".to_string())]);
 }
 
@@ -73,7 +73,7 @@ fn an_answer_with_closing_blocks_shows_them_once_under_its_exact_text() {
     let streams = finished(&a.fake, &conv.channel);
     assert_eq!(text_of(&streams), FakeLlm::answer_to(&prompt, 40));
     let shown: Vec<_> = streams.iter().flat_map(|s| s.block_chunks.clone()).collect();
-    assert_eq!(shown, slackline::app::tally::closing_blocks(), "once, in the answer's last message: {streams:?}");
+    assert_eq!(shown, slackline::internal::app::tally::closing_blocks(), "once, in the answer's last message: {streams:?}");
     assert!(streams.last().is_some_and(|s| s.blocks && !s.block_chunks.is_empty()), "with the feedback buttons: {streams:?}");
 }
 

@@ -2,7 +2,7 @@
 
 use super::{ADMIN_TOKEN, API_TOKEN, SECRET};
 use serde_json::{json, Value};
-use slackline::slack::signature::SigningSecret;
+use slackline::internal::slack::signature::SigningSecret;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// An HTTP answer.

@@ -3,7 +3,7 @@
 //! instead of `DefaultApp`'s hand-written match, so the interleaved run prices the listener
 //! dispatch and nothing else.
 
-use slackline::app::listen::Listeners;
+use slackline::prelude::Listeners;
 
 /// One listener: a mention gets a threaded reply.
 pub fn app() -> Listeners {

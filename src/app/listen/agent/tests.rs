@@ -32,7 +32,7 @@ fn agent() -> Listeners {
 
 /// The streamed answer a handler queued: (channel, thread_ts, prompt).
 fn streamed(done: &crate::testing::Handled) -> (String, String, String) {
-    match done.effects.iter().find_map(|e| match &e.action {
+    match done.rows.iter().find_map(|e| match &e.action {
         Action::StreamAnswer { channel, thread_ts, prompt, .. } => Some((channel.clone(), thread_ts.clone(), prompt.clone())),
         _ => None,
     }) {

@@ -78,6 +78,7 @@ use std::rc::Rc;
 
 /// What a middleware decides about the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Next {
     /// Go on: the next middleware, then the handler.
     Continue,
