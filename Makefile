@@ -87,7 +87,9 @@ try: build
 # the 2 cores: first everything that only needs CPU side by side (the lint, the native and wasm32
 # test builds with the doc tests and the wasm32 tests, the fuzz smoke, the template's build and
 # test, the bundles the end-to-end tests serve, the tests that time nothing), each build in its
-# own cargo target directory where it can (one cargo lock per directory); then, alone, the steps
+# own cargo target directory where it can (one cargo lock per directory); the check that the
+# template's production bundle carries none of the test scaffolding a testkit bundle has
+# (scripts/check-production-bundle.sh); then, alone, the steps
 # that run Workers and time their answers: the end-to-end tests (scripts/e2e.sh), the examples'
 # flows (make try, against the bundles the first phase built, TESTKIT=1, scripts/try.sh) and the
 # template's flow.
@@ -100,6 +102,7 @@ test:
 	@scripts/step.sh bundles scripts/testkit-bundles.sh
 	@scripts/step.sh wait checks
 	@scripts/step.sh wait template-build
+	@scripts/step.sh bundle-check scripts/check-production-bundle.sh $(TEMPLATE_CHECK)/build/index_bg.wasm examples/echo/build-testkit/index_bg.wasm
 	@scripts/step.sh wait fuzz-smoke
 	@scripts/step.sh e2e scripts/e2e.sh
 	@scripts/step.sh try-echo $(MAKE) --no-print-directory try TESTKIT=1
@@ -134,13 +137,19 @@ lint: setup
 	RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --package slackline --quiet
 
 # A new bot from the template (template/): its own folder, Cargo.toml (slackline by path, this
-# checkout), wrangler.toml, manifest.json, src/ with a test, README, Makefile.
+# checkout, pinned to this release), wrangler.toml, manifest.json, src/ with a test, README,
+# Makefile, flow.sim, named NAME everywhere (crate, Worker, Slack app, bot user, command):
+# NAME defaults to DIR's last component, made a name cargo and Slack take (lowercase letters,
+# digits and dashes; a command name is at most 32 characters).
 new:
-	@test -n "$(DIR)" || { echo "usage: make new DIR=path/to/mybot"; exit 2; }
+	@test -n "$(DIR)" || { echo "usage: make new DIR=path/to/mybot [NAME=mybot]"; exit 2; }
 	@test ! -e "$(DIR)" || { echo "make new: $(DIR) already exists"; exit 2; }
-	@mkdir -p "$(DIR)" && cp -R template/. "$(DIR)/" && cp Cargo.lock "$(DIR)/Cargo.lock"
-	@sed -i "s#SLACKLINE_PATH#$(CURDIR)#g" "$(DIR)/Cargo.toml" "$(DIR)/Makefile" "$(DIR)/README.md"
-	@echo "created $(DIR): cd $(DIR) && make test && make dev"
+	@name="$(or $(NAME),$(notdir $(abspath $(DIR))))"; \
+	  echo "$$name" | grep -Eq '^[a-z][a-z0-9-]{0,30}$$' || { echo "make new: NAME=$$name: use lowercase letters, digits and dashes, a letter first, at most 31 (it names the crate, the Worker and /$$name)"; exit 2; }; \
+	  mkdir -p "$(DIR)" && cp -R template/. "$(DIR)/" && cp Cargo.lock "$(DIR)/Cargo.lock"; \
+	  sed -i "s#SLACKLINE_PATH#$(CURDIR)#g" "$(DIR)/Cargo.toml" "$(DIR)/Makefile" "$(DIR)/README.md"; \
+	  grep -rlZ mybot "$(DIR)" --exclude=Cargo.lock | xargs -0 -r sed -i "s/mybot/$$name/g"; \
+	  echo "created $(DIR) (the bot $$name): cd $(DIR) && make test && make dev"
 
 # The template builds to wasm32, passes its own test and runs its flow.sim against wrangler dev and
 # the fake Slack (its `make flow`), as a user gets it from `make new`. It
@@ -155,7 +164,8 @@ test-template: test-template-build test-template-flow
 # The template's bot made (or kept) and built, its own test run: no Worker served yet.
 test-template-build:
 	rm -rf $(TEMPLATE_NEW)
-	$(MAKE) --no-print-directory new DIR=$(TEMPLATE_NEW)
+	$(MAKE) --no-print-directory new DIR=$(TEMPLATE_NEW) NAME=checkbot
+	@! grep -rn mybot $(TEMPLATE_NEW) --exclude=Cargo.lock || { echo "make new left the template's name behind (above)"; exit 1; }
 	@if diff -rq -x build -x target -x .wrangler -x .dev.vars $(TEMPLATE_NEW) $(TEMPLATE_CHECK) >/dev/null 2>&1; then \
 	  rm -rf $(TEMPLATE_NEW); echo "test-template: $(TEMPLATE_CHECK) is up to date"; \
 	else rm -rf $(TEMPLATE_CHECK) && mv $(TEMPLATE_NEW) $(TEMPLATE_CHECK); fi

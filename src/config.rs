@@ -190,7 +190,8 @@ pub struct Config {
     pub client_id: Option<String>,
     /// `SLACK_CLIENT_SECRET`: the OAuth app's secret (also the key that signs install states).
     pub client_secret: Option<Secret>,
-    /// `SLACK_BOT_SCOPES`: the bot scopes the install link asks for.
+    /// `SLACK_BOT_SCOPES`: the bot scopes the install link asks for (unset: the bot's manifest's,
+    /// when its `worker!` names one, else [`DEFAULT_BOT_SCOPES`]).
     pub bot_scopes: String,
     /// `SLACK_REDIRECT_URI`: where Slack sends the browser back (default: this host's
     /// `/slack/oauth_redirect`).
@@ -275,6 +276,9 @@ impl std::error::Error for ConfigError {}
 /// one is missing.
 pub struct Vars<'a> {
     lookup: Box<Lookup<'a>>,
+    /// The bot's Slack app manifest, when its `worker!` names one: where the bot scopes come
+    /// from unless `SLACK_BOT_SCOPES` overrides them.
+    manifest: Option<&'static str>,
 }
 
 /// A setting's raw value by name.
@@ -283,7 +287,25 @@ type Lookup<'a> = dyn Fn(&str) -> Option<String> + 'a;
 impl<'a> Vars<'a> {
     /// Settings from a lookup (the Worker's `Env`, in `runtime::env`).
     pub fn new(lookup: impl Fn(&str) -> Option<String> + 'a) -> Vars<'a> {
-        Vars { lookup: Box::new(lookup) }
+        Vars { lookup: Box::new(lookup), manifest: None }
+    }
+
+    /// The same settings, with the bot's manifest (`worker!(app, manifest = "manifest.json")`).
+    #[cfg(any(test, target_arch = "wasm32"))]
+    pub(crate) fn with_manifest(mut self, manifest: Option<&'static str>) -> Vars<'a> {
+        self.manifest = manifest;
+        self
+    }
+
+    /// The bot scopes an install asks for: `SLACK_BOT_SCOPES` if set, else the manifest's
+    /// `oauth_config.scopes.bot` (written once, where Slack reads them too), else the defaults.
+    fn bot_scopes(&self) -> Result<String, ConfigError> {
+        match (self.get("SLACK_BOT_SCOPES"), self.manifest) {
+            (Some(scopes), _) => Ok(scopes),
+            (None, Some(manifest)) => crate::oauth::manifest_bot_scopes(manifest)
+                .map_err(|problem| ConfigError { var: "SLACK_BOT_SCOPES", problem: format!("is unset, and the bot's manifest gives none: {problem}") }),
+            (None, None) => Ok(DEFAULT_BOT_SCOPES.into()),
+        }
     }
 
     /// Settings from `(name, value)` pairs: an app's native tests.
@@ -362,7 +384,7 @@ impl Config {
             },
             client_id: v.get("SLACK_CLIENT_ID"),
             client_secret: Secret::parse(v.get("SLACK_CLIENT_SECRET")),
-            bot_scopes: v.get("SLACK_BOT_SCOPES").unwrap_or_else(|| DEFAULT_BOT_SCOPES.into()),
+            bot_scopes: v.bot_scopes()?,
             redirect_uri: v.url("SLACK_REDIRECT_URI")?,
             authorize_url: v.url("SLACK_AUTHORIZE_URL")?.unwrap_or_else(|| DEFAULT_AUTHORIZE_URL.into()),
             cipher: TokenCipher::from_settings(v.get("TOKEN_ENCRYPTION_KEY").as_deref(), v.get("TOKEN_ENCRYPTION_OLD_KEYS").as_deref()).map_err(|_| {

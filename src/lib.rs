@@ -129,6 +129,12 @@ mod platform;
 /// depends on `worker` (`=0.8.7`), whose macros the expansion uses. On other targets (the bot's
 /// native tests) it expands to nothing.
 ///
+/// `worker!(app, manifest = "manifest.json")` compiles the bot's Slack app manifest in (the path
+/// is from the bot crate's root): an install then asks for the manifest's bot scopes
+/// (`oauth_config.scopes.bot`), written once where Slack reads them too, unless the deployment
+/// sets `SLACK_BOT_SCOPES`. Without it, an install asks for `SLACK_BOT_SCOPES` or slackline's
+/// defaults.
+///
 /// ```ignore
 /// use slackline::prelude::*;
 ///
@@ -139,7 +145,7 @@ mod platform;
 /// ```
 #[macro_export]
 macro_rules! worker {
-    ($make_app:expr) => {
+    (@serve $make_app:expr, $manifest:expr) => {
         #[cfg(target_arch = "wasm32")]
         mod __slackline_worker {
             // The app's constructor is named where the macro is called.
@@ -149,6 +155,7 @@ macro_rules! worker {
 
             #[::worker::event(fetch)]
             async fn fetch(req: ::worker::Request, env: ::worker::Env, ctx: ::worker::Context) -> ::worker::Result<::worker::Response> {
+                $crate::internal::platform::env::declare_manifest($manifest);
                 $crate::internal::runtime::front_door::fetch(req, env, ctx).await
             }
 
@@ -160,6 +167,7 @@ macro_rules! worker {
 
             impl ::worker::DurableObject for TeamActor {
                 fn new(state: ::worker::State, env: ::worker::Env) -> Self {
+                    $crate::internal::platform::env::declare_manifest($manifest);
                     let app = $crate::internal::app::make_app(&$make_app, &$crate::internal::platform::env::vars(&env));
                     TeamActor { inner: ::std::panic::AssertUnwindSafe($crate::internal::runtime::team::TeamActor::new(state, env, app)) }
                 }
@@ -181,6 +189,7 @@ macro_rules! worker {
 
             impl ::worker::DurableObject for Directory {
                 fn new(state: ::worker::State, env: ::worker::Env) -> Self {
+                    $crate::internal::platform::env::declare_manifest($manifest);
                     Directory { inner: ::std::panic::AssertUnwindSafe($crate::internal::runtime::directory::Directory::new(state, env)) }
                 }
 
@@ -193,5 +202,11 @@ macro_rules! worker {
                 }
             }
         }
+    };
+    ($make_app:expr) => {
+        $crate::worker!(@serve $make_app, ::core::option::Option::None);
+    };
+    ($make_app:expr, manifest = $manifest:literal) => {
+        $crate::worker!(@serve $make_app, ::core::option::Option::Some(include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/", $manifest))));
     };
 }

@@ -24,6 +24,22 @@ pub const STATE_COOKIE: &str = "slackline_oauth_state";
 /// `assistant:write` is an agent's (`agent_view`): the Messages tab's prompts, a thread's status.
 pub const DEFAULT_BOT_SCOPES: &str =
     "app_mentions:read,chat:write,im:history,commands,lists:read,lists:write,channels:history,groups:history,mpim:history,assistant:write";
+/// The bot scopes a Slack app manifest asks for (`oauth_config.scopes.bot`), comma-separated as
+/// the authorize URL takes them. Refused, in words: a manifest that is not JSON, or that asks for
+/// no bot scope (an install would then get a token that can do nothing).
+pub fn manifest_bot_scopes(manifest: &str) -> Result<String, String> {
+    let manifest: serde_json::Value = serde_json::from_str(manifest).map_err(|e| format!("it is not JSON ({e})"))?;
+    let scopes = manifest.pointer("/oauth_config/scopes/bot").and_then(serde_json::Value::as_array).ok_or("it has no oauth_config.scopes.bot list")?;
+    let scopes: Vec<&str> = scopes
+        .iter()
+        .map(|s| s.as_str().filter(|s| !s.is_empty()).ok_or("oauth_config.scopes.bot holds something that is not a scope name"))
+        .collect::<Result<_, _>>()?;
+    match scopes.is_empty() {
+        true => Err("its oauth_config.scopes.bot list is empty".into()),
+        false => Ok(scopes.join(",")),
+    }
+}
+
 /// Slack's authorize page (`SLACK_AUTHORIZE_URL` overrides it).
 pub const DEFAULT_AUTHORIZE_URL: &str = "https://slack.com/oauth/v2/authorize";
 

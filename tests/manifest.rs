@@ -1,7 +1,8 @@
-//! The committed Slack app manifests (the shipped bot's `manifest.json`, and `template/`'s, which
-//! `make new` copies) ask for exactly what the code uses: the default bot scopes (the template: its own), the stable
-//! routes, the events slackline handles, and the agent messaging experience (`agent_view`) the
-//! shipped bot serves, within Slack's limits.
+//! The committed Slack app manifests ask for exactly what the code uses: the shipped bot's
+//! `manifest.json` the default bot scopes, the stable routes, the events slackline handles and the
+//! agent messaging experience (`agent_view`) it serves, within Slack's limits; `template/`'s (which
+//! `make new` copies) and the ticket desk's their own scopes, written once (their `worker!`
+//! compiles the manifest in).
 #![cfg(not(target_arch = "wasm32"))]
 
 use serde_json::Value;
@@ -21,11 +22,6 @@ fn manifest() -> Value {
     read("manifest.json")
 }
 
-/// Both manifests, by path.
-fn manifests() -> [(&'static str, Value); 2] {
-    [("manifest.json", manifest()), ("template/manifest.json", read("template/manifest.json"))]
-}
-
 fn strings(v: &Value) -> Vec<String> {
     v.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect()
 }
@@ -35,39 +31,37 @@ fn the_shipped_manifest_asks_for_the_default_bot_scopes() {
     assert_eq!(strings(&manifest()["oauth_config"]["scopes"]["bot"]).join(","), DEFAULT_BOT_SCOPES);
 }
 
-/// The scopes a bot's manifest asks for, and those its installs ask for (`SLACK_BOT_SCOPES` in its
-/// `wrangler.toml`): the same list, or an install would grant what the manifest does not declare.
+/// The scopes a bot's manifest asks for, which are those its installs ask for: its `worker!`
+/// compiles the manifest in, and its `wrangler.toml` does not override them with
+/// `SLACK_BOT_SCOPES` (the scopes are written once).
 fn own_scopes(dir: &str) -> Vec<String> {
     let scopes = strings(&read(&format!("{dir}/manifest.json"))["oauth_config"]["scopes"]["bot"]);
-    let wrangler = std::fs::read_to_string(format!("{}/{dir}/wrangler.toml", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    let installs = wrangler.lines().find_map(|l| l.strip_prefix("SLACK_BOT_SCOPES = ")).unwrap_or_else(|| panic!("{dir}/wrangler.toml sets SLACK_BOT_SCOPES"));
-    assert_eq!(installs.trim_matches('"'), scopes.join(","), "{dir}: its installs ask for its manifest's scopes");
+    let file = |name: &str| std::fs::read_to_string(format!("{}/{dir}/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    assert!(!file("wrangler.toml").lines().any(|l| l.starts_with("SLACK_BOT_SCOPES")), "{dir}: the scopes are the manifest's, not kept again in wrangler.toml");
+    assert!(file("src/lib.rs").contains("worker!(app, manifest = \"manifest.json\")"), "{dir}: its worker! compiles the manifest in");
     scopes
 }
 
 /// The ticket desk unfurls its links: `links:read` for `link_shared`, `links:write` for
 /// `chat.unfurl` and the flexpane.
 #[test]
-fn the_ticket_desk_asks_for_the_link_scopes_in_its_manifest_and_its_installs() {
+fn the_ticket_desk_asks_for_the_link_scopes_in_its_manifest() {
     let scopes = own_scopes("examples/tickets");
     for used in ["links:read", "links:write", "commands", "chat:write"] {
         assert!(scopes.iter().any(|s| s == used), "the ticket desk needs {used}");
     }
 }
 
-/// The template asks for what its listeners use, and its installs for the same (the default
-/// would ask for the shipped bot's, Lists included).
+/// The template is a starting point: its manifest asks for what its two listeners use (a
+/// mention and a command) and nothing else; README.md's snippets say what each addition asks for.
 #[test]
-fn the_template_asks_for_its_own_scopes_in_its_manifest_and_its_installs() {
-    let scopes = own_scopes("template");
-    for unused in ["lists:read", "lists:write"] {
-        assert!(!scopes.iter().any(|s| s == unused), "the template does not use {unused}");
-    }
-    for used in ["reactions:write", "commands", "app_mentions:read", "channels:history"] {
-        assert!(scopes.iter().any(|s| s == used), "the template's listeners need {used}");
-    }
-    let events = strings(&read("template/manifest.json")["settings"]["event_subscriptions"]["bot_events"]);
-    assert!(events.iter().any(|e| e == "message.channels"), "its message listener needs channel messages");
+fn the_template_asks_only_for_what_its_mention_and_command_use() {
+    assert_eq!(own_scopes("template"), ["app_mentions:read", "chat:write", "commands"]);
+    let m = read("template/manifest.json");
+    assert_eq!(strings(&m["settings"]["event_subscriptions"]["bot_events"]), ["app_mention", "app_uninstalled", "tokens_revoked"]);
+    let features: Vec<&String> = m["features"].as_object().unwrap().keys().collect();
+    assert_eq!(features, ["bot_user", "slash_commands"], "no agent view, app home or unfurls it does not serve");
+    assert!(m.get("functions").is_none() && m["settings"].get("interactivity").is_none(), "no step, no buttons");
 }
 
 #[test]
@@ -86,9 +80,9 @@ fn the_manifest_points_at_the_stable_routes() {
 }
 
 #[test]
-fn the_manifests_subscribe_to_the_events_slackline_handles() {
+fn the_shipped_manifest_subscribes_to_the_events_slackline_handles() {
     let handled = ["app_mention", "message.im", "app_uninstalled", "tokens_revoked", "app_home_opened", "app_context_changed", "agent_session_stopped"];
-    for (path, m) in manifests() {
+    for (path, m) in [("manifest.json", manifest())] {
         let events = strings(&m["settings"]["event_subscriptions"]["bot_events"]);
         for event in handled {
             assert!(events.iter().any(|e| e == event), "{path}: {event}");
@@ -97,8 +91,8 @@ fn the_manifests_subscribe_to_the_events_slackline_handles() {
 }
 
 #[test]
-fn the_manifests_declare_the_agent_view_within_slacks_limits() {
-    for (path, m) in manifests() {
+fn the_shipped_manifest_declares_the_agent_view_within_slacks_limits() {
+    for (path, m) in [("manifest.json", manifest())] {
         let agent = &m["features"]["agent_view"];
         let description = agent["agent_description"].as_str().unwrap_or_else(|| panic!("{path}: no agent_view.agent_description"));
         let chars = description.chars().count();

@@ -107,3 +107,26 @@ fn secrets_are_redacted_in_debug_output() {
     let shown = format!("{c:?}");
     assert!(!shown.contains("xoxb-secret") && !shown.contains("sssh"), "{shown}");
 }
+
+#[test]
+fn the_bot_scopes_come_from_the_var_else_the_bots_manifest_else_the_defaults() {
+    let manifest = r#"{"oauth_config": {"scopes": {"bot": ["app_mentions:read", "chat:write", "commands"]}}}"#;
+    let with = |pairs: &[(&str, &str)]| Config::from_vars(&Vars::of(pairs).with_manifest(Some(manifest)));
+    assert_eq!(with(&[]).unwrap().bot_scopes, "app_mentions:read,chat:write,commands", "written once, in the manifest");
+    assert_eq!(with(&[("SLACK_BOT_SCOPES", "chat:write")]).unwrap().bot_scopes, "chat:write", "the operator's var wins");
+    assert_eq!(config(&[]).unwrap().bot_scopes, crate::oauth::DEFAULT_BOT_SCOPES, "a bot that names no manifest");
+}
+
+#[test]
+fn a_manifest_without_bot_scopes_is_a_config_error_that_says_so() {
+    for (manifest, says) in [
+        ("not json", "it is not JSON"),
+        (r#"{"oauth_config": {}}"#, "it has no oauth_config.scopes.bot list"),
+        (r#"{"oauth_config": {"scopes": {"bot": []}}}"#, "its oauth_config.scopes.bot list is empty"),
+        (r#"{"oauth_config": {"scopes": {"bot": ["chat:write", 7]}}}"#, "holds something that is not a scope name"),
+    ] {
+        let error = Config::from_vars(&Vars::of(&[]).with_manifest(Some(manifest))).err().expect("refused");
+        assert_eq!(error.var, "SLACK_BOT_SCOPES");
+        assert!(error.problem.contains(says), "{manifest}: {}", error.problem);
+    }
+}

@@ -5,18 +5,26 @@
 //! bindings never change).
 
 use crate::config::{Config, ConfigError, Vars};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use worker::Env;
 
 thread_local! {
     static CACHED: RefCell<Option<Result<Rc<Config>, ConfigError>>> = const { RefCell::new(None) };
+    static MANIFEST: Cell<Option<&'static str>> = const { Cell::new(None) };
 }
 
-/// The deployment's settings: a var, else a secret, by name.
+/// The bot's Slack app manifest, compiled in (`worker!(app, manifest = "manifest.json")`):
+/// declared by the macro's entry points before anything reads the settings.
+pub fn declare_manifest(manifest: Option<&'static str>) {
+    MANIFEST.with(|m| m.set(manifest));
+}
+
+/// The deployment's settings: a var, else a secret, by name (and the bot's manifest, if declared).
 pub fn vars(env: &Env) -> Vars<'static> {
     let env = env.clone();
     Vars::new(move |name| env.var(name).map(|v| v.to_string()).or_else(|_| env.secret(name).map(|s| s.to_string())).ok())
+        .with_manifest(MANIFEST.with(Cell::get))
 }
 
 /// The typed configuration of this isolate, built from `Env` on first use.

@@ -259,9 +259,7 @@ pub async fn wake_by(env: &Env, team_key: &str, at: i64) -> Result<()> {
 /// (the runtime's own timer aborts the call); returns when it is next due.
 async fn housekeep(env: &Env, team_key: &str, test_now: Option<i64>) -> Result<Option<i64>> {
     let headers = worker::Headers::new();
-    if let Some(at) = test_now {
-        headers.set(super::test_hooks::NOW, &at.to_string())?;
-    }
+    super::test_hooks::pass_clock(&headers, test_now)?;
     let signal = crate::platform::js::timeout_signal(WAKE_TIMEOUT_MS);
     let call = super::ActorCall { method: Method::Post, path: crate::wire::HOUSEKEEP_PATH, body: None, headers: Some(headers), signal: Some(&signal) };
     let response = super::call_actor(env, super::TEAM_BINDING, team_key, call).await?;

@@ -41,6 +41,18 @@ pub const ARM_HOLD: &str = "x-slackline-test-arm-hold-ms";
 /// alarm's safety net must catch).
 pub const SKIP_ARM: &str = "x-slackline-test-skip-arm";
 
+/// Passes a test clock on to another actor's request (as [`NOW`]). A production build has no test
+/// clock, and no trace of this header in its bundle (scripts/check-production-bundle.sh).
+pub fn pass_clock(headers: &Headers, now_ms: Option<i64>) -> worker::Result<()> {
+    #[cfg(feature = "testkit")]
+    if let Some(at) = now_ms {
+        headers.set(NOW, &at.to_string())?;
+    }
+    #[cfg(not(feature = "testkit"))]
+    let _ = (headers, now_ms);
+    Ok(())
+}
+
 /// A request's test hooks (all `None` unless `ALLOW_TEST_CLOCK=1`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TestHooks {
@@ -87,8 +99,16 @@ impl TestHooks {
         self.now_ms.is_some() || self.actor_delay_ms.is_some() || self.handler_fails.is_some() || self.arm_hold_ms.is_some() || self.skip_arm
     }
 
+    /// Nothing: a production build has no hook to forward (and no trace of their headers in its
+    /// bundle: scripts/check-production-bundle.sh).
+    #[cfg(not(feature = "testkit"))]
+    pub fn forward(&self, _: &Headers) -> worker::Result<()> {
+        Ok(())
+    }
+
     /// Adds the hooks the team actor reads (the clock, the delays, the failure, the alarm) to a
     /// forwarded request.
+    #[cfg(feature = "testkit")]
     pub fn forward(&self, headers: &Headers) -> worker::Result<()> {
         if let Some(hold) = self.arm_hold_ms {
             headers.set(ARM_HOLD, &hold.to_string())?;

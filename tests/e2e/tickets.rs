@@ -151,3 +151,20 @@ fn killed_while_a_steps_completion_is_at_slack_the_restarted_runtime_ends_the_st
     assert_eq!(c.state_value(&team, &format!("step:{execution}")), Some(json!("TCK-1")));
     assert!(c.rows(&team, "parked").is_empty(), "{:?}", c.rows(&team, "parked"));
 }
+
+/// The desk names its manifest in `worker!` and sets no `SLACK_BOT_SCOPES`: an install asks Slack
+/// for exactly the manifest's bot scopes, written once.
+#[test]
+fn an_install_of_the_desk_asks_for_the_bot_scopes_its_manifest_declares() {
+    let Desk { runtime, .. } = desk();
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/tickets/manifest.json")).unwrap()).unwrap();
+    let declared: Vec<&str> = manifest["oauth_config"]["scopes"]["bot"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
+    let answer = runtime.client().get("/slack/install");
+    assert_eq!(answer.status, 302, "{}", answer.body);
+    let location = answer.header("location").unwrap().to_string();
+    let query = location.split_once('?').unwrap().1;
+    let asked = form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "scope").map(|(_, v)| v.into_owned());
+    assert_eq!(asked.as_deref(), Some(declared.join(",").as_str()), "{location}");
+    assert!(declared.contains(&"links:write"), "the desk's own scopes, not slackline's defaults");
+}

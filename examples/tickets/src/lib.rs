@@ -177,7 +177,8 @@ fn details(click: &EntityDetailsRequest, cx: &mut Cx) -> HandlerResult {
     Ok(())
 }
 
-slackline::worker!(app);
+// The manifest is compiled in: an install asks for its bot scopes (written there once).
+slackline::worker!(app, manifest = "manifest.json");
 
 #[cfg(test)]
 mod tests;
