@@ -125,7 +125,7 @@ fn a_manifest_without_bot_scopes_is_a_config_error_that_says_so() {
         (r#"{"oauth_config": {"scopes": {"bot": []}}}"#, "its oauth_config.scopes.bot list is empty"),
         (r#"{"oauth_config": {"scopes": {"bot": ["chat:write", 7]}}}"#, "holds something that is not a scope name"),
     ] {
-        let error = Config::from_vars(&Vars::of(&[]).with_manifest(Some(manifest))).err().expect("refused");
+        let error = Config::from_vars(&Vars::of(&[]).with_manifest(Some(manifest))).expect_err("refused");
         assert_eq!(error.var, "SLACK_BOT_SCOPES");
         assert!(error.problem.contains(says), "{manifest}: {}", error.problem);
     }

@@ -1,6 +1,6 @@
 //! The kinds of work, one room each: a kind's pure decisions (its `mod.rs`), its SQL text
 //! (`sql.rs`), and, wasm32 only, its store (the statements bound and run, on `platform::exec` and
-//! `platform::rows`) and its jobs (each takes a `platform::job::Job` and ends with one
+//! `platform::rows`) and its jobs (each takes a `kinds::job::Job` and ends with one
 //! `JobOutcome`). A kind is registered with the engine in one place: its `Action` variant (in
 //! [`registry`], with its label, target and words) and its arm in `perform`.
 //!
@@ -14,11 +14,13 @@
 //! by its action. Neither is a room: every room may import the registry, and `perform` imports
 //! every room's job. Nor is `slack_errors` (tests only): it feeds each room's judge the verdicts
 //! the classifier makes of the Slack errors that room names. [`post`] holds the pure half of a post made once (read back after an unknown
-//! outcome), whose wasm32 half is `platform::post`, as every kind that posts uses it. [`unfurl`]
+//! outcome), whose wasm32 half is `kinds::post::read_back`, as every kind that posts uses it. [`unfurl`]
 //! (link previews and Work Objects) is pure only: its effects are Web API calls the registry
 //! already performs (`Action::SlackApi`).
 
 pub mod assistant;
+#[cfg(target_arch = "wasm32")]
+pub mod job;
 pub mod lists;
 pub mod llm;
 pub mod notify;

@@ -1,5 +1,5 @@
 //! The registry's wasm32 half: [`perform`] picks the job of a claimed row by its [`Action`]. Each
-//! job lives in its kind's room, takes the claimed row's [`Job`] (`platform::job`: storage,
+//! job lives in its kind's room, takes the claimed row's [`Job`] (`kinds::job`: storage,
 //! settings, the bot token, the pacer's gate) and ends with one [`JobOutcome`]: the verdict,
 //! Slack's HTTP status, and what the completion stores with it (`AfterWrite`s).
 //!
@@ -14,8 +14,8 @@
 use super::registry::Action;
 use super::{assistant, lists, llm, notify, redrive, respond_url, schedule, slack_api, step};
 use crate::config::Config;
+use crate::kinds::job::Job;
 use crate::outbox::completion::JobOutcome;
-use crate::platform::job::Job;
 use crate::slack::classify::Verdict;
 use crate::slack::envelope::Dispatch;
 use worker::SqlStorage;

@@ -363,6 +363,18 @@ pub fn is_serial(label: &str) -> bool {
     SERIAL.contains(&label)
 }
 
+/// The registry's actions are what the outbox rows store (`platform::rows`, which names no kind).
+#[cfg(target_arch = "wasm32")]
+impl crate::platform::rows::RowAction for Action {
+    fn label(&self) -> &'static str {
+        Action::label(self)
+    }
+
+    fn target(&self) -> String {
+        Action::target(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -35,7 +35,7 @@ pub struct SlackCall {
     pub http_status: Option<i64>,
     /// The answer's JSON (`Value::Null` without one).
     pub json: Value,
-    /// For a post (`platform::post`): since when its row's outcome is unknown after this call
+    /// For a post (`kinds::post::read_back`): since when its row's outcome is unknown after this call
     /// (it timed out, or a read-back could not rule an earlier attempt out); kept with a retry.
     pub uncertain_since: Option<i64>,
 }

@@ -19,18 +19,15 @@
 //! - [`env`], [`log`], [`clock`]: configuration, JSON log lines, time and randomness;
 //! - [`meter`]: the cost meter (rows read and written, alarms), test builds only.
 
-pub mod app_run;
 pub mod clock;
 pub mod credential;
 pub mod env;
 pub mod exec;
 pub mod http;
 pub mod installation;
-pub mod job;
 pub mod js;
 pub mod log;
 pub mod meter;
 pub mod pacing;
-pub mod post;
 pub mod rows;
 pub mod state;

@@ -5,11 +5,20 @@
 //! modules import each other one way.
 
 use super::exec::{int, opt_int, rows, run, text};
-use crate::kinds::registry::Action;
 use crate::sql;
 use serde::Deserialize;
 use serde_json::Value;
 use worker::{SqlStorage, SqlStorageValue as V};
+
+/// What an outbox row performs, as the row stores it: its label (`effect`), its serial target
+/// and its JSON payload. The registry's `Action` is the one implementation; the platform knows no
+/// kind, it stores what this gives it.
+pub(crate) trait RowAction: serde::Serialize {
+    /// The row's `effect` column.
+    fn label(&self) -> &'static str;
+    /// The row's `target` column: rows of one target are delivered one at a time, in order.
+    fn target(&self) -> String;
+}
 
 /// Where and when an outbox row is queued.
 #[derive(Debug, Clone, Copy)]
@@ -33,7 +42,7 @@ pub(crate) struct Queue<'a> {
 }
 
 /// Inserts one outbox row for `action` unless its key is taken; returns its id when inserted.
-pub(crate) fn insert_action(sql: &SqlStorage, action: &Action, q: Queue) -> worker::Result<Option<i64>> {
+pub(crate) fn insert_action(sql: &SqlStorage, action: &impl RowAction, q: Queue) -> worker::Result<Option<i64>> {
     insert(sql, action, q, None)
 }
 
@@ -48,11 +57,11 @@ pub(crate) struct PreClaim<'a> {
 }
 
 /// [`insert_action`] for a row due now, claimed by the inserting instance as it is inserted.
-pub(crate) fn insert_claimed(sql: &SqlStorage, action: &Action, q: Queue, claim: PreClaim) -> worker::Result<Option<i64>> {
+pub(crate) fn insert_claimed(sql: &SqlStorage, action: &impl RowAction, q: Queue, claim: PreClaim) -> worker::Result<Option<i64>> {
     insert(sql, action, q, Some(claim))
 }
 
-fn insert(sql: &SqlStorage, action: &Action, q: Queue, claim: Option<PreClaim>) -> worker::Result<Option<i64>> {
+fn insert(sql: &SqlStorage, action: &impl RowAction, q: Queue, claim: Option<PreClaim>) -> worker::Result<Option<i64>> {
     #[derive(serde::Deserialize)]
     struct Id {
         id: i64,
@@ -87,7 +96,7 @@ fn insert(sql: &SqlStorage, action: &Action, q: Queue, claim: Option<PreClaim>) 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn queue_serial(
     sql: &SqlStorage,
-    action: &Action,
+    action: &impl RowAction,
     queued: i64,
     key: impl Fn(i64) -> String,
     bump: impl FnOnce() -> worker::Result<Option<i64>>,
@@ -171,11 +180,4 @@ pub struct ClaimedRow {
     pub uncertain_since: Option<i64>,
     /// When this claim took it.
     pub claimed_at: i64,
-}
-
-impl ClaimedRow {
-    /// What a post's read-back needs to know of the row, when its outcome is unknown.
-    pub fn uncertain(&self) -> Option<crate::kinds::post::Uncertain> {
-        self.uncertain_since.map(|since| crate::kinds::post::Uncertain { since, claimed_at: self.claimed_at })
-    }
 }

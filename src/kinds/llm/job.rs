@@ -3,10 +3,10 @@
 //! as this row's fenced completion, under this row's key (`{key}:post`).
 
 use super::{content, request};
+use crate::kinds::job::Job;
 use crate::kinds::registry::Followup;
 use crate::outbox::completion::{AfterWrite, JobOutcome, NewRow};
 use crate::outbox::reasons;
-use crate::platform::job::Job;
 use crate::slack::classify::{self, Verdict};
 
 /// Asks the model and queues the answer's delivery.

@@ -29,10 +29,12 @@
 //! the read carries its key; a handler's own metadata is kept (its `event_type` and payload), the
 //! key added beside it.
 //!
-//! This room has no job or store of its own: its decisions are used by `platform::post` (the
+//! This room has no job or store of its own: its decisions are used by `read_back` (the
 //! wasm32 half, beneath every kind that posts: the handler's calls, notify messages, status
 //! messages), as rooms may not import each other.
 
+#[cfg(target_arch = "wasm32")]
+pub mod read_back;
 pub mod sql;
 #[cfg(test)]
 mod tests;

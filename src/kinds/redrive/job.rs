@@ -1,14 +1,12 @@
 //! A redriven `handler_failed` row (`Action::Handle`): the app's handler runs again on the request
 //! it failed on (kept in the row), now that an operator says it is fixed. What it decides is
-//! stored with this row's completion (`crate::platform::app_run`: follow-ups under the request's
+//! stored with this row's completion (`runtime::sweep::app_run`: follow-ups under the request's
 //! receipt, its state change once per fact, only if the claim held); if it fails again, the row
 //! parks again as `handler_failed`. The ack's body is moot by now: Slack had its 200.
 
-use crate::app;
+use crate::kinds::job::Job;
 use crate::outbox::completion::JobOutcome;
 use crate::outbox::reasons;
-use crate::platform::app_run;
-use crate::platform::job::Job;
 use crate::slack::classify::Verdict;
 use crate::slack::envelope::Dispatch;
 use serde_json::Value;
@@ -19,6 +17,5 @@ pub fn run(job: &Job<'_>, dispatch: &Value) -> JobOutcome {
     let Ok(dispatch) = Dispatch::from_wire(&dispatch.to_string()) else {
         return JobOutcome::verdict(Verdict::Permanent { code: reasons::BAD_PAYLOAD.into() });
     };
-    let output = app::decide(job.app, &dispatch, &app_run::context(job));
-    app_run::outcome(output, &format!("a redrive of {}", dispatch.op_key()), None)
+    job.app.redrive(job, &dispatch)
 }

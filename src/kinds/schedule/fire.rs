@@ -1,5 +1,5 @@
 //! A schedule's firing (`cx.schedule(key, when).run()`), due now: the app's `on_schedule`
-//! listener runs inside the team actor (`crate::platform::app_run`, as a redrive does), with the
+//! listener runs inside the team actor (`runtime::sweep::app_run`, as a redrive does), with the
 //! team's state and the runtime's clock, and what it decides is stored with the firing row's
 //! fenced completion — one unit: its effects (keyed by the firing's fact, `fire:{key}@{due}`, so
 //! a run again after a crash adds nothing twice), its state change, the row done and, for a
@@ -7,15 +7,11 @@
 //! `handler_failed`; one no listener takes, as `no_listener`: kept, redrivable, never lost.
 
 use super::Fired;
-use crate::app;
+use crate::kinds::job::Job;
 use crate::outbox::completion::JobOutcome;
-use crate::outbox::reasons;
-use crate::platform::app_run;
-use crate::platform::job::Job;
 
 /// Runs the listener of the schedule `key`'s occurrence due at `due`.
 pub fn run(job: &Job<'_>, key: &str, due: i64) -> JobOutcome {
     let fired = Fired { key: key.to_string(), due_at: due };
-    let output = app::fire(job.app, &fired, &app_run::context(job));
-    app_run::outcome(output, &format!("the firing of schedule {key:?}"), Some(reasons::NO_LISTENER))
+    job.app.fire(job, &fired)
 }

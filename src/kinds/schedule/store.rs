@@ -4,7 +4,6 @@
 //! cancel and a claim never interleave: the actor runs one at a time.
 
 use super::{Cancel, Cancelled};
-use crate::admin::OutboxRow;
 use crate::kinds::registry::Action;
 use crate::outbox::completion::NewRow;
 use crate::outbox::{reasons, RowId};
@@ -128,11 +127,4 @@ pub fn still_recurs(sql: &SqlStorage, RowId(id): RowId) -> worker::Result<bool> 
     let found: Vec<Row> = rows(sql, super::sql::PAYLOAD, vec![int(id)])?;
     let recurs = |p: &str| matches!(serde_json::from_str::<Action>(p), Ok(Action::Scheduled { when, .. }) if when.recurs());
     Ok(found.first().is_some_and(|r| recurs(&r.payload)))
-}
-
-/// The pending scheduled rows, soonest due first (at most `limit`).
-pub fn list(sql: &SqlStorage, limit: i64) -> worker::Result<Vec<OutboxRow>> {
-    let (low, high) = super::all_range();
-    let found: Vec<OutboxRow> = rows(sql, super::sql::LIST_PENDING, vec![text(&low), text(&high), int(limit)])?;
-    Ok(found.into_iter().filter(|r| matches!(serde_json::from_str::<Action>(&r.payload), Ok(Action::Scheduled { .. }))).collect())
 }

@@ -9,7 +9,7 @@
 //!
 //! The room has no SQL and no store of its own: the call's answer, when remembered, is kept by the
 //! completion's after-write (`outbox::completion::remembered`), and a post's read-back is
-//! `platform::post`'s, beneath every kind that posts.
+//! `kinds::post::read_back`'s, beneath every kind that posts.
 
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod job;

@@ -3,10 +3,10 @@
 
 use super::store::{self, Execution};
 use super::{call, judge, outputs_refused, Judged, StepEnd};
+use crate::kinds::job::Job;
 use crate::outbox::completion::JobOutcome;
 use crate::outbox::reasons;
 use crate::platform::clock;
-use crate::platform::job::Job;
 use crate::slack::classify::Verdict;
 
 /// Ends execution `execution_id` with `end`; a step that has ended is left as it is.

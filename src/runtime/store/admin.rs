@@ -234,3 +234,12 @@ pub fn seed(sql: &SqlStorage, receipts: i64, done: i64, from: i64, now: i64) -> 
     }
     Ok(())
 }
+
+/// The pending scheduled rows, soonest due first (at most `limit`): the admin API's listing of
+/// the schedules (`GET …/scheduled`), in its rows.
+pub fn scheduled(sql: &SqlStorage, limit: i64) -> worker::Result<Vec<OutboxRow>> {
+    use crate::kinds::{registry::Action, schedule};
+    let (low, high) = schedule::all_range();
+    let found: Vec<OutboxRow> = rows(sql, schedule::sql::LIST_PENDING, vec![text(&low), text(&high), int(limit)])?;
+    Ok(found.into_iter().filter(|r| matches!(serde_json::from_str::<Action>(&r.payload), Ok(Action::Scheduled { .. }))).collect())
+}

@@ -5,8 +5,10 @@
 
 use super::Sweeper;
 use crate::config::Config;
+use crate::kinds::job::Job;
 use crate::kinds::lists::store::Queueing;
 use crate::kinds::perform::perform;
+use crate::kinds::post::read_back::ReadBacks;
 use crate::kinds::registry::{is_serial, Action};
 use crate::kinds::schedule as scheduled;
 use crate::logs::{Alert, DeliveryLine};
@@ -14,9 +16,7 @@ use crate::outbox::completion::{AfterWrite, JobOutcome};
 use crate::outbox::{after_attempt, before_attempt, reasons, Attempted, ClaimToken, Outcome, Transition};
 use crate::platform::clock;
 use crate::platform::credential::Credential;
-use crate::platform::job::Job;
 use crate::platform::pacing::Gate;
-use crate::platform::post::ReadBacks;
 use crate::platform::rows::ClaimedRow;
 use crate::runtime::store::{outbox::AttemptLog, outbox::Completing};
 use crate::slack::classify::Verdict;
@@ -123,7 +123,7 @@ impl Sweeper<'_> {
                             row: &row,
                             claim_token,
                             started,
-                            app: self.app,
+                            app: &super::app_run::AppHandlers(self.app),
                             reads,
                         };
                         perform(&job, action).await

@@ -16,6 +16,7 @@
 //! performed; a crash anywhere leaves claimed rows to be reclaimed when their lease expires.
 
 mod adopt;
+mod app_run;
 mod attempt;
 mod nudge;
 
@@ -25,12 +26,12 @@ pub use nudge::{nudges, Nudge, Nudges};
 use super::store;
 use crate::config::{Config, PRUNE_BATCH};
 use crate::kinds::lists::api::RunView;
+use crate::kinds::post::read_back::ReadBacks;
 use crate::logs::{Alert, AlertLine, ReconcileLine, SweepLine};
 use crate::outbox::pace::Pacer;
 use crate::outbox::schedule::{Drain, Step};
 use crate::outbox::{streak_alerts, ClaimToken, Outcome, Transition, Trigger, WaitCause};
 use crate::platform::credential::{self, Credential};
-use crate::platform::post::ReadBacks;
 use crate::platform::rows::ClaimedRow;
 use crate::platform::{clock, log};
 use crate::sql::known::Known;

@@ -146,7 +146,7 @@ impl TeamActor {
     /// `GET …/scheduled?limit=`: the pending scheduled rows, soonest due first.
     fn scheduled(&self, req: &Request) -> Answer {
         let limit = number(req, "limit", 50)?.clamp(1, MAX_PAGE);
-        let rows = scheduled::list(&self.sql, limit)?;
+        let rows = store::admin::scheduled(&self.sql, limit)?;
         json_answer(&ScheduledPage { scheduled: rows.iter().filter_map(ScheduledRow::of).collect() })
     }
 

@@ -1,4 +1,5 @@
-//! The app run inside the team actor for a claimed row, not for a request: a redriven
+//! The app run inside the team actor for a claimed row, not for a request ([`AppHandlers`], the
+//! [`Handlers`] the sweep gives every row's job): a redriven
 //! `handler_failed` request (`crate::kinds::redrive`) and a schedule's firing
 //! (`crate::kinds::schedule::fire`). Both read the team's state through the actor's SQLite at the
 //! runtime's clock ([`context`]) and end the same way ([`outcome`]): what the handler decided is
@@ -7,25 +8,42 @@
 //! and a run again after a crash adds nothing twice (the rows' keys and the state's fact are the
 //! same); a handler that fails parks the row as `handler_failed`, for a redrive.
 
-use super::job::Job;
-use super::state::SqlState;
-use super::{clock, log};
-use crate::app::{Context, Decision, HandlerOutput};
+use crate::app::{self, App, Context, Decision, HandlerOutput};
+use crate::kinds::job::{Handlers, Job};
+use crate::kinds::schedule::Fired;
 use crate::logs::{ErrorLine, LogLine};
 use crate::outbox::completion::{AfterWrite, JobOutcome, NewRow};
 use crate::outbox::reasons;
+use crate::platform::state::SqlState;
+use crate::platform::{clock, log};
 use crate::slack::classify::Verdict;
+use crate::slack::envelope::Dispatch;
 use std::rc::Rc;
 
+/// The team actor's app, as the rows' jobs run it ([`Handlers`]).
+pub struct AppHandlers<'a>(pub &'a dyn App);
+
+impl Handlers for AppHandlers<'_> {
+    fn redrive(&self, job: &Job<'_>, dispatch: &Dispatch) -> JobOutcome {
+        let output = app::decide(self.0, dispatch, &context(job));
+        outcome(output, &format!("a redrive of {}", dispatch.op_key()), None)
+    }
+
+    fn fire(&self, job: &Job<'_>, fired: &Fired) -> JobOutcome {
+        let output = app::fire(self.0, fired, &context(job));
+        outcome(output, &format!("the firing of schedule {:?}", fired.key), Some(reasons::NO_LISTENER))
+    }
+}
+
 /// The handlers' context for a row's run: the team's state, the runtime's clock.
-pub fn context(job: &Job<'_>) -> Context {
+fn context(job: &Job<'_>) -> Context {
     Context::of(job.config).with_state(Rc::new(SqlState { sql: job.sql.clone() })).at(clock::now_ms())
 }
 
 /// What the run of the app on behalf of `what` (for the log) stores with the row's completion:
 /// its effects and state change (done), nothing (ignored: done, or parked as `ignored` when
 /// given), or the row parked as `handler_failed`.
-pub fn outcome(output: HandlerOutput, what: &str, ignored: Option<&str>) -> JobOutcome {
+fn outcome(output: HandlerOutput, what: &str, ignored: Option<&str>) -> JobOutcome {
     match output.decision {
         Decision::Enqueue(effects) => {
             let now = clock::now_ms();

@@ -1,4 +1,4 @@
-//! A post made once, wasm32 half (the decisions are `crate::kinds::post`'s): every
+//! A post made once, wasm32 half (the decisions are this room's `mod.rs`): every
 //! `chat.postMessage` of a row carries the row's key in its message metadata, and a row whose
 //! previous attempt's outcome is unknown reads its channel or thread back first — found: the row is
 //! done with that `ts`, not sent again; not there: sent; not readable: sent, and logged.
@@ -14,14 +14,15 @@
 //! Invariant: a row is answered only by a read that began after its claim and reaches back to its
 //! uncertainty (`Read::answers`); otherwise it reads again.
 
-use super::clock;
-use super::http::{self, SlackCall};
-use super::log;
-use super::pacing::Gate;
-use super::rows::ClaimedRow;
+use super::{Decision, PageSeen, Place, Read, ReadEnd, Uncertain, Window};
 use crate::config::Config;
-use crate::kinds::post::{self, Decision, PageSeen, Place, Read, ReadEnd, Uncertain, Window};
+use crate::kinds::post;
 use crate::logs::{ReadBackLine, ReadBackOutcome};
+use crate::platform::clock;
+use crate::platform::http::{self, SlackCall};
+use crate::platform::log;
+use crate::platform::pacing::Gate;
+use crate::platform::rows::ClaimedRow;
 use crate::slack::classify::Verdict;
 use crate::slack::method;
 use futures::lock::Mutex;
@@ -29,6 +30,11 @@ use serde_json::Value;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
+
+/// What a post's read-back needs to know of its row, when the row's outcome is unknown.
+fn uncertain(row: &ClaimedRow) -> Option<Uncertain> {
+    row.uncertain_since.map(|since| Uncertain { since, claimed_at: row.claimed_at })
+}
 
 /// One sweep's reads of channels and threads, one per place at a time.
 #[derive(Default)]
@@ -73,7 +79,7 @@ pub struct Poster<'a> {
 /// its previous attempt's outcome is unknown. A found post answers as Slack answers a post.
 pub async fn post_message(p: &Poster<'_>, token: &str, args: &Value) -> SlackCall {
     let args = post::stamp(args, &p.row.idem_key);
-    let unresolved = match p.row.uncertain() {
+    let unresolved = match uncertain(p.row) {
         None => None,
         Some(row) => match check(p, token, &args, row).await {
             Checked::Found(call) => return call,

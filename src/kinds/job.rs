@@ -2,20 +2,32 @@
 //! row, the claim) and the two ways it reaches the outside — a Slack Web API call (paced, judged
 //! by `classify_web_api`, network failures logged) and a POST to another endpoint. Every kind's
 //! job takes a [`Job`] and ends with one [`JobOutcome`]; the registry's `perform` picks the job
-//! by the row's action.
+//! by the row's action. No room: the contract between the sweep and every room's job (wasm32).
+//!
+//! A job that runs the app (a redrive, a schedule's firing) asks [`Handlers`], which the sweep
+//! implements with the team actor's app: the kinds never name the app's types.
 
-use super::credential::Credential;
-use super::http::{self, Answer, Failure, SlackCall};
-use super::pacing::Gate;
-use super::post::{Poster, ReadBacks};
-use super::rows::ClaimedRow;
-use crate::app::App;
 use crate::config::Config;
+use crate::kinds::post::read_back::{self, Poster, ReadBacks};
+use crate::kinds::schedule::Fired;
 use crate::outbox::completion::{AfterWrite, JobOutcome};
 use crate::outbox::ClaimToken;
+use crate::platform::credential::Credential;
+use crate::platform::http::{self, Answer, Failure, SlackCall};
+use crate::platform::pacing::Gate;
+use crate::platform::rows::ClaimedRow;
 use crate::slack::classify::{self, Verdict};
+use crate::slack::envelope::Dispatch;
 use serde_json::Value;
 use worker::{SqlStorage, Storage};
+
+/// The app, as a row's job runs it: its decision stored with the row's fenced completion.
+pub trait Handlers {
+    /// Runs the app's handler again on `dispatch`, a request it failed on.
+    fn redrive(&self, job: &Job<'_>, dispatch: &Dispatch) -> JobOutcome;
+    /// Runs the app's `on_schedule` listener of `fired`.
+    fn fire(&self, job: &Job<'_>, fired: &Fired) -> JobOutcome;
+}
 
 /// One claimed row's job, and what it may use.
 pub struct Job<'a> {
@@ -35,8 +47,8 @@ pub struct Job<'a> {
     pub claim_token: &'a ClaimToken,
     /// When the attempt started.
     pub started: i64,
-    /// The app (a redriven `handler_failed` row runs its handler again).
-    pub app: &'a dyn App,
+    /// The app (a redriven `handler_failed` row runs its handler again; a firing its listener).
+    pub app: &'a dyn Handlers,
     /// The sweep's read-backs of uncertain posts (one read per channel or thread).
     pub reads: &'a ReadBacks,
 }
@@ -51,10 +63,10 @@ impl Job<'_> {
     }
 
     /// Posts a message (`chat.postMessage`) with the row's key in its metadata; if the row's
-    /// previous attempt's outcome is unknown, reads the place back first ([`super::post`]).
+    /// previous attempt's outcome is unknown, reads the place back first ([`read_back`]).
     pub async fn post_message(&self, token: &str, args: &Value) -> SlackCall {
         let poster = Poster { reads: self.reads, config: self.config, gate: self.gate, row: self.row, started: self.started };
-        super::post::post_message(&poster, token, args).await
+        read_back::post_message(&poster, token, args).await
     }
 
     /// Calls Slack's `method` with the bot token, once the pacer lets it through.
