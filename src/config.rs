@@ -15,6 +15,10 @@ use crate::outbox::retry::{RetryPolicy, DEFAULT_MAX_ATTEMPTS, DEFAULT_SCHEDULE_M
 use crate::slack::signature::SigningSecret;
 use crate::slack::tiers::RateLimits;
 
+/// How long a Workflow step may take before its guard fails it (`STEP_DEADLINE_MS`): 15 minutes
+/// (`crate::kinds::step`).
+pub const DEFAULT_STEP_DEADLINE_MS: i64 = 15 * 60 * 1000;
+
 /// Default Slack Web API base URL (`SLACK_API_URL`).
 pub const DEFAULT_SLACK_API_URL: &str = "https://slack.com/api";
 /// How long the front door waits for the team actor before answering 500 (`ACK_BUDGET_MS`): 2 s,
@@ -207,7 +211,7 @@ pub struct Config {
     /// `STREAM_ROLLOVER_MS`.
     pub stream_rollover_ms: i64,
     /// `STEP_DEADLINE_MS`: how long a Workflow step may take before its guard fails it
-    /// ([`crate::kinds::step::DEFAULT_STEP_DEADLINE_MS`]).
+    /// ([`DEFAULT_STEP_DEADLINE_MS`]).
     pub step_deadline_ms: i64,
     /// `ATTEMPT_TIMEOUT_MS`.
     pub attempt_timeout_ms: i64,
@@ -393,7 +397,7 @@ impl Config {
             ack_budget_ms: v.int("ACK_BUDGET_MS", DEFAULT_ACK_BUDGET_MS, 100, 10_000)?,
             lease_ms: v.int("LEASE_MS", DEFAULT_LEASE_MS, 100, 3_600_000)?,
             stream_rollover_ms: v.int("STREAM_ROLLOVER_MS", DEFAULT_STREAM_ROLLOVER_MS, 1_000, 290_000)?,
-            step_deadline_ms: v.int("STEP_DEADLINE_MS", crate::kinds::step::DEFAULT_STEP_DEADLINE_MS, 1_000, 86_400_000)?,
+            step_deadline_ms: v.int("STEP_DEADLINE_MS", DEFAULT_STEP_DEADLINE_MS, 1_000, 86_400_000)?,
             attempt_timeout_ms: v.int("ATTEMPT_TIMEOUT_MS", DEFAULT_ATTEMPT_TIMEOUT_MS, 100, 600_000)?,
             batch_size: v.int("BATCH_SIZE", DEFAULT_BATCH_SIZE, 1, 90)?,
             delivery_concurrency: v.int("DELIVERY_CONCURRENCY", DEFAULT_DELIVERY_CONCURRENCY, 1, MAX_DELIVERY_CONCURRENCY)? as usize,

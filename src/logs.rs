@@ -8,8 +8,6 @@
 //! signature is ever a field.
 
 use crate::ingest::Verdict;
-use crate::kinds::lists::api::RunView;
-use crate::kinds::lists::reconcile::Report;
 use crate::outbox::{Outcome, Trigger};
 use crate::sql::migrate::{self, Ready, Refused, Schema, Stored};
 use serde::{Deserialize, Serialize};
@@ -470,25 +468,35 @@ pub struct ReconcileLine {
     pub duration_ms: Option<i64>,
     /// Counts per outcome.
     #[serde(flatten)]
-    pub counts: Report,
+    pub counts: ReconcileCounts,
     /// Why it ended early.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 
-impl ReconcileLine {
-    /// The line of a pass that ended at `now`.
-    pub fn of(team: Option<String>, run: RunView, now: i64) -> ReconcileLine {
-        ReconcileLine {
-            team,
-            list_id: run.list_id,
-            run: run.id,
-            trigger: run.trigger,
-            duration_ms: run.started_at.map(|at| now - at),
-            counts: run.report,
-            error: run.error,
-        }
-    }
+/// A List reconciliation pass's counts per outcome (`crate::kinds::lists::reconcile`: the
+/// pass's report row and its log line).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ReconcileCounts {
+    /// Pages read, both passes.
+    pub pages: u32,
+    /// Rows read, both passes.
+    pub rows: u32,
+    /// Linked rows found.
+    pub seen: u32,
+    /// Rows last changed by someone else.
+    pub human_edited: u32,
+    /// Linked rows archived in Slack.
+    pub archived: u32,
+    /// Rows linked by their key.
+    pub relinked: u32,
+    /// Extra rows with a linked record's key.
+    pub duplicates: u32,
+    /// Rows naming no record.
+    pub orphans: u32,
+    /// Linked rows not listed.
+    pub missing: u32,
 }
 
 /// What an actor's wake found its database to be, when it is worth a line.

@@ -16,7 +16,7 @@ const INSTANCE: &str = "instance-token";
 
 fn db() -> Connection {
     let db = Connection::open_in_memory().unwrap();
-    for step in sql::migrate::TEAM.migrations {
+    for step in slackline::internal::kinds::schema::TEAM.migrations {
         db.execute_batch(step.sql).unwrap();
     }
     db

@@ -13,7 +13,7 @@ const GRACE: i64 = 5_000;
 
 fn db() -> Connection {
     let db = Connection::open_in_memory().unwrap();
-    for step in sql::migrate::TEAM.migrations {
+    for step in slackline::internal::kinds::schema::TEAM.migrations {
         db.execute_batch(step.sql).unwrap();
     }
     db

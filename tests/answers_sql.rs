@@ -12,7 +12,7 @@ const NOW: i64 = 1_000_000;
 /// The team schema at the code's version, with one pending row claimed by `token`.
 fn claimed(token: &str) -> (Connection, i64) {
     let db = Connection::open_in_memory().unwrap();
-    for step in sql::migrate::TEAM.migrations {
+    for step in slackline::internal::kinds::schema::TEAM.migrations {
         db.execute_batch(step.sql).unwrap();
     }
     let payload = r#"{"type":"stream_answer","prompt":"p","channel":"D1","thread_ts":"1.0"}"#;

@@ -7,12 +7,11 @@
 
 use rusqlite::{params, Connection};
 use slackline::internal::kinds::lists::sql as lists;
-use slackline::internal::sql;
 
 /// The team schema at the code's version, with `n` records of List `F1`, every other one linked.
 fn records(n: usize) -> Connection {
     let db = Connection::open_in_memory().unwrap();
-    for step in sql::migrate::TEAM.migrations {
+    for step in slackline::internal::kinds::schema::TEAM.migrations {
         db.execute_batch(step.sql).unwrap();
     }
     for i in 0..n {

@@ -74,7 +74,7 @@ impl World {
     fn new(rows: usize) -> World {
         let db = Connection::open_in_memory().unwrap();
         // The schema the code writes: every migration, in order.
-        for step in sql::migrate::TEAM.migrations {
+        for step in slackline::internal::kinds::schema::TEAM.migrations {
             db.execute_batch(step.sql).unwrap();
         }
         let now = 1_000_000;

@@ -17,7 +17,7 @@ const LEASE_MS: i64 = 1_000;
 /// queues it). Returns it and the row's id.
 fn with_scheduled(key: &str, due: i64) -> (Connection, i64) {
     let db = Connection::open_in_memory().unwrap();
-    for step in sql::migrate::TEAM.migrations {
+    for step in slackline::internal::kinds::schema::TEAM.migrations {
         db.execute_batch(step.sql).unwrap();
     }
     let payload = r#"{"type":"scheduled","key":"k","when":{"due":{"at":0}},"effect":{"type":"status","name":"s"}}"#;

@@ -8,9 +8,9 @@
 //! implements with the team actor's app: the kinds never name the app's types.
 
 use crate::config::Config;
+use crate::kinds::completion::{AfterWrite, JobOutcome};
 use crate::kinds::post::read_back::{self, Poster, ReadBacks};
 use crate::kinds::schedule::Fired;
-use crate::outbox::completion::{AfterWrite, JobOutcome};
 use crate::outbox::ClaimToken;
 use crate::platform::credential::Credential;
 use crate::platform::http::{self, Answer, Failure, SlackCall};

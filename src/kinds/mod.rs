@@ -19,6 +19,7 @@
 //! already performs (`Action::SlackApi`).
 
 pub mod assistant;
+pub mod completion;
 #[cfg(target_arch = "wasm32")]
 pub mod job;
 pub mod lists;
@@ -31,6 +32,7 @@ pub mod redrive;
 pub mod registry;
 pub mod respond_url;
 pub mod schedule;
+pub mod schema;
 pub mod slack_api;
 #[cfg(test)]
 mod slack_errors;

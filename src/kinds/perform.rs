@@ -14,8 +14,8 @@
 use super::registry::Action;
 use super::{assistant, lists, llm, notify, redrive, respond_url, schedule, slack_api, step};
 use crate::config::Config;
+use crate::kinds::completion::JobOutcome;
 use crate::kinds::job::Job;
-use crate::outbox::completion::JobOutcome;
 use crate::slack::classify::Verdict;
 use crate::slack::envelope::Dispatch;
 use worker::SqlStorage;

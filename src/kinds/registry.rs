@@ -345,18 +345,11 @@ pub const STATUS: &str = "status";
 /// status message's): the claim takes only the oldest pending row of such a target
 /// (`sql::outbox::CLAIM`, the `outbox_serial` index), so finishing one makes the next one
 /// claimable. The one table of them: [`is_serial`] reads it, and the claim's SQL names them
-/// through `serial_effects!`, which a test holds equal to it. Adding a kind here needs a
+/// through `sql::outbox::serial_effects!` (the SQL's own copy, frozen with migration 3's index),
+/// which a test holds equal to it. Adding a kind here needs a
 /// migration that rebuilds `outbox_serial`: the index's `WHERE` (frozen in migration 3's text) must
 /// match the claim's for SQLite to use it.
 pub const SERIAL: [&str; 2] = [LISTS, STATUS];
-
-/// [`SERIAL`] as SQL text, `('lists', 'status')`, for statements built with `concat!`.
-macro_rules! serial_effects {
-    () => {
-        "('lists', 'status')"
-    };
-}
-pub(crate) use serial_effects;
 
 /// Whether rows of this effect label run one at a time per target ([`SERIAL`]).
 pub fn is_serial(label: &str) -> bool {
@@ -383,6 +376,7 @@ mod tests {
     #[test]
     fn the_serial_kinds_sql_text_names_exactly_the_serial_table() {
         let quoted: Vec<String> = SERIAL.iter().map(|k| format!("'{k}'")).collect();
+        use crate::sql::outbox::serial_effects;
         assert_eq!(serial_effects!(), format!("({})", quoted.join(", ")));
         assert!(crate::sql::outbox::CLAIM.contains(&format!("effect NOT IN {}", serial_effects!())), "the claim names the table");
         let status = Action::Status { name: "deploy".into() };

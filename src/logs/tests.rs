@@ -76,7 +76,7 @@ fn every_field() -> Vec<LogLine> {
             run: 1,
             trigger: "api".into(),
             duration_ms: Some(1),
-            counts: Report::default(),
+            counts: ReconcileCounts::default(),
             error: s(),
         }),
         LogLine::ConfigError(error.clone()),
@@ -151,7 +151,8 @@ fn an_idle_sweep_is_not_worth_a_line() {
 
 #[test]
 fn a_failed_migration_is_one_line_naming_it() {
-    use crate::sql::migrate::{Outcome, Ready, Refused, Stored, TEAM};
+    use crate::kinds::schema::TEAM;
+    use crate::sql::migrate::{Outcome, Ready, Refused, Stored};
     let failed = Outcome::Refused(Refused::Failed { from: Stored::At(1), migration: "2_x".into(), at: 1, error: "boom".into() });
     let line = serde_json::to_value(LogLine::from(SchemaLine::of(&TEAM, Some("T1".into()), &failed).unwrap())).unwrap();
     assert_eq!(

@@ -32,7 +32,6 @@
 //! completion is stored, the post is made again. Fencing protects our record, not Slack's channel.
 
 pub mod alarm;
-pub mod completion;
 pub mod pace;
 pub mod retry;
 pub mod schedule;

@@ -138,7 +138,7 @@ fn triggers_are_named_in_snake_case() {
 
 #[test]
 fn a_long_job_extends_its_lease_only_once_less_than_three_quarters_or_its_next_step_is_left() {
-    use super::completion::lease_wants_extending;
+    use crate::kinds::completion::lease_wants_extending;
     let (now, lease, call) = (1_000_000, 60_000, 15_000);
     assert!(!lease_wants_extending(now + lease, now, lease, call), "a full lease");
     assert!(!lease_wants_extending(now + 45_000, now, lease, call), "exactly three quarters");

@@ -1,6 +1,15 @@
 //! The alarm path: claims, fenced completions, holds, attempt history, counters, failure streaks, the sweep's end and housekeeping; the actor's team key.
 
-use crate::kinds::registry::serial_effects;
+/// The serial effects' labels (`crate::kinds::registry::SERIAL`, which a test holds equal to this)
+/// as SQL text, `('lists', 'status')`, for statements built with `concat!`: frozen with the
+/// `outbox_serial` index of migration 3, whose `WHERE` the claim's must match.
+macro_rules! serial_effects {
+    () => {
+        "('lists', 'status')"
+    };
+}
+#[cfg(test)]
+pub(crate) use serial_effects;
 
 /// Remembers the actor's own team key: ?1 the key.
 pub const REMEMBER_TEAM_KEY: &str = "INSERT INTO meta(key, value) VALUES ('team_key', ?1) ON CONFLICT(key) DO NOTHING";

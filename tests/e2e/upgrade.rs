@@ -195,7 +195,7 @@ fn a_database_newer_than_the_code_is_refused_and_not_written() {
     let line = schema_line(&rt, "team");
     assert_eq!(
         (line["outcome"].as_str(), line["db_version"].as_i64(), line["code_version"].as_i64()),
-        (Some("newer"), Some(99), Some(i64::from(slackline::internal::sql::migrate::TEAM.version()))),
+        (Some("newer"), Some(99), Some(i64::from(slackline::internal::kinds::schema::TEAM.version()))),
         "{line}"
     );
     refuses(&rt.client(), "schema_newer_than_code");
@@ -231,7 +231,7 @@ fn a_failing_migration_leaves_the_database_as_it_was_and_answers_500() {
 /// code wrote: a column with a default, a table, the stamp, and the floor it keeps (this code's
 /// version: it may still run on it).
 fn next_release_additive_step(fixture: u32) -> String {
-    let (code, team) = (slackline::internal::sql::migrate::TEAM.version(), &slackline::internal::sql::migrate::TEAM);
+    let (code, team) = (slackline::internal::kinds::schema::TEAM.version(), &slackline::internal::kinds::schema::TEAM);
     // The fixture is the release before this code: this code's steps after it first (a release
     // may add more than one), as this code would run them.
     let ours: Vec<&str> = team.migrations.iter().filter(|m| m.to > fixture).map(|m| m.sql).collect();
@@ -251,11 +251,11 @@ fn a_rollback_onto_the_next_releases_additive_schema_keeps_serving_and_loses_not
     let fake = FakeSlack::start();
     let latest = fixture::versions().pop().unwrap();
     let fixture: u32 = latest.trim_start_matches('v').parse().unwrap();
-    assert!(fixture < slackline::internal::sql::migrate::TEAM.version(), "the fixture of the release before this code: {latest}");
+    assert!(fixture < slackline::internal::kinds::schema::TEAM.version(), "the fixture of the release before this code: {latest}");
     let (mut rt, db, _) = start_on(&latest, &fake, &next_release_additive_step(fixture));
     let c = rt.client();
     let line = schema_line(&rt, "team");
-    let code = i64::from(slackline::internal::sql::migrate::TEAM.version());
+    let code = i64::from(slackline::internal::kinds::schema::TEAM.version());
     assert_eq!((line["outcome"].as_str(), line["db_version"].as_i64(), line["code_version"].as_i64()), (Some("ahead"), Some(code + 1), Some(code)), "{line}");
     // Every pending row the newer release left is delivered once; the parked one is listed and
     // redrivable; the notify key still replays; the List record is there.

@@ -5,8 +5,8 @@
 
 use super::session::{set_status, settled, to_send, SessionCall, SessionStatus};
 use super::store;
+use crate::kinds::completion::JobOutcome;
 use crate::kinds::job::Job;
-use crate::outbox::completion::JobOutcome;
 use crate::slack::classify::Verdict;
 
 /// How many times one attempt sends before it leaves the rest to a retry: a newer intent noted

@@ -5,7 +5,7 @@
 
 use super::session::{Intent, Newest, SessionStatus};
 use super::stream::Checkpoint;
-use crate::outbox::completion::lease_wants_extending;
+use crate::kinds::completion::lease_wants_extending;
 use crate::outbox::ClaimToken;
 use crate::platform::exec::{int, rows, run, text, tx_sync};
 use serde::Deserialize;

@@ -123,6 +123,21 @@ pub struct RunView {
     pub error: Option<String>,
 }
 
+impl RunView {
+    /// The `reconcile` log line of this pass, ended at `now`.
+    pub fn line(self, team: Option<String>, now: i64) -> crate::logs::ReconcileLine {
+        crate::logs::ReconcileLine {
+            team,
+            list_id: self.list_id,
+            run: self.id,
+            trigger: self.trigger,
+            duration_ms: self.started_at.map(|at| now - at),
+            counts: self.report,
+            error: self.error,
+        }
+    }
+}
+
 /// `GET /api/teams/{team}/lists/{list_id}`: the column map, records per state, the latest pass.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ListView {

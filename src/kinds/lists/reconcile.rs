@@ -162,29 +162,9 @@ pub fn missing<'a>(linked: impl IntoIterator<Item = &'a RecordRef>, was_listed: 
         .collect()
 }
 
-/// Counts per outcome, for the pass's report row and log line.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Report {
-    /// Pages read, both passes.
-    pub pages: u32,
-    /// Rows read, both passes.
-    pub rows: u32,
-    /// Linked rows found.
-    pub seen: u32,
-    /// Rows last changed by someone else.
-    pub human_edited: u32,
-    /// Linked rows archived in Slack.
-    pub archived: u32,
-    /// Rows linked by their key.
-    pub relinked: u32,
-    /// Extra rows with a linked record's key.
-    pub duplicates: u32,
-    /// Rows naming no record.
-    pub orphans: u32,
-    /// Linked rows not listed.
-    pub missing: u32,
-}
+/// Counts per outcome, for the pass's report row and log line: the log line's own type
+/// (`crate::logs`, which names no kind), counted here.
+pub use crate::logs::ReconcileCounts as Report;
 
 impl Report {
     /// Counts findings.

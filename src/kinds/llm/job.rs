@@ -3,9 +3,9 @@
 //! as this row's fenced completion, under this row's key (`{key}:post`).
 
 use super::{content, request};
+use crate::kinds::completion::{AfterWrite, JobOutcome, NewRow};
 use crate::kinds::job::Job;
 use crate::kinds::registry::Followup;
-use crate::outbox::completion::{AfterWrite, JobOutcome, NewRow};
 use crate::outbox::reasons;
 use crate::slack::classify::{self, Verdict};
 

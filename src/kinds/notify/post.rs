@@ -4,8 +4,8 @@
 //! unknown (`Job::post_message`): a post found there is kept as if just answered.
 
 use super::PostWrite;
+use crate::kinds::completion::{AfterWrite, JobOutcome};
 use crate::kinds::job::Job;
-use crate::outbox::completion::{AfterWrite, JobOutcome};
 use crate::slack::classify::Verdict;
 use serde_json::Value;
 

@@ -6,8 +6,8 @@
 
 use super::store;
 use super::{status_call, PostWrite, StatusCall};
+use crate::kinds::completion::{AfterWrite, JobOutcome};
 use crate::kinds::job::Job;
-use crate::outbox::completion::{AfterWrite, JobOutcome};
 use crate::slack::classify::Verdict;
 use crate::slack::method;
 use serde_json::json;

@@ -4,8 +4,8 @@
 //! receipt, its state change once per fact, only if the claim held); if it fails again, the row
 //! parks again as `handler_failed`. The ack's body is moot by now: Slack had its 200.
 
+use crate::kinds::completion::JobOutcome;
 use crate::kinds::job::Job;
-use crate::outbox::completion::JobOutcome;
 use crate::outbox::reasons;
 use crate::slack::classify::Verdict;
 use crate::slack::envelope::Dispatch;

@@ -1,8 +1,8 @@
 //! A message POSTed to a `response_url` (`Action::RespondUrl`: a slash command's or a click's
 //! answer). Slack's `response_url` answers plain HTTP: any 2xx is a success.
 
+use crate::kinds::completion::JobOutcome;
 use crate::kinds::job::Job;
-use crate::outbox::completion::JobOutcome;
 use crate::slack::classify::{self, Verdict};
 use serde_json::Value;
 

@@ -7,8 +7,8 @@
 //! `handler_failed`; one no listener takes, as `no_listener`: kept, redrivable, never lost.
 
 use super::Fired;
+use crate::kinds::completion::JobOutcome;
 use crate::kinds::job::Job;
-use crate::outbox::completion::JobOutcome;
 
 /// Runs the listener of the schedule `key`'s occurrence due at `due`.
 pub fn run(job: &Job<'_>, key: &str, due: i64) -> JobOutcome {

@@ -31,8 +31,8 @@
 //! sweep's `perform`), and the attempt queues a recurring one's next occurrence
 //! ([`next_occurrence`]).
 
+use crate::kinds::completion::NewRow;
 use crate::kinds::registry::{Action, Effect};
-use crate::outbox::completion::NewRow;
 use serde::Serialize;
 
 pub mod calendar;

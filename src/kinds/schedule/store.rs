@@ -4,8 +4,8 @@
 //! cancel and a claim never interleave: the actor runs one at a time.
 
 use super::{Cancel, Cancelled};
+use crate::kinds::completion::NewRow;
 use crate::kinds::registry::Action;
-use crate::outbox::completion::NewRow;
 use crate::outbox::{reasons, RowId};
 use crate::platform::exec::{int, rows, run, text, tx_sync};
 use crate::platform::rows::{insert_action, Queue};

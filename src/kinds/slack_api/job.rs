@@ -1,7 +1,7 @@
 //! The job of a handler's Web API call (wasm32): see the room's docs (`super`).
 
+use crate::kinds::completion::{remembered, JobOutcome};
 use crate::kinds::job::Job;
-use crate::outbox::completion::{remembered, JobOutcome};
 use crate::platform::state as store;
 use crate::slack::method;
 use crate::state::thread::threaded;

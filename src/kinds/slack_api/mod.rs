@@ -8,7 +8,7 @@
 //! (`Job::post_message`); other methods are called as they are.
 //!
 //! The room has no SQL and no store of its own: the call's answer, when remembered, is kept by the
-//! completion's after-write (`outbox::completion::remembered`), and a post's read-back is
+//! completion's after-write (`kinds::completion::remembered`), and a post's read-back is
 //! `kinds::post::read_back`'s, beneath every kind that posts.
 
 #[cfg(target_arch = "wasm32")]

@@ -3,8 +3,8 @@
 
 use super::store::{self, Execution};
 use super::{call, judge, outputs_refused, Judged, StepEnd};
+use crate::kinds::completion::JobOutcome;
 use crate::kinds::job::Job;
-use crate::outbox::completion::JobOutcome;
 use crate::outbox::reasons;
 use crate::platform::clock;
 use crate::slack::classify::Verdict;

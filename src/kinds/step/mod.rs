@@ -42,8 +42,9 @@ use crate::kinds::registry::{Action, Effect};
 use end::cut;
 use serde_json::{json, Value};
 
-/// How long a step may take before its guard fails it (`STEP_DEADLINE_MS`): 15 minutes.
-pub const DEFAULT_STEP_DEADLINE_MS: i64 = 15 * 60 * 1000;
+/// How long a step may take before its guard fails it (`STEP_DEADLINE_MS`): 15 minutes. The
+/// setting's default lives with the others, in the config.
+pub use crate::config::DEFAULT_STEP_DEADLINE_MS;
 /// Slack's event type.
 pub const FUNCTION_EXECUTED: &str = "function_executed";
 

@@ -2,12 +2,12 @@
 //! for, all or nothing.
 
 use crate::ingest::Receipt;
+pub use crate::kinds::completion::NewRow;
 use crate::kinds::perform::{self, AtIngest};
 use crate::kinds::redrive::store as redrive;
 use crate::kinds::registry::is_serial;
 use crate::kinds::registry::Action;
 use crate::kinds::schedule::store as scheduled;
-pub use crate::outbox::completion::NewRow;
 use crate::outbox::ClaimToken;
 use crate::platform::exec::{int, rows, run, text, tx_sync};
 use crate::platform::rows::{insert_action, insert_claimed, PreClaim, Queue};

@@ -1,13 +1,13 @@
 //! Claims, fenced completions, the next alarm time and housekeeping.
 
 use super::ingest::insert_rows;
+use crate::kinds::completion::{to_store, AfterWrite, Fence};
 use crate::kinds::lists::api::RunView;
 use crate::kinds::lists::store::{self as lists, Queueing};
 use crate::kinds::notify::sql as notify_sql;
 use crate::kinds::notify::store as notify;
 use crate::kinds::notify::PostWrite;
 use crate::kinds::schedule::store as scheduled;
-use crate::outbox::completion::{to_store, AfterWrite, Fence};
 use crate::outbox::{ClaimToken, Outcome, RowId, StreakChange, Transition};
 use crate::platform::exec::{int, opt_int, rows, run, text, tx_sync};
 use crate::platform::rows::note_done;

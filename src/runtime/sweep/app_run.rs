@@ -9,10 +9,10 @@
 //! same); a handler that fails parks the row as `handler_failed`, for a redrive.
 
 use crate::app::{self, App, Context, Decision, HandlerOutput};
+use crate::kinds::completion::{AfterWrite, JobOutcome, NewRow};
 use crate::kinds::job::{Handlers, Job};
 use crate::kinds::schedule::Fired;
 use crate::logs::{ErrorLine, LogLine};
-use crate::outbox::completion::{AfterWrite, JobOutcome, NewRow};
 use crate::outbox::reasons;
 use crate::platform::state::SqlState;
 use crate::platform::{clock, log};

@@ -5,6 +5,7 @@
 
 use super::Sweeper;
 use crate::config::Config;
+use crate::kinds::completion::{AfterWrite, JobOutcome};
 use crate::kinds::job::Job;
 use crate::kinds::lists::store::Queueing;
 use crate::kinds::perform::perform;
@@ -12,7 +13,6 @@ use crate::kinds::post::read_back::ReadBacks;
 use crate::kinds::registry::{is_serial, Action};
 use crate::kinds::schedule as scheduled;
 use crate::logs::{Alert, DeliveryLine};
-use crate::outbox::completion::{AfterWrite, JobOutcome};
 use crate::outbox::{after_attempt, before_attempt, reasons, Attempted, ClaimToken, Outcome, Transition};
 use crate::platform::clock;
 use crate::platform::credential::Credential;

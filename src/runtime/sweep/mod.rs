@@ -27,7 +27,7 @@ use super::store;
 use crate::config::{Config, PRUNE_BATCH};
 use crate::kinds::lists::api::RunView;
 use crate::kinds::post::read_back::ReadBacks;
-use crate::logs::{Alert, AlertLine, ReconcileLine, SweepLine};
+use crate::logs::{Alert, AlertLine, SweepLine};
 use crate::outbox::pace::Pacer;
 use crate::outbox::schedule::{Drain, Step};
 use crate::outbox::{streak_alerts, ClaimToken, Outcome, Transition, Trigger, WaitCause};
@@ -182,7 +182,7 @@ impl Sweeper<'_> {
 
     /// The `reconcile` line of a pass that a completion finished.
     fn log_reconcile(&self, run: RunView, now: i64) {
-        log::emit(ReconcileLine::of(self.team.clone(), run, now));
+        log::emit(run.line(self.team.clone(), now));
     }
 
     /// The `delivery` line of one stored attempt, and a `target_failing` alert on a long streak.

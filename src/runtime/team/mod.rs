@@ -42,7 +42,7 @@ use crate::platform::credential;
 use crate::platform::{clock, env, log};
 use crate::routes::{ApiService, Verb, ROUTE_HEADER};
 use crate::sql::known::Known;
-use crate::sql::migrate::{self, Outcome};
+use crate::sql::migrate::Outcome;
 use crate::wire::{self, ActorRequest, Kept, RouteForm, Routed};
 
 use std::cell::{Cell, RefCell};
@@ -303,8 +303,8 @@ impl TeamActor {
 /// Brings the database to the team schema's version and logs what that did (see the module docs).
 fn bring_up_to_date(storage: &Storage, sql: &SqlStorage) -> Outcome {
     let team = store::outbox::team_key(sql).ok().flatten();
-    let outcome = store::schema::bring_up_to_date(storage, sql, &migrate::TEAM);
-    log::schema(&migrate::TEAM, team, &outcome);
+    let outcome = store::schema::bring_up_to_date(storage, sql, &crate::kinds::schema::TEAM);
+    log::schema(&crate::kinds::schema::TEAM, team, &outcome);
     outcome
 }
 

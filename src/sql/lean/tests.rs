@@ -1,12 +1,12 @@
 use super::*;
-use crate::sql::{ingest, migrate};
+use crate::sql::ingest;
 use rusqlite::{params, Connection};
 
 const DAY: i64 = 86_400_000;
 
 fn db() -> Connection {
     let db = Connection::open_in_memory().unwrap();
-    for step in migrate::TEAM.migrations {
+    for step in crate::kinds::schema::TEAM.migrations {
         db.execute_batch(step.sql).unwrap();
     }
     db

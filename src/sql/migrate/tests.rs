@@ -1,4 +1,6 @@
 use super::*;
+use crate::kinds::schema::TEAM;
+use crate::sql::schema::SCHEMA;
 use rusqlite::{params, Connection};
 
 /// The migrations against bundled SQLite, each step in one transaction with its stamp, as the

@@ -3,7 +3,7 @@ use rusqlite::{params, Connection};
 
 fn db() -> Connection {
     let db = Connection::open_in_memory().unwrap();
-    for step in crate::sql::migrate::TEAM.migrations {
+    for step in crate::kinds::schema::TEAM.migrations {
         db.execute_batch(step.sql).unwrap();
     }
     db
@@ -68,7 +68,7 @@ fn a_prune_takes_at_most_its_limit_and_the_note_stays_due_for_the_rest() {
 #[test]
 fn the_migration_notes_the_keys_a_database_already_holds() {
     let db = Connection::open_in_memory().unwrap();
-    let steps = crate::sql::migrate::TEAM.migrations;
+    let steps = crate::kinds::schema::TEAM.migrations;
     for step in steps.iter().filter(|s| s.to < 10) {
         db.execute_batch(step.sql).unwrap();
     }
