@@ -146,9 +146,14 @@ fn past_saturation_every_answer_is_a_200_after_the_commit_or_a_500_within_the_bu
     let unique_replies: HashSet<&String> = replies.iter().collect();
     assert_eq!(unique_replies.len(), sent.len(), "one reply per event");
     assert_eq!(replies.len(), sent.len(), "no event replied twice");
-    let lines = request_lines(&rt, &team);
+    // A request line reaches the runtime's log after its answer: awaited, not read at once.
+    let retry_line = |lines: &[Value], event_id: &str| lines.iter().find(|l| l["op_key"] == event_id && l["retry_num"] == "1").cloned();
+    let lines = eventually("every slow event's retry has its request line", Duration::from_secs(10), || {
+        let lines = request_lines(&rt, &team);
+        too_slow.iter().all(|s| retry_line(&lines, &s.event_id).is_some()).then_some(lines)
+    });
     for s in too_slow {
-        let retry = lines.iter().find(|l| l["op_key"] == s.event_id.as_str() && l["retry_num"] == "1").expect("the retry's request line");
+        let retry = retry_line(&lines, &s.event_id).expect("the retry's request line");
         assert_eq!(retry["verdict"], "new", "{} was slower than the budget and recorded nothing before its retry", s.event_id);
     }
 }
