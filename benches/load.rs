@@ -29,6 +29,8 @@ mod harness;
 mod overload;
 #[path = "load/pacing.rs"]
 mod pacing;
+#[path = "load/releases.rs"]
+mod releases;
 #[path = "load/schedule.rs"]
 mod schedule;
 #[path = "load/startup.rs"]
@@ -84,6 +86,16 @@ fn pct(sorted: &[Duration], p: f64) -> Duration {
         return Duration::ZERO;
     }
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+/// The median of `values` (the mean of the middle two of an even count).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => values[n / 2],
+        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
 }
 
 fn ms(d: Duration) -> String {
@@ -161,6 +173,20 @@ fn load(base: &str, n: usize, clients: usize, team_of: &(dyn Fn(usize) -> String
 }
 
 fn load_kind(base: &str, n: usize, clients: usize, team_of: &(dyn Fn(usize) -> String + Sync), path: &str, kind: Kind) -> Run {
+    load_in(base, n, clients, team_of, path, kind, Channels::PerClient)
+}
+
+/// Which channel each event of a load is posted in.
+#[derive(Clone, Copy)]
+enum Channels {
+    /// One per client: each client's events all in its own (16 channels at 16 clients).
+    PerClient,
+    /// A fresh one for every event (issue 57's harness: 2,000 mentions over 2,000 channels).
+    PerEvent,
+}
+
+/// Sends `n` signed events of `kind` from `clients` threads, posted in `channels`.
+fn load_in(base: &str, n: usize, clients: usize, team_of: &(dyn Fn(usize) -> String + Sync), path: &str, kind: Kind, channels: Channels) -> Run {
     let next = AtomicUsize::new(0);
     let samples = Mutex::new(Vec::with_capacity(n));
     let started = Instant::now();
@@ -168,7 +194,7 @@ fn load_kind(base: &str, n: usize, clients: usize, team_of: &(dyn Fn(usize) -> S
         for _ in 0..clients {
             scope.spawn(|| {
                 let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).build();
-                let channel = unique("C");
+                let own = unique("C");
                 let mut mine = Vec::new();
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
@@ -176,6 +202,10 @@ fn load_kind(base: &str, n: usize, clients: usize, team_of: &(dyn Fn(usize) -> S
                         break;
                     }
                     let ts = format!("{}.{i:06}", 1_700_000_000 + i);
+                    let channel = match channels {
+                        Channels::PerClient => own.clone(),
+                        Channels::PerEvent => unique("C"),
+                    };
                     mine.push(match kind {
                         Kind::Notify => send_notify(&agent, base, &team_of(i), &channel, ts),
                         _ => send(&agent, &format!("{base}{path}"), &team_of(i), &channel, ts, kind),
@@ -343,6 +373,8 @@ struct Contender<'a> {
     /// Its replies are awaited (ack-to-delivery) and their CPU counted.
     delivers: bool,
     teams: Vec<String>,
+    /// The channels its events are posted in (one per client unless [`Contender::channel_per_event`]).
+    channels: Channels,
     samples: Vec<Sample>,
     deliveries: Vec<Duration>,
     wall: Duration,
@@ -354,20 +386,38 @@ struct Contender<'a> {
 impl<'a> Contender<'a> {
     fn new(name: &'static str, rt: &'a Runtime, path: &'static str, kind: Kind, delivers: bool) -> Contender<'a> {
         let teams = (0..CLIENTS).map(|_| unique("T")).collect();
-        Contender { name, rt, path, kind, delivers, teams, samples: Vec::new(), deliveries: Vec::new(), wall: Duration::ZERO, cpu: [0.0; 4], events: 0 }
+        Contender {
+            name,
+            rt,
+            path,
+            kind,
+            delivers,
+            teams,
+            channels: Channels::PerClient,
+            samples: Vec::new(),
+            deliveries: Vec::new(),
+            wall: Duration::ZERO,
+            cpu: [0.0; 4],
+            events: 0,
+        }
+    }
+
+    /// The same contender with each event posted in a channel of its own.
+    fn channel_per_event(self) -> Contender<'a> {
+        Contender { channels: Channels::PerEvent, ..self }
     }
 
     /// `n` events not counted: the first requests compile and start each team's actor.
     fn warm(&mut self, fake: &FakeSlack, n: usize) {
         self.chunk(fake, n);
-        *self = Contender::new(self.name, self.rt, self.path, self.kind, self.delivers);
+        *self = Contender { channels: self.channels, ..Contender::new(self.name, self.rt, self.path, self.kind, self.delivers) };
     }
 
     /// One chunk of `n` events (and, when it delivers, until its replies arrived).
     fn chunk(&mut self, fake: &FakeSlack, n: usize) {
         let before = self.rt.cpu_by_process();
         let teams = &self.teams;
-        let run = load_kind(&self.rt.base_url(), n, CLIENTS, &|i| teams[i % CLIENTS].clone(), self.path, self.kind);
+        let run = load_in(&self.rt.base_url(), n, CLIENTS, &|i| teams[i % CLIENTS].clone(), self.path, self.kind, self.channels);
         if self.delivers {
             self.deliveries.extend(delivery_latencies(fake, &run, Duration::from_secs(120)).0);
         }
@@ -414,12 +464,15 @@ impl<'a> Contender<'a> {
 
 /// `n` events for each contender, in `rounds` chunks, each round starting with another one.
 fn interleave(contenders: &mut [Contender], fake: &FakeSlack, n: usize, rounds: usize) {
-    let count = contenders.len();
-    for round in 0..rounds {
-        for k in 0..count {
-            contenders[(round + k) % count].chunk(fake, n / rounds);
-        }
+    for (_, k) in rotation(contenders.len(), rounds) {
+        contenders[k].chunk(fake, n / rounds);
     }
+}
+
+/// The turns of `rounds` interleaved rounds of `count` contenders, as (round, contender): each
+/// round starts with the next one, so that the machine's drift weighs on all alike.
+fn rotation(count: usize, rounds: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..rounds).flat_map(move |round| (0..count).map(move |k| (round, (round + k) % count)))
 }
 
 /// Ack-to-delivery: for each acked event, the fake's arrival time of its reply minus the ack time.
@@ -608,7 +661,13 @@ fn speed_figures(app: &Runtime, fake: &FakeSlack, n: usize, runs: usize) -> Stri
 /// slackline as deployed (no test hooks, so no cost meter; delivery lines for failures only), for
 /// the runs that compare it with the design floor.
 fn slackline_as_deployed(fake: &FakeSlack) -> Runtime {
-    Runtime::start(Settings::new("bench-speed", fake).var("LOG_DELIVERIES", "failures").var("ALLOW_TEST_CLOCK", "0").bare())
+    Runtime::start(deployed(fake))
+}
+
+/// The settings of [`slackline_as_deployed`]: this build's bundle unless `script` is replaced (an
+/// earlier release's, `benches/load/releases.rs`).
+fn deployed(fake: &FakeSlack) -> Settings {
+    Settings::new("bench-speed", fake).var("LOG_DELIVERIES", "failures").var("ALLOW_TEST_CLOCK", "0").bare()
 }
 
 /// The design floor as deployed (it meters only in a test deployment, as slackline does).
@@ -709,6 +768,13 @@ fn main() {
         // `BENCH_ONLY=entry make bench`: the binding's cost per request, and the ack path alone.
         let runs = std::env::var("BENCH_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(3);
         println!("load average (1, 5, 15 min) before: {}\n\n{}", load_average(), entry::figures(&fake, scale(4000), runs));
+        println!("\nload average after: {}", load_average());
+        return;
+    }
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("releases") {
+        // `BENCH_ONLY=releases make bench`: this build, itself again and the previous release
+        // (BENCH_PREVIOUS) beside the design floor, interleaved; the moves against the noise.
+        println!("load average (1, 5, 15 min) before: {}\n\n{}", load_average(), releases::figures(&fake, quick));
         println!("\nload average after: {}", load_average());
         return;
     }

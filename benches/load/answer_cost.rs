@@ -16,9 +16,9 @@
 //! saved is each side's cost per event of the model's stream. Figures, not pass/fail.
 
 use super::harness::{BenchSettings, Readings};
-use super::send_signed;
 use super::support::slack::{envelope, now_secs};
 use super::support::{eventually, unique, FakeSlack, Runtime, Settings};
+use super::{median, send_signed};
 use serde_json::json;
 use slackline::internal::meter::Meter;
 use slackline_sim::llm::{FakeLlm, LlmSettings};
@@ -157,15 +157,6 @@ fn rounds(app: &Runtime, floor: &Runtime, fake: &FakeSlack, team: &str, runs: us
         floors.push(f);
     }
     (ours, floors)
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    match xs.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => xs[n / 2],
-        n => (xs[n / 2 - 1] + xs[n / 2]) / 2.0,
-    }
 }
 
 /// "median (min–max)" of `f` over `answers`.

@@ -28,6 +28,11 @@ impl BenchSettings for Settings {
     }
 }
 
+/// The clock the kernel counts processes' CPU time in (`/proc/<pid>/stat`): ticks a second.
+pub fn ticks_per_second() -> f64 {
+    unsafe { libc::sysconf(libc::_SC_CLK_TCK) as f64 }
+}
+
 /// The benchmarks' readings of a runtime.
 pub trait Readings {
     /// How many structured (JSON) lines the Worker has printed so far, and their bytes (with the
@@ -56,7 +61,7 @@ impl Readings for Runtime {
     }
 
     fn cpu_by_process(&self) -> Vec<(&'static str, f64)> {
-        let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+        let ticks = ticks_per_second();
         let ours = format!("entry=127.0.0.1:{}", self.port);
         let mut totals: Vec<(&'static str, f64)> = vec![("worker", 0.0), ("proxy", 0.0), ("node", 0.0), ("other", 0.0)];
         for pid in self.pids() {

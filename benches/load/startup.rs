@@ -27,6 +27,7 @@
 //! newer): `WebAssembly.compile` and `instantiate` under V8's lazy default, eager Liftoff and eager
 //! TurboFan, beside the sizes of the code and data sections. Then the budget lines, PASS or FAIL.
 
+use super::harness::ticks_per_second;
 use super::support::slack::now_secs;
 use super::support::{unique, SECRET};
 use super::{gzip_size, load_average, ms, pct, send, Kind};
@@ -167,7 +168,7 @@ impl Fresh {
 
     /// CPU seconds (user + system) used so far by the workerd processes of this runtime's group.
     fn workerd_cpu(&self) -> f64 {
-        let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+        let ticks = ticks_per_second();
         let group = self.child.id().to_string();
         let stats = fs::read_dir("/proc").into_iter().flatten().filter_map(|e| fs::read_to_string(e.ok()?.path().join("stat")).ok());
         let ticks_of = |stat: String| -> Option<f64> {
