@@ -14,6 +14,8 @@ mod alarm;
 mod answer_cost;
 #[path = "load/assistant.rs"]
 mod assistant;
+#[path = "load/ceiling.rs"]
+mod ceiling;
 #[path = "load/cost.rs"]
 mod cost;
 #[path = "load/dispatch.rs"]
@@ -407,6 +409,11 @@ impl<'a> Contender<'a> {
         Contender { channels: Channels::PerEvent, ..self }
     }
 
+    /// The same contender with every event in team `team`: one actor.
+    fn one_team(self, team: &str) -> Contender<'a> {
+        Contender { teams: vec![team.to_string(); CLIENTS], ..self }
+    }
+
     /// `n` events not counted: the first requests compile and start each team's actor.
     fn warm(&mut self, fake: &FakeSlack, n: usize) {
         self.chunk(fake, n);
@@ -672,7 +679,12 @@ fn deployed(fake: &FakeSlack) -> Settings {
 
 /// The design floor as deployed (it meters only in a test deployment, as slackline does).
 fn design_floor_as_deployed(fake: &FakeSlack) -> Runtime {
-    Runtime::start(Settings::new("bench-design", fake).config("benches/apps/design-floor/wrangler.toml").var("ALLOW_TEST_CLOCK", "0").bare())
+    Runtime::start(design_floor_settings(fake))
+}
+
+/// The settings of [`design_floor_as_deployed`].
+fn design_floor_settings(fake: &FakeSlack) -> Settings {
+    Settings::new("bench-design", fake).config("benches/apps/design-floor/wrangler.toml").var("ALLOW_TEST_CLOCK", "0").bare()
 }
 
 /// The machine's load average (1, 5, 15 minutes), as `/proc/loadavg` gives it: how busy the shared
@@ -769,6 +781,12 @@ fn main() {
         let runs = std::env::var("BENCH_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(3);
         println!("load average (1, 5, 15 min) before: {}\n\n{}", load_average(), entry::figures(&fake, scale(4000), runs));
         println!("\nload average after: {}", load_average());
+        return;
+    }
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("ceiling") {
+        // `BENCH_ONLY=ceiling make bench`: one team actor's CPU per event and its ceiling.
+        let rounds = if quick { 1 } else { 3 };
+        println!("{}", ceiling::figures(&fake, scale(6000), rounds));
         return;
     }
     if std::env::var("BENCH_ONLY").as_deref() == Ok("releases") {

@@ -8,6 +8,9 @@
 # The bundle is kept in target/releases/TAG/echo/build-testkit/ and built again only when missing.
 # Prints its index.js:
 #   scripts/bench-release-bundle.sh v0.2.0
+# Any commit works too (a release before tags, e.g. 10fd0e0): a tree from before the `testkit`
+# feature (no TESTKIT in its Makefile) is built with its plain `make worker`, which then carried
+# the test hooks in every build, inert without ALLOW_TEST_CLOCK=1.
 #
 # Cargo names a workspace member by its path inside the workspace, not on disk: the tag's
 # slackline 0.2.0 and this tree's are the same unit to it, in the same files. So the tag's files
@@ -24,7 +27,7 @@ if [ -f "$bundle" ]; then
   echo "$bundle"
   exit 0
 fi
-git -C "$root" rev-parse -q --verify "refs/tags/$tag" >/dev/null || { echo "bench-release-bundle: no tag $tag (git tag lists them)" >&2; exit 2; }
+git -C "$root" rev-parse -q --verify "$tag^{commit}" >/dev/null || { echo "bench-release-bundle: no tag or commit $tag (git tag lists the releases)" >&2; exit 2; }
 src=$out/src
 rm -rf "$src" && mkdir -p "$src"
 git -C "$root" archive "$tag" | tar -x -m -C "$src"
@@ -38,11 +41,17 @@ export WASM_BINDGEN_BIN=$cargo_bin/wasm-bindgen ESBUILD_BIN=$root/node_modules/.
 target=$(realpath -m "${CARGO_TARGET_DIR:-$root/target}")
 export CARGO_TARGET_DIR=$target
 echo "bench-release-bundle: building $tag's examples/echo (TESTKIT=1) in $target" >&2
-make -C "$src" --no-print-directory worker TESTKIT=1 >&2
+if grep -q 'TESTKIT' "$src/Makefile"; then
+  make -C "$src" --no-print-directory worker TESTKIT=1 >&2
+  built=build-testkit
+else
+  make -C "$src" --no-print-directory worker >&2
+  built=build
+fi
 release=$target/wasm32-unknown-unknown/release
 flock "$release/.cargo-lock" rm -rf "$release"/.fingerprint/slackline-???????????????? "$release"/.fingerprint/slackline-echo-????????????????
 staging=$out/echo.part$$
 rm -rf "$staging" && mkdir -p "$staging"
-cp -R "$src/examples/echo/build-testkit" "$staging/"
+cp -R "$src/examples/echo/$built" "$staging/build-testkit"
 rm -rf "$out/echo" && mv "$staging" "$out/echo"
 echo "$bundle"

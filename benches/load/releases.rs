@@ -11,6 +11,9 @@
 //! release; by default the last tag before HEAD (`git describe` of HEAD's parent: the last release
 //! when HEAD is past it, the one before when HEAD is that tag).
 //!
+//! `BENCH_PREVIOUS` takes any commit as well as a tag (e.g. `10fd0e0`, the release issue 57
+//! measured against, from before the tags).
+//!
 //! Each contender is warmed, then `BENCH_ROUNDS` rounds (3; 1 with `BENCH_QUICK=1`, and a tenth of
 //! the load) send each the same load in turn, the order rotating so the machine's drift weighs on
 //! all alike: 2,000 signed `app_mention`s from 16 clients into 16 fresh teams, each in a channel of
@@ -23,7 +26,7 @@
 use super::harness::ticks_per_second;
 use super::startup::root;
 use super::support::{FakeSlack, Runtime, Settings};
-use super::{deployed, design_floor_as_deployed, median, pct, rotation, slackline_as_deployed, Contender, Kind, CLIENTS};
+use super::{deployed, design_floor_settings, median, pct, rotation, Contender, Kind, CLIENTS};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -59,8 +62,8 @@ impl Figures {
 pub fn figures(fake: &FakeSlack, quick: bool) -> String {
     let previous = previous_release();
     let before = Runtime::start(Settings { script: Some(release_bundle(&previous)), ..deployed(fake) });
-    let design = design_floor_as_deployed(fake);
-    let (this, again) = (slackline_as_deployed(fake), slackline_as_deployed(fake));
+    let design = Runtime::start(design_floor_settings(fake));
+    let (this, again) = (Runtime::start(deployed(fake)), Runtime::start(deployed(fake)));
     // Fresh teams for the measured rounds: none shares an actor with the warm-up.
     let contenders = || {
         [
@@ -79,7 +82,7 @@ pub fn figures(fake: &FakeSlack, quick: bool) -> String {
     let mut cs = contenders();
     let figures = measure(&mut cs, fake, n, rounds);
     let names = ["design floor".to_string(), format!("this build ({})", this_build()), "this build again".into(), format!("{previous} (previous release)")];
-    let about = format!("{rounds} round(s) of {n} signed `app_mention`s per contender, {CLIENTS} clients ({CLIENTS} teams), a channel per mention, interleaved; medians of the rounds");
+    let about = format!("{rounds} round(s) of {n} signed `app_mention`s per contender, {CLIENTS} clients ({CLIENTS} teams), a channel per mention, interleaved, served bare as deployed; medians of the rounds");
     format!("{about}\n\n{}\n{}{}", table(&names, &figures, &cs), verdicts(&figures, n, &previous), undelivered(&cs))
 }
 
