@@ -16,9 +16,14 @@
 //! door's side is counted to the actor: the ceiling errs low). Then the same runtime takes
 //! mentions from 16 clients into **one** team: the events a second one actor acknowledged and
 //! delivered here, where it also shares its thread with the front door.
+//!
+//! `BENCH_BUILD=<tag or commit>` measures that release's bundle instead of this build's
+//! (`scripts/bench-release-bundle.sh`): where a regression between two releases went — the front
+//! door, the unit, or the sweep and delivery.
 
-use super::support::{unique, FakeSlack};
-use super::{interleave, load_average, slackline_as_deployed, Contender, Kind};
+use super::releases::release_bundle;
+use super::support::{unique, FakeSlack, Runtime, Settings};
+use super::{deployed, interleave, load_average, Contender, Kind};
 
 /// Slack's own limit on the Events API: 30,000 events an hour per workspace (and app).
 const SLACK_EVENTS_PER_HOUR: f64 = 30_000.0;
@@ -26,7 +31,8 @@ const SLACK_EVENTS_PER_HOUR: f64 = 30_000.0;
 /// The figures: each load's CPU per event, the actor's share, its ceiling, and Slack's limit for
 /// one workspace and for org-wide installs of 50 and 500 workspaces.
 pub fn figures(fake: &FakeSlack, n: usize, rounds: usize) -> String {
-    let app = slackline_as_deployed(fake);
+    let build = std::env::var("BENCH_BUILD").ok();
+    let app = Runtime::start(Settings { script: build.as_deref().map(release_bundle).or(deployed(fake).script), ..deployed(fake) });
     let contenders = || {
         [
             Contender::new("url_verification: the front door alone", &app, "/slack/events", Kind::Challenge, false),
@@ -51,7 +57,8 @@ pub fn figures(fake: &FakeSlack, n: usize, rounds: usize) -> String {
     one.chunk(fake, n);
     let one_rate = one.acked() as f64 / one.run().wall.as_secs_f64();
 
-    let mut out = format!("{n} events per load in {rounds} interleaved rounds, 16 clients, as deployed; load average {}\n\n", load_average());
+    let of = build.map_or_else(|| "this build".to_string(), |b| format!("the build of {b}"));
+    let mut out = format!("{of}: {n} events per load in {rounds} interleaved rounds, 16 clients, as deployed; load average {}\n\n", load_average());
     out += "| load | worker CPU ms per event | what it adds |\n| --- | --- | --- |\n";
     out += &format!("| {} | {door:.3} | the front door |\n", cs[0].name);
     out += &format!("| {} | {unit:.3} | +{:.3}: the hop and the unit |\n", cs[1].name, unit - door);

@@ -195,7 +195,7 @@ fn git(args: &[&str]) -> String {
 }
 
 /// The bundle of release `tag` (`scripts/bench-release-bundle.sh`: built once, then kept).
-fn release_bundle(tag: &str) -> PathBuf {
+pub(super) fn release_bundle(tag: &str) -> PathBuf {
     let out = Command::new(root().join("scripts/bench-release-bundle.sh")).arg(tag).current_dir(root()).stderr(Stdio::inherit()).output().expect("bash");
     assert!(out.status.success(), "scripts/bench-release-bundle.sh {tag} failed (above)");
     PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
