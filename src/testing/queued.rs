@@ -99,8 +99,12 @@ fn call(action: &Action) -> (String, Value) {
             let (method, args) = set_status(&call, *status);
             (method.into(), args)
         }
-        // No helper queues the others (the notify and status APIs', a redrive's, a List's sync).
-        other => (other.label().into(), fields(other)),
+        // No helper queues these (the notify and status APIs', a step's guard, a redrive's, a
+        // List's sync or pass, a schedule's own row): their label and fields. Every variant is
+        // named, so a new kind's compile points here.
+        Action::Notify { .. } | Action::Status { .. } | Action::StepGuard { .. } | Action::Handle { .. } | Action::Lists { .. } | Action::Scheduled { .. } => {
+            (action.label().into(), fields(action))
+        }
     }
 }
 
