@@ -14,6 +14,7 @@ pub use crate::app::listen::cx::{Origin, Scheduling};
 pub use crate::app::listen::input::{ChannelInfo, ReactionItem};
 pub use crate::app::listen::session::Session;
 pub use crate::app::listen::{ActionMatch, TextRegex};
+pub use crate::kinds::answer::{DataError, Ended, Failure};
 pub use crate::kinds::schedule::calendar::Calendar;
 pub use crate::kinds::schedule::when::Due;
 pub use crate::kinds::unfurl::events::ExternalRef;

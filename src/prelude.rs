@@ -35,6 +35,8 @@
 //!   [`DetailsError`] (`cx.present_details`: a flexpane);
 //! - **typed events** for [`EventIn::parse`]: [`ReactionEvent`], [`AppHomeOpened`],
 //!   [`MemberChannel`], [`ChannelEvent`], [`TeamJoin`], [`MessageChanged`], [`MessageDeleted`];
+//! - **an effect's end**: [`Answered`], what a result listener (`.on_result(name, …)`) gets
+//!   for an effect queued with `.then(name, &data)`: Slack's answer or the failure, and the data;
 //! - **later**: [`When`] (a scheduled effect's due time and repeat: an interval, or a calendar in a
 //!   time zone, [`Days`]), [`Fired`] (what an `on_schedule` listener gets), [`MINUTE_MS`], [`DAY_MS`];
 //! - **time zones**: [`Zone`] (any IANA zone or alias, with its history: `Zone::named(&user_tz)?`),
@@ -77,6 +79,7 @@ pub use crate::app::listen::{
 };
 pub use crate::app::{App, DefaultApp, Vars};
 pub use crate::blocks::{self, kind, ActionId, Block, Element, Field, FieldErrors, Home, Modal, Opt};
+pub use crate::kinds::answer::Answered;
 pub use crate::kinds::schedule::{CalendarError, Days, Fired, LocalTime, Zone, ZoneError};
 pub use crate::kinds::unfurl::{Details, DetailsError, Entity, EntityDetailsRequest, EntityType, LinkSource, SharedLink, Unfurls};
 pub use crate::slack::envelope::{Dispatch, SlashCommand};

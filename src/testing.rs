@@ -80,6 +80,7 @@ pub use values::Values;
 use crate::app::listen::agent::{ContextEntity, Viewed};
 use crate::app::listen::feedback::Rating;
 use crate::app::{decide, App, Context, Decision};
+use crate::kinds::answer::{Answered, Ended, Failure};
 use crate::kinds::assistant::calls::{FEEDBACK_ACTION_ID, FEEDBACK_NEGATIVE, FEEDBACK_POSITIVE};
 use crate::kinds::registry::{Action, Effect};
 use crate::slack::envelope::{parse_command_form, parse_events_body, parse_interaction_form, Inbound};
@@ -493,6 +494,43 @@ impl Team {
     pub fn put(&self, key: &str, value: &impl Serialize) {
         let value = serde_json::to_string(value).expect("a state value is JSON");
         self.state.apply(&[StateWrite::Put { key: key.to_string(), value }]);
+    }
+
+    /// Runs the result listener of `effect` (queued with `.then(name, …)`) on Slack's (or the
+    /// service's) `answer`, as the team actor does once the effect succeeded: with the team's
+    /// state at its clock, what it writes applied once per effect.
+    ///
+    /// # Panics
+    ///
+    /// When `effect` names no result listener.
+    pub fn answer(&self, app: &dyn App, effect: &Queued, answer: Value) -> Handled {
+        self.ended(app, effect, Ended::Answered { answer })
+    }
+
+    /// Runs the result listener of `effect` on its failure, as the team actor does once the
+    /// effect is parked: its last error (`user_not_found`), after one attempt, for good
+    /// (`permanent`).
+    ///
+    /// # Panics
+    ///
+    /// When `effect` names no result listener.
+    pub fn fail(&self, app: &dyn App, effect: &Queued, error: &str) -> Handled {
+        self.ended(app, effect, Ended::Failed(Failure::new(Some(error.into()), "permanent", 1)))
+    }
+
+    fn ended(&self, app: &dyn App, effect: &Queued, outcome: Ended) -> Handled {
+        let listener = effect.then.as_deref().unwrap_or_else(|| panic!("effect {} names no result listener (.then)", effect.key));
+        let answered = Answered::new(listener, &effect.key, outcome, effect.then_data.clone());
+        let ctx = Context::default().with_state(self.state.clone()).at(self.now());
+        let output = crate::app::answered(app, &answered, &ctx);
+        let mut done = Handled::of(None, output.decision, output.state.as_ref());
+        block_kit::assert_valid(&done);
+        match output.state {
+            Some(change) if self.facts.borrow_mut().insert(change.fact.clone()) => self.state.apply(&change.writes),
+            _ => done.state.clear(),
+        }
+        self.note_schedules(&done.rows);
+        done
     }
 
     /// Slack's answer to a post queued with `.remember(key)`, as the team actor keeps it once the

@@ -24,6 +24,7 @@ pub use crate::config::Vars;
 pub use default_app::{strip_mentions, DefaultApp, RESOLVE_ACTION_ID};
 pub use make::{make_app, MakeApp};
 
+use crate::kinds::answer::Answered;
 use crate::kinds::registry::Effect;
 pub use crate::kinds::schedule::Fired;
 use crate::slack::envelope::Dispatch;
@@ -141,6 +142,13 @@ pub trait App: sealed::Sealed {
     fn fire(&self, _fired: &Fired, _ctx: &Context) -> HandlerOutput {
         HandlerOutput::of(Decision::Ignore("no_listener"))
     }
+    #[doc(hidden)]
+    /// Runs the app's result listener on an effect's end (`.then(name, …)`, `.on_result(name,
+    /// …)`), inside the team actor, in the effect's completion. By default no listener takes it
+    /// (ignored with `no_listener`: the effect's row is parked with its answer kept).
+    fn answered(&self, _answered: &Answered, _ctx: &Context) -> HandlerOutput {
+        HandlerOutput::of(Decision::Ignore("no_listener"))
+    }
 }
 
 /// Runs the app on one request: the one place every handler run goes through, so the one place
@@ -160,7 +168,18 @@ pub fn decide(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> HandlerOutpu
 /// Runs the app's listener for a firing: held to the same rule as [`decide`] (only a run whose
 /// effects stand hands over a state change; a panic fails it).
 pub fn fire(app: &dyn App, fired: &Fired, ctx: &Context) -> HandlerOutput {
-    let mut output = guard::guarded(|| app.fire(fired, ctx)).unwrap_or_else(|why| HandlerOutput::of(Decision::Failed(why)));
+    held(|| app.fire(fired, ctx))
+}
+
+/// Runs the app's result listener on an effect's end: held to the same rule as [`decide`].
+pub fn answered(app: &dyn App, answered: &Answered, ctx: &Context) -> HandlerOutput {
+    held(|| app.answered(answered, ctx))
+}
+
+/// A run held to the rule: a panic fails it, and only a run whose effects stand hands over a
+/// state change.
+fn held(run: impl FnOnce() -> HandlerOutput) -> HandlerOutput {
+    let mut output = guard::guarded(run).unwrap_or_else(|why| HandlerOutput::of(Decision::Failed(why)));
     if !matches!(output.decision, Decision::Enqueue(_)) {
         output.state = None;
     }

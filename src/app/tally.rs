@@ -19,6 +19,9 @@
 //! - `plan`: streams an answer whose tasks show as a plan titled [`PLAN_TITLE`] (the structured
 //!   streams' tests); `closing`: streams an answer that closes with [`closing_blocks`].
 //!
+//! - `whois`: looks the user up (`users.info`) with a result listener ([`WHOIS`]) that tells the
+//!   channel their time zone, or why the lookup failed; `whois-bug`: the listener fails.
+//!
 //! The button `slackline_tally_update` (its value: a remembered key) edits the remembered message
 //! (`chat.update` of its `ts`).
 //!
@@ -32,6 +35,7 @@
 //! (the unfurls' tests).
 
 use super::listen::{Cx, HandlerResult, Listeners, MessageIn, MiddlewareResult, Next, Pattern, StepIn};
+use crate::kinds::answer::Answered;
 use crate::kinds::unfurl::{Entity, EntityDetailsRequest, LinkShared, Unfurls};
 use crate::slack::envelope::{Dispatch, Event};
 use crate::state::{Posted, MAX_VALUE_BYTES};
@@ -64,6 +68,34 @@ fn drop_on_request(request: &Dispatch, cx: &mut Cx) -> MiddlewareResult {
 pub fn closing_blocks() -> Vec<serde_json::Value> {
     vec![serde_json::json!({"type": "divider"}), serde_json::json!({"type": "context", "elements": [{"type": "mrkdwn", "text": "tally sources"}]})]
 }
+/// The tally's result listener (`whois`): tells the channel the user's time zone from
+/// `users.info`'s answer, or why the lookup failed; `whois-bug` makes the listener fail.
+pub const WHOIS: &str = "tally_whois";
+
+/// What a `whois` lookup carries to its result listener.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Asked {
+    channel: String,
+    user: String,
+    bug: bool,
+}
+
+fn told_whois(answered: &Answered, cx: &mut Cx) -> HandlerResult {
+    let asked: Asked = answered.data()?;
+    if asked.bug {
+        return Err(format!("the tally's result listener was told to fail on {}", asked.user).into());
+    }
+    let text = match (answered.answer(), answered.failure()) {
+        (Some(answer), _) => format!("{} is on {}", asked.user, answer.pointer("/user/tz").and_then(serde_json::Value::as_str).unwrap_or("no time zone")),
+        (_, Some(failure)) => {
+            format!("no lookup of {}: {} after {} attempt(s)", asked.user, failure.error.as_deref().unwrap_or(&failure.reason), failure.attempts)
+        }
+        _ => return Err("an effect ends answered or failed".into()),
+    };
+    cx.say(&asked.channel, &text);
+    Ok(())
+}
+
 /// The domain whose links the tally unfurls as Work Objects.
 pub const TICKETS_DOMAIN: &str = "tickets.slackline-tally.test";
 
@@ -88,6 +120,13 @@ fn on_message(m: &MessageIn<'_>, cx: &mut Cx) -> HandlerResult {
     }
     if word("secret") {
         cx.state().put(&format!("{SECRET_PREFIX}{}", m.message.ts), "hunter2")?;
+        return Ok(());
+    }
+    if word("whois") || word("whois-bug") {
+        // The result listener's tests: the user's time zone, looked up and told in the channel.
+        let user = m.message.user.clone().unwrap_or_default();
+        let asked = Asked { channel: m.message.channel.clone(), user: user.clone(), bug: word("whois-bug") };
+        cx.api("users.info", serde_json::json!({ "user": user })).then(WHOIS, &asked);
         return Ok(());
     }
     if word("session") || word("waits") {
@@ -183,6 +222,7 @@ pub fn tally() -> Listeners {
         .unfurl(TICKETS_DOMAIN, unfurl_tickets)
         .entity_details(present_ticket)
         .mention(on_message)
+        .on_result(WHOIS, told_whois)
         .message(Pattern::contains(MARKER), on_message)
         .action(UPDATE_ACTION, |a, cx| {
             let key = a.action.value.clone().unwrap_or_default();

@@ -72,6 +72,9 @@ pub enum AfterWrite {
         /// The value's JSON.
         value: String,
     },
+    /// Rewrite the row's action (its payload and label): a result listener that failed leaves
+    /// its effect's answer for a redrive (`crate::kinds::answer`).
+    Rewrite(Action),
     /// Queue a recurring schedule's next occurrence (`crate::kinds::schedule::next_due`), unless a
     /// cancel reached the occurrence while it was in flight (the store reads the row again).
     Recur(NewRow),
@@ -102,12 +105,15 @@ pub struct JobOutcome {
     pub http_status: Option<i64>,
     /// What to store with the completion.
     pub writes: Vec<AfterWrite>,
+    /// The answer's JSON, when there was one: what a result listener gets when the effect
+    /// succeeded (`crate::kinds::answer`).
+    pub answer: Option<Value>,
 }
 
 impl JobOutcome {
     /// An outcome with this verdict, no HTTP status and nothing else to write.
     pub fn verdict(verdict: Verdict) -> JobOutcome {
-        JobOutcome { verdict, http_status: None, writes: Vec::new() }
+        JobOutcome { verdict, http_status: None, writes: Vec::new(), answer: None }
     }
 
     /// The attempt could not read or write the actor's storage: tried again later
@@ -119,6 +125,12 @@ impl JobOutcome {
     /// The same outcome, also writing `write`.
     pub fn with(mut self, write: AfterWrite) -> JobOutcome {
         self.writes.push(write);
+        self
+    }
+
+    /// The same outcome, with the answer's JSON (none when it is `null`).
+    pub fn answered(mut self, answer: Value) -> JobOutcome {
+        self.answer = Some(answer).filter(|a| !a.is_null());
         self
     }
 

@@ -8,6 +8,7 @@
 //! implements with the team actor's app: the kinds never name the app's types.
 
 use crate::config::Config;
+use crate::kinds::answer::Answered;
 use crate::kinds::completion::{AfterWrite, JobOutcome};
 use crate::kinds::post::read_back::{self, Poster, ReadBacks};
 use crate::kinds::schedule::Fired;
@@ -27,6 +28,8 @@ pub trait Handlers {
     fn redrive(&self, job: &Job<'_>, dispatch: &Dispatch) -> JobOutcome;
     /// Runs the app's `on_schedule` listener of `fired`.
     fn fire(&self, job: &Job<'_>, fired: &Fired) -> JobOutcome;
+    /// Runs the app's result listener on an effect's kept end (a redrive of a parked listener).
+    fn answered(&self, job: &Job<'_>, answered: &Answered) -> JobOutcome;
 }
 
 /// One claimed row's job, and what it may use.
@@ -91,6 +94,6 @@ impl Job<'_> {
 impl From<SlackCall> for JobOutcome {
     fn from(call: SlackCall) -> JobOutcome {
         let writes = call.uncertain_since.map(AfterWrite::Uncertain).into_iter().collect();
-        JobOutcome { verdict: call.verdict, http_status: call.http_status, writes }
+        JobOutcome { verdict: call.verdict, http_status: call.http_status, writes, answer: None }.answered(call.json)
     }
 }

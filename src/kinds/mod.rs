@@ -18,6 +18,7 @@
 //! (link previews and Work Objects) is pure only: its effects are Web API calls the registry
 //! already performs (`Action::SlackApi`).
 
+pub mod answer;
 pub mod assistant;
 pub mod completion;
 #[cfg(target_arch = "wasm32")]

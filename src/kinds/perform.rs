@@ -53,6 +53,10 @@ pub(crate) async fn perform(job: &Job<'_>, action: &Action) -> JobOutcome {
         // recurrence is the attempt's, `attempt.rs`).
         Action::Scheduled { key, when, effect, .. } if **effect == Action::Fire => schedule::fire::run(job, key, when.due_at(job.row.created_at)),
         Action::Scheduled { effect, .. } => Box::pin(perform(job, effect)).await,
+        // Performed as its effect; its end runs the listener in the completion (`attempt.rs`).
+        Action::Then { effect, .. } => Box::pin(perform(job, effect)).await,
+        // A listener parked on its kept answer, redriven: the listener runs again, not the effect.
+        Action::Answer { answered } => job.app.answered(job, answered),
         // Only ever inside a schedule: alone, it names no schedule.
         Action::Fire => JobOutcome::verdict(Verdict::Permanent { code: crate::outbox::reasons::BAD_PAYLOAD.into() }),
         // Applied when recorded, never a row: one here is a bug, kept for an operator.

@@ -226,6 +226,23 @@ pub enum Action {
         /// The schedule's key.
         key: String,
     },
+    /// An effect whose end runs the app's result listener `listener` (`.then(listener, &data)`,
+    /// [`crate::kinds::answer`]): performed, paced and held as `effect` is; when it ends (done or
+    /// parked) the listener runs in its completion.
+    Then {
+        /// The result listener's name (`.on_result(listener, …)`).
+        listener: String,
+        /// The data the handler attached, JSON.
+        data: Value,
+        /// What to do.
+        effect: Box<Action>,
+    },
+    /// A result listener to run again on a kept answer: the row of an effect whose listener failed
+    /// (parked `handler_failed` or `no_listener`, its payload rewritten to this), for a redrive.
+    Answer {
+        /// The effect's end, as its listener gets it.
+        answered: crate::kinds::answer::Answered,
+    },
 }
 
 impl Action {
@@ -249,16 +266,17 @@ impl Action {
             Action::Status { name } => format!("status:{name}"),
             Action::Handle { .. } => "handler".into(),
             Action::Lists { list_id, .. } => crate::kinds::lists::api::target(list_id),
-            Action::Scheduled { effect, .. } => effect.target(),
-            Action::Fire => "handler".into(),
+            Action::Scheduled { effect, .. } | Action::Then { effect, .. } => effect.target(),
+            Action::Fire | Action::Answer { .. } => "handler".into(),
             Action::CancelSchedule { .. } => "schedule".into(),
         }
     }
 
-    /// The action a row performs: a scheduled effect's own, else itself.
+    /// The action a row performs: a scheduled effect's own (or one with a result listener), else
+    /// itself.
     pub fn performed(&self) -> &Action {
         match self {
-            Action::Scheduled { effect, .. } => effect.performed(),
+            Action::Scheduled { effect, .. } | Action::Then { effect, .. } => effect.performed(),
             other => other,
         }
     }
@@ -266,8 +284,18 @@ impl Action {
     /// The same, to change it (a helper's `.blocks(…)` on a scheduled message).
     pub fn performed_mut(&mut self) -> &mut Action {
         match self {
-            Action::Scheduled { effect, .. } => effect.performed_mut(),
+            Action::Scheduled { effect, .. } | Action::Then { effect, .. } => effect.performed_mut(),
             other => other,
+        }
+    }
+
+    /// The result listener of this action's end, and the data for it: `.then(…)`'s, read through
+    /// a schedule.
+    pub fn result_listener(&self) -> Option<(&str, &Value)> {
+        match self {
+            Action::Then { listener, data, .. } => Some((listener, data)),
+            Action::Scheduled { effect, .. } => effect.result_listener(),
+            _ => None,
         }
     }
 
@@ -292,9 +320,10 @@ impl Action {
             Action::Status { .. } => STATUS,
             Action::Handle { .. } => "handler",
             Action::Lists { .. } => LISTS,
-            Action::Scheduled { effect, .. } => effect.label(),
+            Action::Scheduled { effect, .. } | Action::Then { effect, .. } => effect.label(),
             Action::Fire => "fire",
             Action::CancelSchedule { .. } => "cancel",
+            Action::Answer { .. } => "answer",
         }
     }
 
@@ -329,6 +358,8 @@ impl Action {
             Action::Lists { list_id, job: ListJob::Sync { record_id } } => format!("sync of record “{record_id}” to List {list_id}"),
             Action::Lists { list_id, job: ListJob::Reconcile { run } } => format!("reconciliation pass {run} of List {list_id}"),
             Action::Lists { list_id, job: ListJob::Put { record_id, .. } } => format!("record “{record_id}” stored for List {list_id}"),
+            Action::Then { listener, effect, .. } => format!("{} (its end to the result listener “{listener}”)", effect.describe()),
+            Action::Answer { answered } => format!("the result listener “{}” on the end of {} (runs again when redriven)", answered.listener, answered.key),
             Action::Scheduled { key, effect, .. } => format!("{} (scheduled “{key}”)", effect.describe()),
             Action::Fire => "the app's on_schedule listener".to_string(),
             Action::CancelSchedule { key } => format!("cancel of the schedule “{key}”"),

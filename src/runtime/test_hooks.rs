@@ -176,6 +176,20 @@ impl<'a> HookedApp<'a> {
     #[cfg(not(feature = "testkit"))]
     fn check_firing(&self, _: &crate::app::Fired) {}
 
+    #[cfg(not(feature = "testkit"))]
+    fn answerer(&self, _: &str) -> &'a dyn App {
+        self.app
+    }
+
+    /// The app whose result listener `listener` is: the tally's own go to the tally.
+    #[cfg(feature = "testkit")]
+    fn answerer(&self, listener: &str) -> &'a dyn App {
+        match self.tally {
+            Some(tally) if listener == tally::WHOIS => tally,
+            _ => self.app,
+        }
+    }
+
     /// A firing whose key contains `TEST_PANIC_MARKER` panics, as a buggy `on_schedule` listener
     /// would.
     #[cfg(feature = "testkit")]
@@ -225,5 +239,8 @@ impl App for HookedApp<'_> {
     }
     fn is_secret_state(&self, key: &str) -> bool {
         self.app.is_secret_state(key) || self.is_tally_secret(key)
+    }
+    fn answered(&self, answered: &crate::kinds::answer::Answered, ctx: &Context) -> HandlerOutput {
+        self.answerer(&answered.listener).answered(answered, ctx)
     }
 }

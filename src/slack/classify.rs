@@ -127,6 +127,10 @@ pub const PERMANENT_ERRORS: &[&str] = &[
     "invalid_trigger_id",
     "method_deprecated",
     "deprecated_endpoint",
+    // Reads of users (`users.info`, whose answer a result listener acts on): the user is not
+    // there, or not visible to this app, however often it asks.
+    "user_not_found",
+    "user_not_visible",
     // Streamed messages (`chat.*Stream`, and `chat.update` of a streaming message): the same
     // call again cannot succeed; the stream's state machine decides what comes instead.
     "stopped_by_user",

@@ -11,6 +11,10 @@ macro_rules! serial_effects {
 #[cfg(test)]
 pub(crate) use serial_effects;
 
+/// Rewrites a row's action in its completion (a result listener that failed keeps its effect's
+/// answer for a redrive): ?1 id, ?2 payload, ?3 effect label, ?4 target.
+pub const REWRITE: &str = "UPDATE outbox SET payload = ?2, effect = ?3, target = ?4 WHERE id = ?1";
+
 /// Remembers the actor's own team key: ?1 the key.
 pub const REMEMBER_TEAM_KEY: &str = "INSERT INTO meta(key, value) VALUES ('team_key', ?1) ON CONFLICT(key) DO NOTHING";
 

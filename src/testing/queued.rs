@@ -44,6 +44,14 @@ pub struct Queued {
     pub remember: Option<String>,
     /// The state key of the remembered message it is posted in the thread of (`.in_thread_of(key)`).
     pub in_thread_of: Option<String>,
+    /// The result listener its end goes to (`.then(name, …)`), if any: [`Team::answer`] and
+    /// [`Team::fail`] run it.
+    ///
+    /// [`Team::answer`]: crate::testing::Team::answer
+    /// [`Team::fail`]: crate::testing::Team::fail
+    pub then: Option<String>,
+    /// The data the handler attached for that listener.
+    pub(crate) then_data: Value,
 }
 
 /// A scheduled effect's schedule: its key (what `cx.cancel` names) and when it falls due.
@@ -72,7 +80,11 @@ impl Queued {
             Action::CancelSchedule { key } => Some(key.clone()),
             _ => None,
         };
-        Queued { key: effect.key.clone(), method, args, deadline_ms: effect.deadline_after_ms, schedule, cancels, remember, in_thread_of }
+        let (then, then_data) = match effect.action.result_listener() {
+            Some((name, data)) => (Some(name.to_string()), data.clone()),
+            None => (None, Value::Null),
+        };
+        Queued { key: effect.key.clone(), method, args, deadline_ms: effect.deadline_after_ms, schedule, cancels, remember, in_thread_of, then, then_data }
     }
 }
 
@@ -102,9 +114,14 @@ fn call(action: &Action) -> (String, Value) {
         // No helper queues these (the notify and status APIs', a step's guard, a redrive's, a
         // List's sync or pass, a schedule's own row): their label and fields. Every variant is
         // named, so a new kind's compile points here.
-        Action::Notify { .. } | Action::Status { .. } | Action::StepGuard { .. } | Action::Handle { .. } | Action::Lists { .. } | Action::Scheduled { .. } => {
-            (action.label().into(), fields(action))
-        }
+        Action::Notify { .. }
+        | Action::Status { .. }
+        | Action::StepGuard { .. }
+        | Action::Handle { .. }
+        | Action::Lists { .. }
+        | Action::Scheduled { .. }
+        | Action::Then { .. }
+        | Action::Answer { .. } => (action.label().into(), fields(action)),
     }
 }
 

@@ -12,6 +12,7 @@ mod support;
 
 mod admin;
 mod alarm;
+mod answers;
 mod assistant;
 mod delivery;
 mod examples;

@@ -159,6 +159,28 @@ impl EffectRef<'_> {
         self
     }
 
+    /// Names the result listener of this effect's end, with `data` for it: once the effect ends
+    /// (done, or parked), the app's `.on_result(listener, …)` runs inside the team actor with
+    /// Slack's answer (or the failure) and `data` (`answered.data::<T>()?`), in the same unit that
+    /// stores the effect's end: `cx.api("users.info", json!({"user": u})).then("tz_known",
+    /// &Asker { channel, user })`. The app must have that listener: a name none takes fails the
+    /// handler, before anything is recorded. One listener per effect.
+    pub fn then(mut self, listener: &str, data: &impl serde::Serialize) -> Self {
+        if self.cx.effects[self.index].action.result_listener().is_some() {
+            self.misused(format!("then({listener:?}): this effect already names a result listener"));
+            return self;
+        }
+        match serde_json::to_value(data) {
+            Ok(data) => {
+                let performed = self.performed_mut();
+                let effect = std::mem::replace(performed, Action::Fire);
+                *performed = Action::Then { listener: listener.into(), data, effect: Box::new(effect) };
+            }
+            Err(e) => self.misused(format!("then({listener:?}): its data is not JSON ({e})")),
+        }
+        self
+    }
+
     /// The effect as queued.
     #[cfg(test)]
     pub(crate) fn effect(&self) -> &Effect {
@@ -215,6 +237,11 @@ impl Cx {
     /// The buffered state writes, taken (for the dispatcher).
     pub(crate) fn take_state(&mut self) -> Vec<StateWrite> {
         self.state.take_writes()
+    }
+
+    /// The result listeners the queued effects name (`.then(name, …)`).
+    pub(super) fn result_listeners(&self) -> Vec<String> {
+        self.effects.iter().filter_map(|e| e.action.result_listener().map(|(name, _)| name.to_string())).collect()
     }
 
     /// A helper's misuse that fails the handler, if any.

@@ -63,6 +63,7 @@ pub use step::StepIn;
 
 use super::{App, Context, HandlerOutput};
 use crate::blocks::{ActionId, Field};
+use crate::kinds::answer::Answered;
 use crate::slack::envelope::{Dispatch, Event, EventEnvelope, Interaction, InteractionKind, Message, SlashCommand};
 use crate::state::StateError;
 use middleware::Middleware;
@@ -97,6 +98,12 @@ impl From<crate::kinds::schedule::ZoneError> for HandlerError {
     }
 }
 
+impl From<crate::kinds::answer::DataError> for HandlerError {
+    fn from(e: crate::kinds::answer::DataError) -> Self {
+        HandlerError(e.0)
+    }
+}
+
 impl From<&str> for HandlerError {
     fn from(s: &str) -> Self {
         HandlerError(s.to_string())
@@ -124,6 +131,7 @@ type ShortcutHandler = Box<dyn for<'a> Fn(&ShortcutIn<'a>, &mut Cx) -> HandlerRe
 type OptionsHandler = Box<dyn for<'a> Fn(&OptionsIn<'a>, &mut Cx) -> HandlerResult>;
 type StepHandler = Box<dyn Fn(&step::StepIn, &mut Cx) -> HandlerResult>;
 type ScheduleHandler = Box<dyn Fn(&Fired, &mut Cx) -> HandlerResult>;
+type ResultHandler = Box<dyn Fn(&Answered, &mut Cx) -> HandlerResult>;
 
 /// Which messages a `message` listener takes, by their text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -267,6 +275,8 @@ enum Route {
     EntityDetails(unfurl::DetailsHandler),
     /// A schedule's firing, by its key or a key prefix (`digest:*`).
     Schedule(String, ScheduleHandler),
+    /// An effect's end, for the result listener of this name (`.then(name, …)`).
+    Result(String, ResultHandler),
 }
 
 struct Listener {
@@ -370,6 +380,18 @@ impl Listeners {
         self.with(Route::Schedule(key.into(), Box::new(handler)))
     }
 
+    /// An effect's end, for the effects queued with `.then(name, &data)`: [`Answered`] holds
+    /// Slack's (or the service's) answer, or the failure that parked the effect, and the data the
+    /// handler attached (`answered.data::<T>()?`). It runs inside the team actor once the effect
+    /// ended, in the same unit that stores the effect done (or parked): what it queues and writes
+    /// is stored once per effect, keyed by `answer:{the effect's key}`, whatever the retries,
+    /// crashes or duplicates. Its failure (an `Err`, a panic) parks the effect's row as
+    /// `handler_failed` with the answer kept: a redrive runs this listener again, never the effect.
+    /// No middleware runs, and "here" is nowhere: carry what the listener needs in the data.
+    pub fn on_result(self, name: &str, handler: impl Fn(&Answered, &mut Cx) -> HandlerResult + 'static) -> Listeners {
+        self.with(Route::Result(name.into(), Box::new(handler)))
+    }
+
     /// An external select's options (`block_suggestion` of `action_id`, a string or a typed
     /// [`ActionId`]): answer with `cx.ack_options`.
     pub fn options(self, action_id: impl AsRef<str>, handler: impl for<'a> Fn(&OptionsIn<'a>, &mut Cx) -> HandlerResult + 'static) -> Listeners {
@@ -411,6 +433,7 @@ impl App for Listeners {
     fn handle(&self, request: &Dispatch, ctx: &Context) -> HandlerOutput {
         let mut cx = Cx::with_state(origin::of(request), ctx.llm_enabled, ctx.reader()).at(ctx.now_ms);
         let ran = self.dispatch(request, &mut cx);
+        self.check_result_listeners(&mut cx);
         let output = settle(ran, cx);
         match request {
             // An event's ack is always empty: Slack shows nothing of it.
@@ -432,7 +455,40 @@ impl App for Listeners {
             Some(h) => Ran::from(h(fired, &mut cx)),
             None => Ran::Ignored("no_listener"),
         };
+        self.check_result_listeners(&mut cx);
         HandlerOutput { ack: None, ..settle(ran, cx) }
+    }
+
+    /// The result listener of the effect's `.then(name, …)` runs, with a context keyed by the
+    /// answer's fact; none of that name: ignored as `no_listener` (the row is parked, its answer
+    /// kept for a redrive once a release has the listener again).
+    fn answered(&self, answered: &Answered, ctx: &Context) -> HandlerOutput {
+        let origin = Origin { fact: answered.fact(), ..Origin::default() };
+        let mut cx = Cx::with_state(origin, ctx.llm_enabled, ctx.reader()).at(ctx.now_ms);
+        let ran = match self.result_listener(&answered.listener) {
+            Some(h) => Ran::from(h(answered, &mut cx)),
+            None => Ran::Ignored("no_listener"),
+        };
+        self.check_result_listeners(&mut cx);
+        HandlerOutput { ack: None, ..settle(ran, cx) }
+    }
+}
+
+impl Listeners {
+    /// Fails the run whose effects name a result listener this app does not have: caught before
+    /// anything is recorded, not when the effect ends.
+    fn check_result_listeners(&self, cx: &mut Cx) {
+        if let Some(name) = cx.result_listeners().into_iter().find(|name| self.result_listener(name).is_none()) {
+            cx.note_misuse(&format!("then({name:?}): the app has no .on_result({name:?}, …) listener"));
+        }
+    }
+
+    /// The result listener named `name`, if the app has one.
+    fn result_listener(&self, name: &str) -> Option<&ResultHandler> {
+        self.listeners.iter().find_map(|l| match &l.route {
+            Route::Result(n, h) if n == name => Some(h),
+            _ => None,
+        })
     }
 }
 
@@ -563,6 +619,8 @@ fn run_message(h: &MessageHandler, m: &Message, matches: Vec<String>, envelope: 
     turn.run(chain, |cx| h(&input, cx))
 }
 
+#[cfg(test)]
+mod answer_tests;
 #[cfg(test)]
 mod state_tests;
 #[cfg(test)]

@@ -44,7 +44,7 @@ impl Ended {
     }
 
     fn outcome(self, job: &Job<'_>, list_id: &str) -> JobOutcome {
-        let mut outcome = JobOutcome { verdict: self.verdict, http_status: self.http_status, writes: vec![AfterWrite::Lists(self.end)] };
+        let mut outcome = JobOutcome { verdict: self.verdict, http_status: self.http_status, writes: vec![AfterWrite::Lists(self.end)], answer: None };
         if let Some(sent) = self.sent_at {
             outcome.writes.push(AfterWrite::Hold { lane: target(list_id), until: sent + job.config.lists_pace_ms });
         }

@@ -214,6 +214,10 @@ fn apply_after(sql: &SqlStorage, c: &Completing, writes: &[AfterWrite], claim: O
             AfterWrite::State(change) => {
                 state::apply(sql, change, q.now)?;
             }
+            AfterWrite::Rewrite(action) => {
+                let payload = serde_json::to_string(action).map_err(|e| worker::Error::RustError(e.to_string()))?;
+                run(sql, sql::outbox::REWRITE, vec![int(c.row_id.0), text(&payload), text(action.label()), text(&action.target())])?;
+            }
         }
     }
     Ok(reconciled)

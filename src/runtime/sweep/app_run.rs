@@ -9,8 +9,11 @@
 //! same); a handler that fails parks the row as `handler_failed`, for a redrive.
 
 use crate::app::{self, App, Context, Decision, HandlerOutput};
+use crate::config::Config;
+use crate::kinds::answer::Answered;
 use crate::kinds::completion::{AfterWrite, JobOutcome, NewRow};
 use crate::kinds::job::{Handlers, Job};
+use crate::kinds::registry::Action;
 use crate::kinds::schedule::Fired;
 use crate::logs::{ErrorLine, LogLine};
 use crate::outbox::reasons;
@@ -19,6 +22,7 @@ use crate::platform::{clock, log};
 use crate::slack::classify::Verdict;
 use crate::slack::envelope::Dispatch;
 use std::rc::Rc;
+use worker::SqlStorage;
 
 /// The team actor's app, as the rows' jobs run it ([`Handlers`]).
 pub struct AppHandlers<'a>(pub &'a dyn App);
@@ -33,11 +37,48 @@ impl Handlers for AppHandlers<'_> {
         let output = app::fire(self.0, fired, &context(job));
         outcome(output, &format!("the firing of schedule {:?}", fired.key), Some(reasons::NO_LISTENER))
     }
+
+    fn answered(&self, job: &Job<'_>, answered: &Answered) -> JobOutcome {
+        let output = app::answered(self.0, answered, &context_of(job.sql, job.config));
+        outcome(output, &format!("the result listener {:?} of {}", answered.listener, answered.key), Some(reasons::NO_LISTENER))
+    }
+}
+
+/// How a result listener ran in its effect's completion ([`answered_in_completion`]).
+pub enum ListenerRan {
+    /// It ran: what it decided, to store with the effect's end.
+    Stored(Vec<AfterWrite>),
+    /// It failed (or the app has none of that name): the row parks for `reason`, its action
+    /// rewritten to keep the answer for a redrive.
+    Parked {
+        /// `handler_failed` or `no_listener`.
+        reason: String,
+        /// The rewrite to an `Action::Answer`.
+        keep: Box<AfterWrite>,
+    },
+}
+
+/// The result listener of an effect that just ended, run in the effect's completion: what to
+/// store with it, or, when the listener failed (or the app has none of that name), the reason to
+/// park the row for, with the answer kept for a redrive ([`AfterWrite::Rewrite`] to an
+/// `Action::Answer`).
+pub fn answered_in_completion(app: &dyn App, sql: &SqlStorage, config: &Config, answered: Answered) -> ListenerRan {
+    let output = app::answered(app, &answered, &context_of(sql, config));
+    let ended = outcome(output, &format!("the result listener {:?} of {}", answered.listener, answered.key), Some(reasons::NO_LISTENER));
+    match ended.verdict {
+        Verdict::Permanent { code } => ListenerRan::Parked { reason: code, keep: Box::new(AfterWrite::Rewrite(Action::Answer { answered })) },
+        _ => ListenerRan::Stored(ended.writes),
+    }
 }
 
 /// The handlers' context for a row's run: the team's state, the runtime's clock.
 fn context(job: &Job<'_>) -> Context {
-    Context::of(job.config).with_state(Rc::new(SqlState { sql: job.sql.clone() })).at(clock::now_ms())
+    context_of(job.sql, job.config)
+}
+
+/// The same, from the actor's SQL handle and settings.
+fn context_of(sql: &SqlStorage, config: &Config) -> Context {
+    Context::of(config).with_state(Rc::new(SqlState { sql: sql.clone() })).at(clock::now_ms())
 }
 
 /// What the run of the app on behalf of `what` (for the log) stores with the row's completion:

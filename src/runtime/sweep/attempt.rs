@@ -3,8 +3,10 @@
 //! the hold a 429 calls for. Nothing is stored here: the loop stores what finished together in
 //! one unit ([`Finished::completing`]).
 
+use super::app_run::{answered_in_completion, ListenerRan};
 use super::Sweeper;
 use crate::config::Config;
+use crate::kinds::answer::{Answered, Ended, Failure};
 use crate::kinds::completion::{AfterWrite, JobOutcome};
 use crate::kinds::job::Job;
 use crate::kinds::lists::store::Queueing;
@@ -100,6 +102,18 @@ impl Finished {
     }
 }
 
+/// The end of an effect with a result listener, as the listener gets it: once its transition is
+/// final (done, or parked); none while it is retried, waits or has no listener.
+fn ended(action: &Action, row: &ClaimedRow, outcome: &JobOutcome, transition: &Transition, attempts: u32) -> Option<Answered> {
+    let (listener, data) = action.result_listener()?;
+    let ended = match transition {
+        Transition::Done => Ended::Answered { answer: outcome.answer.clone().unwrap_or(serde_json::Value::Null) },
+        Transition::Park { reason } => Ended::Failed(Failure::new(outcome.verdict.code().map(str::to_string), reason, attempts)),
+        _ => return None,
+    };
+    Some(Answered::new(listener, &row.idem_key, ended, data.clone()))
+}
+
 impl Sweeper<'_> {
     /// Performs one claimed row (or expires it), started at `started`, and decides its
     /// transition; stores nothing.
@@ -108,7 +122,7 @@ impl Sweeper<'_> {
         let attempted = Attempted { attempts: row.attempts.max(0) as u32, max_attempts: row.max_attempts.max(1) as u32, deadline_at: row.deadline_at };
         let gate = Gate::new(self.pacer, &self.config.rate_limits, row.id);
         let action = serde_json::from_str::<Action>(&row.payload).ok();
-        let (mut outcome, transition) = match before_attempt(&attempted, started) {
+        let (mut outcome, mut transition) = match before_attempt(&attempted, started) {
             // Not performed: the previous attempt's error stays as `last_error`.
             Some(expired) => (JobOutcome::verdict(Verdict::Success), expired),
             None => {
@@ -134,6 +148,18 @@ impl Sweeper<'_> {
                 (outcome, transition)
             }
         };
+        // An effect with a result listener that ended (done or parked): the listener runs now,
+        // and what it decided is stored in this completion; its failure parks the row with the
+        // answer kept (`crate::kinds::answer`).
+        if let Some(answered) = action.as_ref().and_then(|a| ended(a, &row, &outcome, &transition, attempted.attempts)) {
+            match answered_in_completion(self.app, self.sql, self.config, answered) {
+                ListenerRan::Stored(writes) => outcome.writes.extend(writes),
+                ListenerRan::Parked { reason, keep } => {
+                    transition = Transition::Park { reason };
+                    outcome.writes.push(*keep);
+                }
+            }
+        }
         if let Some(hold) = self.hold(&gate, &row, &outcome.verdict, &transition) {
             outcome.writes.push(hold);
         }
