@@ -520,7 +520,7 @@ impl Team {
 
     fn ended(&self, app: &dyn App, effect: &Queued, outcome: Ended) -> Handled {
         let listener = effect.then.as_deref().unwrap_or_else(|| panic!("effect {} names no result listener (.then)", effect.key));
-        let answered = Answered::new(listener, &effect.key, outcome, effect.then_data.clone());
+        let answered = Answered::new(listener, &effect.key, self.now(), outcome, effect.then_data.clone());
         let ctx = Context::default().with_state(self.state.clone()).at(self.now());
         let output = crate::app::answered(app, &answered, &ctx);
         let mut done = Handled::of(None, output.decision, output.state.as_ref());

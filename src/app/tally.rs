@@ -126,7 +126,7 @@ fn on_message(m: &MessageIn<'_>, cx: &mut Cx) -> HandlerResult {
         // The result listener's tests: the user's time zone, looked up and told in the channel.
         let user = m.message.user.clone().unwrap_or_default();
         let asked = Asked { channel: m.message.channel.clone(), user: user.clone(), bug: word("whois-bug") };
-        cx.api("users.info", serde_json::json!({ "user": user })).then(WHOIS, &asked);
+        cx.api(crate::slack::method::USERS_INFO, serde_json::json!({ "user": user })).then(WHOIS, &asked);
         return Ok(());
     }
     if word("session") || word("waits") {

@@ -52,15 +52,26 @@ fn after_500s_the_lookup_succeeds_and_the_listener_runs_once() {
 }
 
 #[test]
-fn a_lookup_slack_refuses_reaches_the_listener_as_its_failure() {
+fn a_lookup_slack_refuses_reaches_the_listener_as_its_failure_and_a_redriven_lookup_reaches_it_again() {
     let s = shared();
     let (team, channel, user) = (unique("T"), unique("C"), unique("U"));
     s.fake.script("users.info", &user, vec![Reply::Error("user_not_found")]);
     ask(&team, &channel, &user, "whois");
     let told = eventually("the listener's post", WAIT, || said(&channel).into_iter().find(|t| t.contains("no lookup")));
     assert_eq!(told, format!("no lookup of {user}: user_not_found after 1 attempt(s)"));
-    let parked = s.client().rows(&team, "parked");
-    assert!(parked.iter().any(|r| r["effect"] == "slack_api" && r["last_error"] == "user_not_found"), "the lookup itself is parked, as before: {parked:?}");
+    let c = s.client();
+    let parked = c.rows(&team, "parked");
+    let lookup = parked
+        .iter()
+        .find(|r| r["effect"] == "slack_api" && r["last_error"] == "user_not_found")
+        .unwrap_or_else(|| panic!("the lookup itself is parked, as before: {parked:?}"));
+    // The operator fixes what was wrong and redrives the lookup: it ends again, and the listener's
+    // new decision is its own (not taken for the first end's).
+    s.fake.script("users.info", &user, vec![Reply::Json(json!({ "ok": true, "user": { "id": user, "tz": "Africa/Cairo" } }))]);
+    assert_eq!(c.admin_post(&format!("/admin/teams/{team}/outbox/{}/redrive", lookup["id"])).status, 200);
+    let told = eventually("the listener's post after the redrive", WAIT, || said(&channel).into_iter().find(|t| t.contains("is on")));
+    assert_eq!(told, format!("{user} is on Africa/Cairo"));
+    assert_eq!(said(&channel).len(), 2, "one post per end of the lookup");
 }
 
 #[test]

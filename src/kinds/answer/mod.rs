@@ -7,9 +7,10 @@
 //! ends (done, or parked), the sweep runs the listener and stores what it decided — its effects,
 //! its state change — with the row's transition, one unit, only if the claim still held
 //! (`runtime::sweep::attempt`). A retry of the effect runs nothing; a crash before the unit
-//! commits leaves the row to be attempted again and its listener to run then, once more, with the
-//! same keys (its effects are keyed by the answer's fact, `answer:{row key}`, and its state
-//! change is applied once per fact), so what the listener decides is stored once per effect.
+//! commits leaves the row to be attempted again and its listener to run then, stored with that
+//! attempt's completion instead (its effects are keyed by the answer's fact,
+//! `answer:{row key}@{claimed at}`, its state change applied once per fact), so what the listener
+//! decides is stored once per end of the effect.
 //!
 //! **When the listener fails** (an `Err`, a panic, or no listener of that name in this release),
 //! the row is parked (`handler_failed`, `no_listener`) with the answer kept in its payload
@@ -36,6 +37,10 @@ pub struct Answered {
     pub outcome: Ended,
     /// The data the handler attached (`.then(name, &data)`), as JSON.
     data: Value,
+    /// When the attempt that ended the effect was claimed (epoch ms): an operator's redrive of a
+    /// parked effect ends it again, in a later attempt, and its listener's decision is a new one.
+    #[serde(default)]
+    attempt_at: i64,
 }
 
 /// How an effect ended, as its result listener sees it.
@@ -72,9 +77,10 @@ impl Failure {
 }
 
 impl Answered {
-    /// The end of the effect keyed `key`, for `listener`, with the handler's `data`.
-    pub(crate) fn new(listener: &str, key: &str, outcome: Ended, data: Value) -> Answered {
-        Answered { listener: listener.into(), key: key.into(), outcome, data }
+    /// The end of the effect keyed `key` in its attempt claimed at `attempt_at`, for `listener`,
+    /// with the handler's `data`.
+    pub(crate) fn new(listener: &str, key: &str, attempt_at: i64, outcome: Ended, data: Value) -> Answered {
+        Answered { listener: listener.into(), key: key.into(), outcome, data, attempt_at }
     }
 
     /// Slack's (or the service's) answer, when the effect succeeded.
@@ -100,9 +106,14 @@ impl Answered {
             .map_err(|e| DataError(format!("the data of result listener {:?} does not read as expected: {e}", self.listener)))
     }
 
-    /// The fact the listener's effects and state change are keyed by: one per effect.
+    /// The fact the listener's effects and state change are keyed by: one per end of the
+    /// effect (`answer:{key}@{the ending attempt's claim time}`). Only the completion of the
+    /// attempt that ended the effect stores what the listener decided, once (fenced); a crash
+    /// before it commits ends the effect in a later attempt, whose completion stores it instead.
+    /// An operator's redrive of a parked effect ends it again (a redrive counts its attempts from
+    /// 0 again, so the claim's time tells the ends apart): its listener's new decision is its own.
     pub fn fact(&self) -> String {
-        format!("answer:{}", self.key)
+        format!("answer:{}@{}", self.key, self.attempt_at)
     }
 }
 

@@ -111,7 +111,7 @@ fn ended(action: &Action, row: &ClaimedRow, outcome: &JobOutcome, transition: &T
         Transition::Park { reason } => Ended::Failed(Failure::new(outcome.verdict.code().map(str::to_string), reason, attempts)),
         _ => return None,
     };
-    Some(Answered::new(listener, &row.idem_key, ended, data.clone()))
+    Some(Answered::new(listener, &row.idem_key, row.claimed_at, ended, data.clone()))
 }
 
 impl Sweeper<'_> {
