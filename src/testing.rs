@@ -472,9 +472,18 @@ impl Team {
     /// Runs `app` on `dispatch` against this team's state at its clock, applies what it wrote,
     /// and notes what it scheduled or cancelled.
     pub fn handle(&self, app: &dyn App, dispatch: &Dispatch) -> Handled {
-        let ctx = Context::default().with_state(self.state.clone()).at(self.now());
-        let (mut done, change) = handled(app, dispatch, &ctx);
-        match change {
+        self.run_app(|ctx| decide(app, dispatch, ctx))
+    }
+
+    /// One run of the app (on a request, a schedule's firing or an effect's end) against this
+    /// team's state at its clock, as the team actor's unit takes it: its Block Kit checked, its
+    /// state change applied unless a change for the same fact was applied before (then it shows
+    /// no writes), what it scheduled or cancelled noted.
+    pub(crate) fn run_app(&self, run: impl FnOnce(&Context) -> crate::app::HandlerOutput) -> Handled {
+        let output = run(&Context::default().with_state(self.state.clone()).at(self.now()));
+        let mut done = Handled::of(output.ack, output.decision, output.state.as_ref());
+        block_kit::assert_valid(&done);
+        match output.state {
             Some(change) if self.facts.borrow_mut().insert(change.fact.clone()) => self.state.apply(&change.writes),
             _ => done.state.clear(),
         }
@@ -521,16 +530,7 @@ impl Team {
     fn ended(&self, app: &dyn App, effect: &Queued, outcome: Ended) -> Handled {
         let listener = effect.then.as_deref().unwrap_or_else(|| panic!("effect {} names no result listener (.then)", effect.key));
         let answered = Answered::new(listener, &effect.key, self.now(), outcome, effect.then_data.clone());
-        let ctx = Context::default().with_state(self.state.clone()).at(self.now());
-        let output = crate::app::answered(app, &answered, &ctx);
-        let mut done = Handled::of(None, output.decision, output.state.as_ref());
-        block_kit::assert_valid(&done);
-        match output.state {
-            Some(change) if self.facts.borrow_mut().insert(change.fact.clone()) => self.state.apply(&change.writes),
-            _ => done.state.clear(),
-        }
-        self.note_schedules(&done.rows);
-        done
+        self.run_app(|ctx| crate::app::answered(app, &answered, ctx))
     }
 
     /// Slack's answer to a post queued with `.remember(key)`, as the team actor keeps it once the

@@ -158,11 +158,7 @@ pub trait App: sealed::Sealed {
 /// A handler that panics fails like one that returns an error ([`Decision::Failed`], the
 /// panic's message and location as the reason, no ack body, no state): see [`guard`].
 pub fn decide(app: &dyn App, dispatch: &Dispatch, ctx: &Context) -> HandlerOutput {
-    let mut output = guard::guarded(|| app.handle(dispatch, ctx)).unwrap_or_else(|why| HandlerOutput::of(Decision::Failed(why)));
-    if !matches!(output.decision, Decision::Enqueue(_)) {
-        output.state = None;
-    }
-    output
+    held(|| app.handle(dispatch, ctx))
 }
 
 /// Runs the app's listener for a firing: held to the same rule as [`decide`] (only a run whose

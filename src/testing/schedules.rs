@@ -24,8 +24,8 @@
 //! assert_eq!(fired[0].handled.calls()[0].1["text"], "digest at 1767600000000");
 //! ```
 
-use super::{block_kit, Handled, Team};
-use crate::app::{self, Context, Decision, Fired};
+use super::{Handled, Team};
+use crate::app::{self, Decision, Fired};
 use crate::kinds::registry::{Action, Effect};
 use crate::kinds::schedule::{recurrence, Due, Recurrence, When};
 
@@ -154,15 +154,7 @@ impl Team {
     /// A firing's listener, run with the team's state at the clock, its writes applied once per
     /// fact and its own schedules and cancels noted.
     fn fire_listener(&self, app: &dyn app::App, fired: &Fired) -> Handled {
-        let ctx = Context::default().with_state(self.state.clone()).at(self.now());
-        let output = app::fire(app, fired, &ctx);
-        let done = Handled::of(None, output.decision, output.state.as_ref());
-        block_kit::assert_valid(&done);
-        if let Some(change) = output.state.filter(|c| self.facts.borrow_mut().insert(c.fact.clone())) {
-            self.state.apply(&change.writes);
-        }
-        self.note_schedules(&done.rows);
-        done
+        self.run_app(|ctx| app::fire(app, fired, ctx))
     }
 }
 

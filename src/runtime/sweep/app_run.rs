@@ -39,9 +39,16 @@ impl Handlers for AppHandlers<'_> {
     }
 
     fn answered(&self, job: &Job<'_>, answered: &Answered) -> JobOutcome {
-        let output = app::answered(self.0, answered, &context_of(job.sql, job.config));
-        outcome(output, &format!("the result listener {:?} of {}", answered.listener, answered.key), Some(reasons::NO_LISTENER))
+        listener_outcome(self.0, job.sql, job.config, answered)
     }
+}
+
+/// A result listener's run on an effect's end, as the row's outcome: its writes, or the row
+/// parked (`handler_failed`, `no_listener`). The one run both a redrive of a kept answer and the
+/// effect's own completion ([`answered_in_completion`]) go through.
+fn listener_outcome(app: &dyn App, sql: &SqlStorage, config: &Config, answered: &Answered) -> JobOutcome {
+    let output = app::answered(app, answered, &context_of(sql, config));
+    outcome(output, &format!("the result listener {:?} of {}", answered.listener, answered.key), Some(reasons::NO_LISTENER))
 }
 
 /// How a result listener ran in its effect's completion ([`answered_in_completion`]).
@@ -63,8 +70,7 @@ pub enum ListenerRan {
 /// park the row for, with the answer kept for a redrive ([`AfterWrite::Rewrite`] to an
 /// `Action::Answer`).
 pub fn answered_in_completion(app: &dyn App, sql: &SqlStorage, config: &Config, answered: Answered) -> ListenerRan {
-    let output = app::answered(app, &answered, &context_of(sql, config));
-    let ended = outcome(output, &format!("the result listener {:?} of {}", answered.listener, answered.key), Some(reasons::NO_LISTENER));
+    let ended = listener_outcome(app, sql, config, &answered);
     match ended.verdict {
         Verdict::Permanent { code } => ListenerRan::Parked { reason: code, keep: Box::new(AfterWrite::Rewrite(Action::Answer { answered })) },
         _ => ListenerRan::Stored(ended.writes),
